@@ -1,0 +1,41 @@
+# bugbout's recipes. `just` alone runs the tests and the linters.
+
+set shell := ["bash", "-euo", "pipefail", "-c"]
+
+default: test lint
+
+# Install uv (when missing), bubblewrap (where apt-get can) and the whole workspace.
+setup:
+    bash scripts/setup.sh
+
+# Build the demo repository and run a whole bout on it with the scripted agents.
+demo dest="demo":
+    bash scripts/demo.sh {{dest}}
+
+# The whole test suite, slow tests included.
+test *opts:
+    uv run --frozen pytest {{opts}}
+
+# The suite without the tests marked slow.
+quick *opts:
+    uv run --frozen pytest -m "not slow" {{opts}}
+
+lint:
+    uv run --frozen ruff check .
+    uv run --frozen ruff format --check .
+    uv run --frozen mypy
+
+fix:
+    uv run --frozen ruff check --fix .
+    uv run --frozen ruff format .
+
+# Each tool's --help from an isolated install of its own wheel.
+smoke:
+    bash scripts/smoke.sh
+
+# Every benchmark; each prints its figures.
+bench: bench-records
+
+# Reading and validating 100,000 task lines.
+bench-records:
+    uv run --frozen python benchmarks/bench_records.py

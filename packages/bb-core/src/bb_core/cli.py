@@ -1,0 +1,113 @@
+"""What every bugbout command line shares: options spelled once, and one error policy.
+
+Library code raises :class:`~bb_core.errors.BbError`; :class:`BbCommand` and
+:class:`BbGroup` turn it into ``<prog>: <message>`` on stderr and the error's exit
+status (2 for usage and bad input, 1 for a failure while working). ``--debug`` shows the
+traceback. A consumer closing the pipe early ends the command quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from bb_core.errors import BbError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _run_guarded(ctx: click.Context, call: Callable[[], Any]) -> Any:
+    try:
+        return call()
+    except BbError as exc:
+        if _debug_requested(ctx):
+            traceback.print_exc()
+        click.echo(f"{_prog(ctx)}: {exc}", err=True)
+        ctx.exit(exc.exit_code)
+    except BrokenPipeError:
+        _silence_stdout()
+        ctx.exit(0)
+    except KeyboardInterrupt:
+        click.echo(f"{_prog(ctx)}: interrupted; finished work is kept", err=True)
+        ctx.exit(130)
+
+
+def _prog(ctx: click.Context) -> str:
+    return ctx.find_root().info_name or "bugbout"
+
+
+def _debug_requested(ctx: click.Context) -> bool:
+    node: click.Context | None = ctx
+    while node is not None:
+        if node.params.get("debug"):
+            return True
+        node = node.parent
+    return bool(os.environ.get("BUGBOUT_DEBUG"))
+
+
+def _silence_stdout() -> None:
+    # Python flushes stdout at exit; with the reader gone that would raise again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+class BbCommand(click.Command):
+    """A click command that reports :class:`BbError` as one line with its exit status."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _run_guarded(ctx, lambda: super(BbCommand, self).invoke(ctx))
+
+
+class BbGroup(click.Group):
+    """A click group whose subcommands report errors the same way."""
+
+    command_class = BbCommand
+
+    def invoke(self, ctx: click.Context) -> Any:
+        return _run_guarded(ctx, lambda: super(BbGroup, self).invoke(ctx))
+
+
+def inputs_argument(func: F) -> F:
+    """``[FILE|-]...``: JSON-lines inputs, stdin when none is given."""
+    return click.argument("inputs", nargs=-1, metavar="[FILE|-]...")(func)
+
+
+def config_option(func: F) -> F:
+    return click.option(
+        "--config",
+        "config_path",
+        type=click.Path(dir_okay=False),
+        default=None,
+        help="bugbout.toml to read (default: ./bugbout.toml when present).",
+    )(func)
+
+
+def debug_option(func: F) -> F:
+    return click.option(
+        "--debug", is_flag=True, help="Show tracebacks and extra detail on stderr."
+    )(func)
+
+
+def jobs_option(func: F) -> F:
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(min=1),
+        default=1,
+        show_default=True,
+        help="How many tasks to work on at once.",
+    )(func)
+
+
+def version_option(package: str) -> Callable[[F], F]:
+    return click.version_option(package_name=package, message="%(prog)s %(version)s")
+
+
+def not_implemented(prog: str) -> None:
+    """Used by stages that are declared but not built in this release."""
+    raise BbError(f"not implemented yet in this release of {prog}")

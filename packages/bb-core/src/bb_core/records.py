@@ -1,0 +1,205 @@
+"""Read, validate and write the JSON lines that bugbout's stages exchange.
+
+Every line is one JSON object with ``kind`` and ``v``. Lines of a kind this release knows
+are validated against its schema; lines of other kinds pass through untouched, byte for
+byte and in order. A bad line raises :class:`~bb_core.errors.BadRecord`, whose message is
+``<file>:<line>: <json-path>: <problem>``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+import orjson
+from jsonschema import ValidationError
+from jsonschema.exceptions import best_match
+
+from bb_core.errors import BadRecord, StageFailed, UsageError
+from bb_core.schemas import KINDS, VERSION, validator
+
+STDIN = "-"
+
+_TYPE_NAMES = {
+    "object": "an object",
+    "array": "an array",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "null",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of input: where it came from, its raw bytes and, when known, its record."""
+
+    source: str
+    lineno: int
+    raw: bytes
+    record: dict[str, Any]
+    known: bool
+
+    @property
+    def kind(self) -> str:
+        return str(self.record.get("kind"))
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a Python value's type, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def json_path(parts: Iterable[Any]) -> str:
+    """``["oracle", "runs", 0, "log"]`` -> ``oracle.runs[0].log``; the root is ``$``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "$"
+
+
+def _describe(error: ValidationError) -> tuple[str, str]:
+    """The JSON path and a short, plain sentence for one schema violation."""
+    path = list(error.absolute_path)
+    instance = error.instance
+    match error.validator:
+        case "required":
+            missing = [k for k in error.validator_value if k not in instance]
+            return json_path([*path, missing[0] if missing else "?"]), "required field missing"
+        case "type":
+            wanted = error.validator_value
+            names = [wanted] if isinstance(wanted, str) else list(wanted)
+            expected = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
+            got = json_type(instance)
+            shown = orjson.dumps(instance).decode()[:40]
+            return json_path(path), f"expected {expected}, got {got} {shown}"
+        case "additionalProperties" | "unevaluatedProperties":
+            allowed = set(error.schema.get("properties", {}))
+            extra = sorted(k for k in instance if k not in allowed)
+            return json_path([*path, extra[0] if extra else "?"]), "unknown field"
+        case "enum":
+            options = ", ".join(str(o) for o in error.validator_value)
+            return json_path(path), f"expected one of {options}; got {orjson.dumps(instance).decode()[:40]}"
+        case "const":
+            return json_path(path), f"expected {orjson.dumps(error.validator_value).decode()}"
+        case _:
+            return json_path(path), error.message
+
+
+def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
+    """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
+    checker = validator(kind)
+    if checker.is_valid(record):
+        return None
+    error = best_match(checker.iter_errors(record))
+    return _describe(error)
+
+
+def parse_line(raw: bytes, source: str, lineno: int) -> Line:
+    """Parse and validate one raw line; raise :class:`BadRecord` when it is bad."""
+    try:
+        record = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise BadRecord(source, lineno, "$", f"not valid JSON: {exc}") from exc
+    if not isinstance(record, dict):
+        raise BadRecord(source, lineno, "$", f"expected a JSON object, got {json_type(record)}")
+    kind = record.get("kind")
+    if "kind" not in record:
+        raise BadRecord(source, lineno, "kind", "required field missing")
+    if not isinstance(kind, str):
+        raise BadRecord(source, lineno, "kind", f"expected a string, got {json_type(kind)}")
+    if kind not in KINDS:
+        return Line(source, lineno, raw, record, known=False)
+    version = record.get("v")
+    if "v" not in record:
+        raise BadRecord(source, lineno, "v", "required field missing")
+    if version != VERSION or isinstance(version, bool):
+        raise BadRecord(
+            source, lineno, "v",
+            f"unsupported schema version {orjson.dumps(version).decode()} "
+            f"(this release reads version {VERSION})",
+        )
+    problem = check(record, kind)
+    if problem is not None:
+        raise BadRecord(source, lineno, *problem)
+    return Line(source, lineno, raw, record, known=True)
+
+
+def _open(name: str) -> tuple[str, IO[bytes]]:
+    if name == STDIN:
+        return "<stdin>", sys.stdin.buffer
+    try:
+        return name, open(name, "rb")  # noqa: SIM115 - closed by read_lines
+    except OSError as exc:
+        raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
+
+
+def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
+    """Every non-blank line of *inputs* (paths, ``-`` for stdin), parsed and validated.
+
+    Lines are read lazily, so a stage emits what it finished before a bad line stops it.
+    """
+    for name in inputs or (STDIN,):
+        source, stream = _open(name)
+        try:
+            for lineno, raw in enumerate(stream, 1):
+                if raw.strip():
+                    yield parse_line(raw.rstrip(b"\r\n"), source, lineno)
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+
+
+def read_records(inputs: Sequence[str] = (STDIN,)) -> list[dict[str, Any]]:
+    """All records of *inputs*, known and unknown kinds, in order."""
+    return [line.record for line in read_lines(inputs)]
+
+
+def dumps(record: dict[str, Any]) -> bytes:
+    """One record as a JSON line (with its newline)."""
+    return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+class Writer:
+    """Writes records to a binary stream, one validated JSON line each, flushed per line."""
+
+    def __init__(self, stream: IO[bytes] | None = None, *, validate: bool = True) -> None:
+        self.stream = stream if stream is not None else sys.stdout.buffer
+        self.validate = validate
+        self.count = 0
+
+    def write(self, record: dict[str, Any]) -> None:
+        kind = record.get("kind")
+        if self.validate and kind in KINDS:
+            problem = check(record, str(kind))
+            if problem is not None:
+                path, what = problem
+                raise StageFailed(f"refusing to write an invalid {kind} line: {path}: {what}")
+        self._emit(dumps(record))
+
+    def passthrough(self, line: Line) -> None:
+        """Copy a line this stage does not handle, unchanged."""
+        self._emit(line.raw + b"\n")
+
+    def _emit(self, data: bytes) -> None:
+        self.stream.write(data)
+        self.stream.flush()
+        self.count += 1

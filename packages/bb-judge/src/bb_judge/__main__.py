@@ -1,0 +1,3 @@
+from bb_judge.cli import main
+
+main()

@@ -1,0 +1,3 @@
+from bb_mine.cli import main
+
+main()

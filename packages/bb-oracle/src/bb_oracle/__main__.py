@@ -1,0 +1,3 @@
+from bb_oracle.cli import main
+
+main()

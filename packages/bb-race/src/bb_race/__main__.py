@@ -1,0 +1,3 @@
+from bb_race.cli import main
+
+main()

@@ -1,0 +1,3 @@
+from bb_report.cli import main
+
+main()

@@ -1,0 +1,3 @@
+from bb_xexam.cli import main
+
+main()

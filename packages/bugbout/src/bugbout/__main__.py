@@ -1,0 +1,3 @@
+from bugbout.cli import main
+
+main()

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
+# available and bwrap is missing) and the workspace's environment. Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v uv >/dev/null 2>&1; then
+    echo "setup: installing uv with pip" >&2
+    python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
+    export PATH="$HOME/.local/bin:$PATH"
+fi
+
+if ! command -v bwrap >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then
+        echo "setup: installing bubblewrap with apt-get" >&2
+        SUDO=""
+        [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+        $SUDO apt-get update -qq
+        $SUDO apt-get install -y -qq bubblewrap >/dev/null
+    else
+        echo "setup: bubblewrap is missing and apt-get is not available; install bwrap, or set [run] sandbox = \"none\"" >&2
+    fi
+fi
+
+uv sync --frozen --all-packages
