@@ -1,0 +1,395 @@
+"""Coding agents as bugbout sees them: how to start one, and what it left behind.
+
+An adapter is a subclass of :class:`CodingAgent`. It says how to run the agent's command
+line on one task (:meth:`CodingAgent.invocation`) and, optionally, how to read the agent's
+closing summary and token usage from its logs (:meth:`CodingAgent.parse`). Everything else
+- the checkout, the sandbox, the time limit, the patch - is done by the race engine.
+
+Adapters are found by name through the ``bugbout.agents`` entry-point group, so a package
+can add an agent type that ``bugbout.toml`` names with ``agent = "..."``. The built-in
+ones (``command``, ``codex``, ``claude-code``, ``gemini-cli``, ``mini-swe-agent``) are
+registered the same way by bb-race.
+
+This module also decides what an agent's environment may carry: a minimal base, the
+agent's own credentials, and nothing else of the user's secrets.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import shutil
+import subprocess
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from bb_core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bb_core.sandbox import Sandbox
+
+#: The entry-point group adapters are published under.
+ENTRY_POINT_GROUP = "bugbout.agents"
+
+ROLES = ("contestant", "examiner")
+ASSIGNMENTS = ("reproduce", "specify")
+
+#: How much of stdout.log the default :meth:`CodingAgent.parse` keeps as the summary.
+SUMMARY_CHARS = 2000
+
+
+@dataclass
+class Invocation:
+    """How to run an agent on one task.
+
+    ``argv`` runs with ``session.workdir`` as its working directory. ``stdin`` is fed as
+    text (None: the agent reads an empty stdin). ``env`` is added to the minimal base
+    environment (see :func:`agent_environment`). With ``confine`` the race engine wraps
+    ``argv`` in bugbout's sandbox - network kept so the agent reaches its model, writes
+    only in the workdir, logdir, home, ``state_dirs`` and temp; ``confine=False`` is for
+    CLIs that confine their own shell commands.
+    """
+
+    argv: list[str]
+    stdin: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    confine: bool = True
+    state_dirs: list[Path] = field(default_factory=list)
+
+
+@dataclass
+class Session:
+    """One attempt of one agent on one task, as the adapter sees it."""
+
+    task_id: str
+    prompt: str
+    prompt_file: Path
+    workdir: Path
+    logdir: Path
+    home: Path
+    sandbox: Sandbox
+    timeout: int
+    test_command: str
+
+
+class CodingAgent(ABC):
+    """Base of every adapter. Subclasses set ``harness`` and ``executable`` and write
+    :meth:`invocation`; the rest has sensible defaults.
+
+    ``options`` are the adapter's pass-through keys from ``bugbout.toml``, with their
+    dashed names as written; keys outside ``option_names`` are refused with a
+    :class:`~bb_core.errors.ConfigError`. A subclass that needs to check values overrides
+    :meth:`validate` (called at the end of ``__init__``).
+    """
+
+    harness: ClassVar[str]
+    executable: ClassVar[str]
+    credential_env: ClassVar[tuple[str, ...]] = ()
+    option_names: ClassVar[frozenset[str]] = frozenset()
+    model_required: ClassVar[bool] = False
+    #: Whose models this agent runs when no model is named (``"openai"`` for Codex ...).
+    default_vendor: ClassVar[str | None] = None
+    #: Arguments that print the CLI's version cheaply, or None when there are none.
+    version_args: ClassVar[tuple[str, ...] | None] = None
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        name: str | None = None,
+        vendor: str | None = None,
+        quota: str | None = None,
+        options: Mapping[str, Any] | None = None,
+        role: str = "contestant",
+        assignment: str | None = None,
+    ) -> None:
+        self.model = model or None
+        self.options: dict[str, Any] = dict(options or {})
+        label = name or (f"{self.harness}/{self.model}" if self.model else self.harness)
+        self.name = label
+        self.vendor = vendor or guess_vendor(self.model) or self.default_vendor
+        self.quota = quota or self.harness
+        if role not in ROLES:
+            raise ConfigError(f"{label}: role must be contestant or examiner, not {role!r}")
+        self.role = role
+        if role == "examiner":
+            assignment = assignment or "reproduce"
+            if assignment not in ASSIGNMENTS:
+                raise ConfigError(
+                    f"{label}: assignment must be reproduce or specify, not {assignment!r}"
+                )
+        elif assignment is not None:
+            raise ConfigError(f"{label}: assignment applies to examiners only")
+        self.assignment = assignment
+        if self.model_required and not self.model:
+            raise ConfigError(f"{label}: agent {self.harness!r} needs a model")
+        unknown = sorted(set(self.options) - set(self.option_names))
+        if unknown:
+            accepted = ", ".join(sorted(self.option_names)) or "none"
+            raise ConfigError(
+                f"{label}: unknown option {unknown[0]!r} for agent {self.harness!r} "
+                f"(accepted: {accepted})"
+            )
+        self.validate()
+
+    def validate(self) -> None:
+        """Check option values; raise :class:`ConfigError`. Nothing to check by default."""
+        return None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, model={self.model!r})"
+
+    def command(self) -> str:
+        """The executable's full path when it is on PATH, else its bare name."""
+        return shutil.which(self.executable) or self.executable
+
+    @abstractmethod
+    def invocation(self, session: Session) -> Invocation:
+        """The command line, stdin and environment that run the agent on *session*."""
+
+    def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
+        """The agent's closing summary and token usage, read from its logs.
+
+        By default: the tail of ``stdout.log`` and no token counts.
+        """
+        return read_tail(logdir / "stdout.log", SUMMARY_CHARS).strip(), {}
+
+    def quota_exhausted(self, logdir: Path) -> bool:
+        """Whether the logs show the agent stopped on a usage limit."""
+        return False
+
+    def login_status(self) -> str | None:
+        """How the agent is logged in, found without spending quota; None: cannot tell."""
+        return None
+
+    def version(self) -> str | None:
+        """The CLI's version, when ``version_args`` can get it within a few seconds."""
+        if self.version_args is None:
+            return None
+        return cli_version(self.command(), tuple(self.version_args))
+
+    def describe(self) -> dict[str, Any]:
+        """The fields an attempt record carries about its agent."""
+        info: dict[str, Any] = {
+            "agent": self.name,
+            "role": self.role,
+            "harness": self.harness,
+            "model": self.model,
+            "vendor": self.vendor,
+        }
+        if self.assignment:
+            info["assignment"] = self.assignment
+        return info
+
+
+def read_tail(path: Path, limit: int) -> str:
+    """The last *limit* characters of a text file ('' when it is missing)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - limit * 4))
+            data = handle.read()
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")[-limit:]
+
+
+@functools.cache
+def cli_version(executable: str, args: tuple[str, ...]) -> str | None:
+    """The first line *executable args* prints, or None when it cannot run quickly."""
+    try:
+        done = subprocess.run(
+            [executable, *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            stdin=subprocess.DEVNULL,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    for line in (done.stdout or done.stderr).splitlines():
+        if line.strip():
+            return line.strip()[:200]
+    return None
+
+
+# -- vendors -------------------------------------------------------------------------
+
+#: Model-name patterns and who made the model. Checked against each ``/``-separated part
+#: of the name, last part first, so ``openrouter/anthropic/claude-x`` is Anthropic's.
+_VENDOR_PATTERNS: tuple[tuple[str, str], ...] = (
+    (r"^(gpt|o[1-9]|chatgpt|codex|davinci|text-embedding|openai)([-._:]|$)", "openai"),
+    (r"^(claude|sonnet|opus|haiku|anthropic)([-._:]|$)", "anthropic"),
+    (r"^(gemini|gemma|codegemma|google|palm)([-._:0-9]|$)", "google"),
+    (r"^(qwen|qwq|qvq|alibaba|dashscope)", "alibaba"),
+    (r"^deepseek", "deepseek"),
+    (r"^(llama|codellama|meta-llama|meta)([-._:0-9]|$)", "meta"),
+    (r"^(mistral|mixtral|codestral|devstral|magistral|ministral|pixtral)", "mistral"),
+    (r"^(grok|xai)([-._:0-9]|$)", "xai"),
+    (r"^(kimi|moonshot)", "moonshot"),
+    (r"^(glm|chatglm|zhipu|z-ai|zai)([-._:0-9]|$)", "zhipu"),
+    (r"^(phi)([-._:0-9]|$)", "microsoft"),
+    (r"^(command|cohere|aya)([-._:]|$)", "cohere"),
+    (r"^(nova|titan|amazon)([-._:]|$)", "amazon"),
+    (r"^(minimax|abab)", "minimax"),
+    (r"^(granite|ibm)([-._:0-9]|$)", "ibm"),
+    (r"^(nemotron|nvidia)", "nvidia"),
+)
+_COMPILED_VENDORS = tuple((re.compile(p, re.IGNORECASE), v) for p, v in _VENDOR_PATTERNS)
+
+
+def guess_vendor(model: str | None) -> str | None:
+    """Who made *model*, guessed from its name; None when the name says nothing.
+
+    Provider prefixes of LiteLLM names (``ollama/``, ``openrouter/``, ``bedrock/``) are
+    looked through: ``ollama/qwen3-coder:30b`` is Alibaba's, ``gpt-oss`` OpenAI's.
+    """
+    if not model:
+        return None
+    parts = [p for p in model.strip().split("/") if p]
+    for part in reversed(parts):
+        # Bedrock spells models vendor.model (anthropic.claude-..., meta.llama...): the
+        # patterns accept a dot after the vendor's name.
+        for pattern, vendor in _COMPILED_VENDORS:
+            if pattern.search(part):
+                return vendor
+    return None
+
+
+# -- the registry ----------------------------------------------------------------------
+
+_registered: dict[str, type[CodingAgent]] = {}
+
+
+def register(cls: type[CodingAgent]) -> type[CodingAgent]:
+    """Make *cls* known under its ``harness`` in this process (a decorator).
+
+    Published adapters use the ``bugbout.agents`` entry-point group instead; this is for
+    agents defined in a script or a test.
+    """
+    if not (isinstance(cls, type) and issubclass(cls, CodingAgent)):
+        raise TypeError(f"{cls!r} is not a CodingAgent subclass")
+    _registered[cls.harness] = cls
+    return cls
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(point.name, point)
+    return found
+
+
+def known_agents() -> list[str]:
+    """Every agent type name this installation knows, sorted."""
+    return sorted(set(_entry_points()) | set(_registered))
+
+
+def agent_class(harness: str) -> type[CodingAgent]:
+    """The adapter class called *harness*; a :class:`ConfigError` naming the known ones."""
+    if harness in _registered:
+        return _registered[harness]
+    point = _entry_points().get(harness)
+    if point is None:
+        known = ", ".join(known_agents()) or "none installed"
+        raise ConfigError(f"unknown agent {harness!r} (known agents: {known})")
+    try:
+        cls = point.load()
+    except Exception as exc:
+        raise ConfigError(f"agent {harness!r} cannot be loaded from {point.value}: {exc}") from exc
+    if not (isinstance(cls, type) and issubclass(cls, CodingAgent)):
+        raise ConfigError(f"agent {harness!r} ({point.value}) is not a CodingAgent subclass")
+    return cls
+
+
+def agent_from_config(cfg: Any) -> CodingAgent:
+    """Build the adapter one ``[[contestants]]`` or ``[[examiners]]`` entry describes.
+
+    *cfg* is a :class:`bb_core.config.AgentConfig` (``agent``, ``model``, ``name``,
+    ``vendor``, ``quota``, ``role``, ``assignment``, ``options``).
+    """
+    cls = agent_class(cfg.agent)
+    return cls(
+        getattr(cfg, "model", None),
+        name=getattr(cfg, "name", None),
+        vendor=getattr(cfg, "vendor", None),
+        quota=getattr(cfg, "quota", None),
+        options=getattr(cfg, "options", None) or {},
+        role=getattr(cfg, "role", None) or "contestant",
+        assignment=getattr(cfg, "assignment", None),
+    )
+
+
+# -- environment and secrets -----------------------------------------------------------
+
+#: Variables every agent gets from the user's environment (when set).
+BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
+
+#: Names that look like credentials; their values are scrubbed from what bugbout keeps.
+SECRET_NAME = re.compile(
+    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE)",
+    re.IGNORECASE,
+)
+
+#: Secrets shorter than this are not scrubbed: they would match ordinary text.
+MIN_SECRET_LEN = 8
+
+
+def agent_environment(
+    agent: CodingAgent,
+    session: Session,
+    invocation: Invocation,
+    environ: Mapping[str, str] | None = None,
+    *,
+    tmpdir: Path | None = None,
+) -> dict[str, str]:
+    """The whole environment an agent runs with, and nothing more.
+
+    A minimal base (PATH, locale, TERM, HOME = ``session.home``, TMPDIR), the agent's own
+    ``credential_env`` names taken from *environ*, then ``invocation.env`` on top (it may
+    set HOME itself). Nothing else of the user's environment passes: no GITHUB_TOKEN, no
+    cloud keys, no other vendor's API key.
+    """
+    source = os.environ if environ is None else environ
+    env = {name: source[name] for name in BASE_ENV if name in source}
+    env.setdefault("PATH", os.defpath)
+    env.setdefault("LANG", "C.UTF-8")
+    env["HOME"] = str(session.home)
+    env["TMPDIR"] = str(tmpdir) if tmpdir is not None else source.get("TMPDIR", "/tmp")
+    env.update(credentials(agent, source))
+    env.update(invocation.env)
+    return env
+
+
+def credentials(agent: CodingAgent, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The agent's own credential variables that are set in *environ*."""
+    source = os.environ if environ is None else environ
+    return {name: source[name] for name in agent.credential_env if source.get(name)}
+
+
+def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
+    """Values of credential-looking variables in *environ*, longest first."""
+    source = os.environ if environ is None else environ
+    values = {
+        value
+        for name, value in source.items()
+        if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LEN
+    }
+    return sorted(values, key=len, reverse=True)
+
+
+def scrub(text: str, secrets: Iterable[str]) -> str:
+    """*text* with every occurrence of the given secret values replaced by ``[redacted]``."""
+    for value in secrets:
+        if value and value in text:
+            text = text.replace(value, "[redacted]")
+    return text
