@@ -18,7 +18,7 @@ from jsonschema import ValidationError
 from jsonschema.exceptions import best_match
 
 from bb_core.errors import BadRecord, StageFailed, UsageError
-from bb_core.schemas import KINDS, VERSION, validator
+from bb_core.schemas import KINDS, VERSION, quick_check, validator
 
 STDIN = "-"
 
@@ -106,10 +106,11 @@ def _describe(error: ValidationError) -> tuple[str, str]:
 
 def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
     """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
-    checker = validator(kind)
-    if checker.is_valid(record):
+    if quick_check(kind)(record):
         return None
-    error = best_match(checker.iter_errors(record))
+    error = best_match(validator(kind).iter_errors(record))
+    if error is None:  # the quick check was stricter than the schema: trust the schema
+        return None
     return _describe(error)
 
 

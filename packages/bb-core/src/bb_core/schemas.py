@@ -1,7 +1,7 @@
 """The JSON Schemas of every record kind, loaded once and compiled into validators.
 
 The schemas live in the repository's ``schemas/`` folder and travel inside bb-core's wheel
-as ``bb_core/schemas``; both copies are the same files (a test proves it). ``$ref`` is
+as ``bb_core/jsonschemas``; both copies are the same files (a test proves it). ``$ref`` is
 resolved through a local :class:`referencing.Registry`, so nothing reaches the network.
 """
 
@@ -18,6 +18,8 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
+from bb_core.fastcheck import Check, Unsupported, compile_schema
+
 #: The kinds a line may carry, each with the schema file that describes it.
 KINDS = ("task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report")
 
@@ -27,7 +29,7 @@ VERSION = 1
 
 def schema_dir() -> Path:
     """Where the schema files are: the packaged copy, else the repository's folder."""
-    packaged = resources.files("bb_core") / "schemas"
+    packaged = resources.files("bb_core") / "jsonschemas"
     if packaged.is_dir():
         return Path(str(packaged))
     here = Path(__file__).resolve()
@@ -60,6 +62,16 @@ def schema(name: str) -> Mapping[str, Any]:
 
 @functools.cache
 def validator(name: str) -> Draft202012Validator:
-    """A compiled validator for the schema called *name*, built once per process."""
+    """A jsonschema validator for the schema called *name*, built once per process."""
     registry, by_name = _loaded()
     return Draft202012Validator(by_name[name], registry=registry)
+
+
+@functools.cache
+def quick_check(name: str) -> Check:
+    """A fast yes/no check for *name*; a "no" is confirmed and explained by :func:`validator`."""
+    registry, by_name = _loaded()
+    try:
+        return compile_schema(by_name[name], registry)
+    except Unsupported:
+        return validator(name).is_valid
