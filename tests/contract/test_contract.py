@@ -1,0 +1,106 @@
+"""The JSON-lines contract, checked against every stage's real command line.
+
+Every stage that reads records must: accept empty input, skip blank lines, name the file,
+line and field of a bad line in one stderr line with exit status 2 (after writing what it
+finished), pass lines of kinds it does not handle through unchanged and in order, and end
+quietly when its reader closes the pipe early.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+BIN = Path(sys.executable).parent
+STAGES = ["bb-oracle", "bb-race", "bb-xexam", "bb-judge"]
+READERS = [*STAGES, "bb-report"]
+TOOLS = ["bb-mine", *READERS, "bugbout"]
+
+NOTE = orjson.dumps({"kind": "note", "v": 1, "text": "kept as is"})
+TASK_WITHOUT_STATEMENT = orjson.dumps(
+    {
+        "kind": "task", "v": 1, "id": "demo-0123456789", "repository": "demo",
+        "base_commit": "0" * 40, "fix_commit": "1" * 40, "title": "Fix it (#1)",
+        "statement_source": "commit", "source": "src/demo", "tests": "tests",
+        "source_files": [], "test_files": [], "protected_paths": [],
+        "reference_patch": "", "test_patch": "",
+    }
+)
+
+
+def run(tool: str, stdin: bytes, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [str(BIN / tool), *args], input=stdin, cwd=cwd, capture_output=True, timeout=60
+    )
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_help_and_version(tool: str, tmp_path: Path) -> None:
+    helped = run(tool, b"", tmp_path, "--help")
+    assert helped.returncode == 0
+    assert b"Usage:" in helped.stdout
+    versioned = run(tool, b"", tmp_path, "--version")
+    assert versioned.returncode == 0
+    assert versioned.stdout.decode().startswith(f"{tool} 0.")
+
+
+@pytest.mark.parametrize("tool", STAGES)
+@pytest.mark.parametrize("stdin", [b"", b"\n   \n\n"], ids=["empty", "blank-lines"])
+def test_empty_input_gives_empty_output(tool: str, stdin: bytes, tmp_path: Path) -> None:
+    done = run(tool, stdin, tmp_path)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+@pytest.mark.parametrize("tool", STAGES)
+def test_unknown_kinds_pass_through_in_order(tool: str, tmp_path: Path) -> None:
+    lines = [orjson.dumps({"kind": "note", "n": n, "z": [n]}) for n in range(5)]
+    done = run(tool, b"\n".join(lines) + b"\n", tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == lines
+
+
+@pytest.mark.parametrize("tool", READERS)
+def test_bad_json_names_the_line_and_keeps_earlier_work(tool: str, tmp_path: Path) -> None:
+    done = run(tool, NOTE + b"\n" + b'{"kind": "task", "v": 1,\n', tmp_path)
+    assert done.returncode == 2
+    error = done.stderr.decode()
+    assert error.count("\n") == 1
+    assert error.startswith(f"{tool}: <stdin>:2: $: not valid JSON")
+    if tool != "bb-report":
+        assert done.stdout.splitlines() == [NOTE]
+
+
+@pytest.mark.parametrize("tool", READERS)
+def test_schema_violation_names_the_field(tool: str, tmp_path: Path) -> None:
+    source = tmp_path / "tasks.jsonl"
+    source.write_bytes(NOTE + b"\n" + TASK_WITHOUT_STATEMENT + b"\n")
+    done = run(tool, b"", tmp_path, str(source))
+    assert done.returncode == 2
+    assert done.stderr.decode() == f"{tool}: {source}:2: statement: required field missing\n"
+
+
+@pytest.mark.parametrize("tool", READERS)
+def test_missing_input_file_is_a_usage_error(tool: str, tmp_path: Path) -> None:
+    done = run(tool, b"", tmp_path, "absent.jsonl")
+    assert done.returncode == 2
+    assert done.stderr.decode().startswith(f"{tool}: cannot read absent.jsonl")
+
+
+@pytest.mark.parametrize("tool", STAGES)
+def test_pipe_closed_early_ends_quietly(tool: str, tmp_path: Path) -> None:
+    source = tmp_path / "many.jsonl"
+    source.write_bytes((NOTE + b"\n") * 50_000)
+    with subprocess.Popen(
+        [str(BIN / tool), str(source)], cwd=tmp_path,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    ) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        assert proc.stdout.readline() == NOTE + b"\n"
+        proc.stdout.close()
+        error = proc.stderr.read()
+        status = proc.wait(timeout=60)
+    assert (status, error) == (0, b"")
