@@ -1,0 +1,207 @@
+"""Find the first problem in a bugbout.toml document and say it in one plain line.
+
+:mod:`bb_core.config` parses the file and builds the dataclasses; this module holds what
+turns a TOML syntax error or a schema violation into ``<key.path>: <problem>``: the words
+for each JSON Schema keyword, the nearest known key for a typo, and the document order
+that decides which of several problems is reported first.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import difflib
+import json
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import ValidationError
+
+from bb_core.schemas import validator
+
+#: The words for each ``pattern`` in schemas/config.json (a test keeps them complete).
+PATTERN_WORDS = {
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$": "a date YYYY-MM-DD",
+    r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": "owner/name",
+    r"^(?!/)(?!~)(?!.*(^|/)\.\.(/|$))[^\\]+$": "a path relative to the repository root",
+}
+
+_TYPE_WORDS = {
+    "object": "a table",
+    "array": "an array",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "true or false",
+    "null": "nothing",
+}
+
+_TOML_POSITION = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column (?P<col>\d+)\)$")
+
+
+def key_path(parts: Iterable[Any]) -> str:
+    """``["contestants", 2, "model"]`` -> ``contestants[2].model``."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text
+
+
+def show(value: Any) -> str:
+    """A value as TOML would spell it, cut short: ``"abc"``, ``12``, ``true``, ``a table``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    elif isinstance(value, list):
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    else:
+        text = str(value)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
+    """``("3:5", "invalid TOML: expected '=' ...")`` from tomllib's error."""
+    text = str(error)
+    match = _TOML_POSITION.match(text)
+    if match is None:
+        return "", f"invalid TOML: {text[:1].lower()}{text[1:]}"
+    msg = match["msg"]
+    return f"{match['line']}:{match['col']}", f"invalid TOML: {msg[:1].lower()}{msg[1:]}"
+
+
+def plain(value: Any) -> Any:
+    """The document with TOML dates and times turned into ISO strings, for the schema."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dt.date | dt.time):  # datetime is a date too
+        return value.isoformat()
+    return value
+
+
+def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple[str, str] | None:
+    """The earliest schema violation in *document* as ``(key path, problem)``, or None.
+
+    *document* is plain (see :func:`plain`). Without a file, ``project.source`` may be
+    missing: the tools then take it from a flag.
+    """
+    found: list[tuple[list[Any], ValidationError]] = []
+    for error in validator("config").iter_errors(document):
+        where = _where(error)
+        if (
+            not require_source
+            and error.validator == "required"
+            and where
+            in (
+                ["project"],
+                ["project", "source"],
+            )
+        ):
+            continue
+        found.append((where, error))
+    if not found:
+        return None
+    where, error = min(found, key=lambda item: _order(document, item[0]))
+    return key_path(where), _problem(error, where)
+
+
+def _where(error: ValidationError) -> list[Any]:
+    """The key the problem is about: the missing or unknown key itself, not its table."""
+    path = list(error.absolute_path)
+    instance = error.instance
+    if error.validator == "required":
+        missing = [k for k in error.validator_value if k not in instance]
+        if path == [] and missing[:1] == ["project"]:
+            return ["project", "source"]
+        return [*path, missing[0]]
+    if error.validator == "additionalProperties":
+        known = set(error.schema.get("properties", {}))
+        return [*path, next(k for k in instance if k not in known)]
+    return path
+
+
+def _order(document: Any, where: list[Any]) -> list[int]:
+    """Where *where* sits in the file: the index of each key in its table, in turn."""
+    order: list[int] = []
+    node = document
+    for part in where:
+        if isinstance(node, dict):
+            keys = list(node)
+            order.append(keys.index(part) if part in node else len(keys))
+            node = node.get(part)
+        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+            order.append(part)
+            node = node[part]
+        else:
+            order.append(1 << 30)
+            node = None
+    return order
+
+
+def _problem(error: ValidationError, where: list[Any]) -> str:
+    value = error.instance
+    match error.validator:
+        case "required":
+            why = _then_description(error)
+            return f"required key missing; {why}" if why else "required key missing"
+        case "additionalProperties":
+            return _unknown_key(str(where[-1]), sorted(error.schema.get("properties", {})))
+        case "type":
+            return _wrong_type(error.validator_value, value, where)
+        case "enum":
+            options = ", ".join(show(option) for option in error.validator_value)
+            return f"expected one of {options}; got {show(value)}"
+        case "minimum":
+            return f"expected an integer >= {error.validator_value}, got {show(value)}"
+        case "minLength":
+            return "expected a non-empty string"
+        case "minItems":
+            return "expected a non-empty array"
+        case "pattern":
+            words = PATTERN_WORDS.get(
+                error.validator_value, f"text matching {error.validator_value}"
+            )
+            return f"expected {words}, got {show(value)}"
+        case "not":
+            return str(error.schema.get("description", "not allowed here"))
+        case _:
+            return error.message
+
+
+def _then_description(error: ValidationError) -> str:
+    """The description of the ``then`` branch a requirement came from, if any."""
+    if "then" not in error.absolute_schema_path:
+        return ""
+    return str(error.schema.get("description", ""))
+
+
+def _unknown_key(key: str, known: list[str]) -> str:
+    dashed = key.replace("_", "-")
+    if dashed != key and dashed in known:
+        return f'unknown key; did you mean "{dashed}"? (keys use dashes)'
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if close:
+        return f'unknown key; did you mean "{close[0]}"?'
+    return "unknown key; known keys: " + ", ".join(known)
+
+
+def _wrong_type(wanted: str | list[str], value: Any, where: list[Any]) -> str:
+    names = [wanted] if isinstance(wanted, str) else list(wanted)
+    expected = " or ".join(_TYPE_WORDS.get(name, name) for name in names)
+    if names == ["array"] and where in (["contestants"], ["examiners"]):
+        section = where[0]
+        if isinstance(value, dict):
+            return f"expected an array of tables, got a table; write [[{section}]], not [{section}]"
+        return f"expected an array of tables ([[{section}]]), got {show(value)}"
+    problem = f"expected {expected}, got {show(value)}"
+    if names == ["string"] and isinstance(value, int | float) and not isinstance(value, bool):
+        problem += "; put it in quotes"
+    return problem
