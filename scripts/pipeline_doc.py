@@ -1,0 +1,172 @@
+"""Writes docs/pipeline.md from the schemas and their valid examples.
+
+The schemas are the single source of truth, so the field reference is generated from them
+(each field's description, type and whether it is required) and the example lines are the
+ones the test suite validates. Run with ``--check`` to fail when the page is out of date.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMAS = ROOT / "schemas"
+PAGE = ROOT / "docs" / "pipeline.md"
+ORDER = ["task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report"]
+
+INTRO = """\
+# The JSON-lines contract
+
+bugbout's six tools talk to each other in JSON lines, so any stage can be piped, run on a
+shard of the tasks, or replaced by a script of your own:
+
+    bb-mine | bb-oracle | bb-race | bb-xexam | bb-judge | bb-report
+
+## The rules every tool keeps
+
+- **One JSON object per line**, UTF-8. Every object has `kind` (what it is) and `v` (the
+  schema version, `1` in this release). Nested sections (`oracle`, each attempt, `matrix`,
+  `verdict`, each score) carry their own `kind` and `v` too, so a section can be cut out
+  of a task line and still be read on its own.
+- **stdout carries data only.** Progress bars, warnings and logs go to stderr, so
+  `bb-mine > tasks.jsonl` stays clean even with a progress bar on the terminal.
+- **Every line read and every line written is validated** against the schemas in
+  [`schemas/`](../schemas). A bad line stops the tool with one line on stderr and exit
+  status 2:
+
+      bb-oracle: tasks.jsonl:2: oracle.fail_to_pass: expected an array, got string "tests/t.py::x"
+
+  The location is `<file>:<line>` (`<stdin>` for standard input), then a path into the
+  object (`attempts[1].status`, `$` for the line as a whole), then the problem. Lines
+  before the bad one are finished and written first: nothing already done is lost.
+- **Unknown kinds pass through unchanged**, byte for byte and in order. A stage touches
+  only the kinds it handles; everything else flows on to the next.
+- **Blank lines are skipped; empty input is valid** and gives empty output.
+- **Exit status:** 0 done, 1 a failure while working, 2 bad usage or bad input.
+- A stage whose reader goes away (`bb-mine | head -3`) stops quietly.
+
+## How a task line grows
+
+A task line is written by `bb-mine` and each later stage adds its section:
+
+| stage | adds | or writes instead |
+|---|---|---|
+| `bb-mine` | the `task` itself | `skip` lines for commits left out, one closing `summary` |
+| `bb-oracle` | `oracle` | a `skip` line (stage `oracle`) when the task cannot be scored |
+| `bb-race` | `attempts` | |
+| `bb-xexam` | `matrix` | |
+| `bb-judge` | `verdict`, `scores` | |
+| `bb-report` | reads any of these and writes the report | |
+
+Because every section is optional in the task schema, a stage accepts tasks at any point
+of their growth: `bb-race` runs on tasks with or without `oracle`, and `bb-report` renders
+whatever sections are present.
+
+## Versions
+
+`v` is the version of the record's schema. A tool reads only the versions it knows and
+refuses any other with `v: unsupported schema version ...`, rather than guessing at
+fields whose meaning may have changed. Schema files carry versioned `$id`s
+(`https://schemas.bugbout.dev/v1/task.json`); they are resolved locally and never fetched.
+
+## Record kinds
+
+The tables below are generated from the schemas (`python scripts/pipeline_doc.py`); a
+test keeps them in step. Examples are the lines the test suite validates, from
+`schemas/examples/<kind>/valid/`.
+"""
+
+
+def _load(name: str) -> dict[str, Any]:
+    return orjson.loads((SCHEMAS / f"{name}.json").read_bytes())
+
+
+DEFS = _load("defs")["$defs"]
+
+
+def _type(node: dict[str, Any]) -> str:
+    if "$ref" in node:
+        target = node["$ref"].split("#/$defs/")
+        if target[0] in ("defs.json", "") and len(target) == 2:
+            inner = DEFS[target[1]]
+            return _type(inner)
+        return f"`{target[0].removesuffix('.json')}` record"
+    if "const" in node:
+        return f"`{orjson.dumps(node['const']).decode()}`"
+    if "enum" in node:
+        return " \\| ".join(f"`{orjson.dumps(o).decode()}`" for o in node["enum"])
+    kind = node.get("type", "any")
+    if isinstance(kind, list):
+        return " or ".join(kind)
+    if kind == "array":
+        return f"array of {_type(node.get('items', {}))}"
+    if kind == "object" and isinstance(node.get("additionalProperties"), dict) and "properties" not in node:
+        return f"object of {_type(node['additionalProperties'])}"
+    if kind == "string" and "pattern" in node:
+        return f"string `{node['pattern']}`"
+    return str(kind)
+
+
+def _description(node: dict[str, Any]) -> str:
+    text = node.get("description")
+    if not text and "$ref" in node:
+        target = node["$ref"].split("#/$defs/")
+        if len(target) == 2 and target[0] in ("defs.json", ""):
+            text = DEFS[target[1]].get("description")
+    return (text or "").replace("|", "\\|").replace("\n", " ")
+
+
+def _fields(node: dict[str, Any], prefix: str = "") -> list[tuple[str, str, bool, str]]:
+    rows = []
+    required = set(node.get("required", []))
+    for name, sub in node.get("properties", {}).items():
+        if name in ("kind", "v"):
+            continue
+        path = f"{prefix}{name}"
+        rows.append((path, _type(sub), name in required, _description(sub)))
+        inner = sub.get("items", sub) if sub.get("type") == "array" else sub
+        if "properties" in inner and "$ref" not in inner:
+            suffix = "[]." if sub.get("type") == "array" else "."
+            rows.extend(_fields(inner, f"{path}{suffix}"))
+    return rows
+
+
+def _example(kind: str) -> str:
+    folder = SCHEMAS / "examples" / kind / "valid"
+    lines = []
+    for path in sorted(folder.glob("*.jsonl")):
+        lines.extend(path.read_text().splitlines())
+    return min(lines, key=len) if lines else ""
+
+
+def render() -> str:
+    parts = [INTRO]
+    for kind in ORDER:
+        document = _load(kind)
+        parts.append(f"\n### `{kind}`\n\n{document.get('description', '')}\n")
+        parts.append("| field | type | required | meaning |\n|---|---|---|---|")
+        parts.append("| `kind`, `v` | " f"`\"{kind}\"`, `1` | yes | what the line is, and its schema version |")
+        for path, kind_text, needed, text in _fields(document):
+            parts.append(f"| `{path}` | {kind_text} | {'yes' if needed else ''} | {text} |")
+        parts.append(f"\nExample:\n\n```json\n{_example(kind)}\n```\n")
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def main() -> int:
+    text = render()
+    if "--check" in sys.argv[1:]:
+        if not PAGE.exists() or PAGE.read_text() != text:
+            print("docs/pipeline.md is out of date: run python scripts/pipeline_doc.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.parent.mkdir(exist_ok=True)
+    PAGE.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
