@@ -699,3 +699,19 @@ def test_the_demo_configuration_loads(request: pytest.FixtureRequest) -> None:
         a.name for a in config.contestants
     }
     assert config.examiners
+
+
+def test_the_documented_example_loads(folder: Path) -> None:
+    """docs/configuration.md's complete example stays a valid bugbout.toml."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "configuration.md").read_text()
+    example = doc.split("## A complete example", 1)[1].split("```toml\n", 1)[1].split("```", 1)[0]
+    write(folder, example)
+    config = load_config("bugbout.toml")
+    assert config.project.source == "src/inventory"
+    assert [a.name for a in config.agents] == [
+        "codex/gpt-5.1-codex",
+        "claude-code/sonnet",
+        "aider",
+        "gemini-cli",
+    ]
+    assert config.examiners[0].assignment == "specify"
