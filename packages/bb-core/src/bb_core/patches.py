@@ -685,7 +685,7 @@ class _Overlay:
         target = self.root / path
         try:
             info = target.lstat()
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             return None
         if stat.S_ISLNK(info.st_mode):
             return Entry(MODE_LINK, os.fsencode(os.readlink(target)))
