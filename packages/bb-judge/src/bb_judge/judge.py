@@ -1,0 +1,246 @@
+"""From a task's matrix and attempts to its ``verdict``: the pick, or a reasoned abstention.
+
+The evidence is executed tests only (see :mod:`bb_judge.policies` for the rules and
+:mod:`bb_judge.ranking` for the order). Every verdict cites the matrix cells that decided
+it, and every patch also gets a merge-gate decision of its own (:mod:`bb_judge.gate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bb_core.agents import guess_vendor
+from bb_core.schemas import VERSION
+from unidiff import PatchSet
+from unidiff.errors import UnidiffParseError
+
+from bb_judge.gate import decision, gate
+from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
+from bb_judge.policies import (
+    Assessment,
+    Candidate,
+    Policy,
+    assess,
+    get_policy,
+    reproductions,
+)
+from bb_judge.ranking import rank, ranking_key
+
+#: Why an attempt that did not finish cannot be picked.
+UNFINISHED = {
+    "no-change": "the agent changed nothing",
+    "timed-out": "the attempt timed out",
+    "crashed": "the attempt crashed",
+    "quota": "the agent ran out of quota",
+}
+
+
+@dataclass(frozen=True)
+class Decision:
+    pick: Assessment | None
+    reason: str
+    cited: list[dict[str, str]]
+    assessments: list[Assessment]
+    ranked: list[Assessment]
+    gates: list[Assessment]
+    reproductions: list[Row]
+
+
+def patch_size(patch: str) -> int:
+    """Lines added plus lines removed by a unified diff (0 for an empty one)."""
+    if not patch.strip():
+        return 0
+    try:
+        return sum(f.added + f.removed for f in PatchSet(patch))
+    except UnidiffParseError:
+        return sum(
+            1
+            for line in patch.splitlines()
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+        )
+
+
+def source_patch(attempt: Mapping[str, Any]) -> str:
+    """The part of an attempt's patch inside the package, when the race split it out."""
+    if "source_patch" in attempt:
+        return str(attempt["source_patch"])
+    return str(attempt.get("patch", ""))
+
+
+def _attempts(task: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {str(a["agent"]): a for a in task.get("attempts", ())}
+
+
+def author_vendors(
+    matrix: Matrix, attempts: Mapping[str, Mapping[str, Any]]
+) -> dict[str, str | None]:
+    """Each author's vendor: as the matrix says, else the attempt's, else guessed from its model."""
+    names = set(matrix.authors) | set(attempts)
+    vendors: dict[str, str | None] = {}
+    for name in names:
+        author = matrix.authors.get(name)
+        attempt = attempts.get(name, {})
+        vendors[name] = (
+            (author.vendor if author else None)
+            or attempt.get("vendor")
+            or guess_vendor(attempt.get("model"))
+        )
+    return vendors
+
+
+def candidates(
+    matrix: Matrix, attempts: Mapping[str, Mapping[str, Any]], vendors: Mapping[str, str | None]
+) -> list[Candidate]:
+    """One candidate per patch column of the matrix, in column order."""
+    found = []
+    for column in matrix.patch_columns():
+        owner = str(column.patch_of)
+        attempt = attempts.get(owner)
+        ineligible = None
+        size = 0
+        if attempt is not None:
+            status = str(attempt.get("status", "finished"))
+            size = patch_size(source_patch(attempt))
+            if status in UNFINISHED:
+                ineligible = UNFINISHED[status]
+            elif size == 0:
+                ineligible = "its patch changes nothing in the package"
+        found.append(Candidate(owner, column.name, vendors.get(owner), size, ineligible))
+    return found
+
+
+def decide(
+    matrix: Matrix,
+    found: Sequence[Candidate],
+    policy: Policy,
+    vendors: Mapping[str, str | None] | None = None,
+) -> Decision:
+    """Assess every candidate, rank the approved ones, gate each alone; pick or abstain."""
+    repro = reproductions(matrix)
+    assessments = [
+        assess(matrix, c, policy, others=found, vendors=vendors, repro=repro) for c in found
+    ]
+    gates = [gate(matrix, c, policy, vendors=vendors, repro=repro) for c in found]
+    ranked = rank(assessments)
+    if not matrix.has_base:
+        return Decision(
+            None, "the matrix has no column for the unfixed tree", [], assessments, [], gates, []
+        )
+    if not found:
+        return Decision(None, "there is no patch to judge", [], assessments, [], gates, repro)
+    if not repro:
+        cited = [matrix.cell(t, matrix.base) for t in matrix.tests(REPRODUCING_ROLES)]
+        return Decision(
+            None,
+            "no contestant's or examiner's test fails on the unfixed tree, "
+            "so nothing reproduces the bug",
+            cited,
+            assessments,
+            [],
+            gates,
+            repro,
+        )
+    if not ranked:
+        why = "; ".join(f"{a.patch}: {a.reason}" for a in assessments)
+        cited = _merge([cell for a in assessments for cell in a.cited])
+        return Decision(
+            None,
+            f"no patch is approved under {policy.name} ({why})",
+            cited,
+            assessments,
+            ranked,
+            gates,
+            repro,
+        )
+    best = ranked[0]
+    reason = f"{best.patch} {best.reason}"
+    if len(ranked) > 1:
+        reason += f"; ranked first of {len(ranked)} approved, {_edge(best, ranked[1])}"
+    return Decision(best, reason, list(best.cited), assessments, ranked, gates, repro)
+
+
+def _edge(best: Assessment, runner_up: Assessment) -> str:
+    """What put *best* ahead of *runner_up*: the first ranking criterion that differs."""
+    mine, theirs = ranking_key(best), ranking_key(runner_up)
+    other = runner_up.patch
+    if mine[0] != theirs[0]:
+        return f"more support than {other} ({float(best.support):.2f} against {float(runner_up.support):.2f})"
+    if mine[1] != theirs[1]:
+        return f"fewer broken tests than {other} ({mine[1]} against {theirs[1]})"
+    if mine[2] != theirs[2]:
+        return f"smaller than {other} ({mine[2]} lines against {theirs[2]})"
+    return f"tied with {other} on support, broken tests and size; first by name"
+
+
+def _merge(cells: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+    seen: set[tuple[str, str, str]] = set()
+    out = []
+    for cell in cells:
+        key = (cell["author"], cell["test"], cell["column"])
+        if key not in seen:
+            seen.add(key)
+            out.append(cell)
+    return out
+
+
+def _tests(tests: Sequence[Row]) -> list[dict[str, str]]:
+    return [{"author": t.author, "test": t.test} for t in tests]
+
+
+def _entry(a: Assessment, g: Assessment, place: int | None) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "patch": a.patch,
+        "column": a.candidate.column,
+        "approved": a.approved,
+        "support": float(a.support),
+        "authors": [{"author": s.author, "passed": s.passed, "total": s.total} for s in a.authors],
+        "broken": len(a.broken),
+        "broken_tests": _tests(a.broken),
+        "excused": _tests(a.excused),
+        "size": a.candidate.size,
+        "reason": a.reason,
+        "gate": decision(g),
+        "gate_reason": g.reason,
+        "cited": list(a.cited),
+    }
+    if a.candidate.vendor:
+        entry["vendor"] = a.candidate.vendor
+    if place is not None:
+        entry["rank"] = place
+    return entry
+
+
+def verdict_record(task_id: str, policy: Policy, d: Decision) -> dict[str, Any]:
+    """The ``verdict`` record (schemas/verdict.json) of a decision."""
+    places = {a.patch: i for i, a in enumerate(d.ranked, 1)}
+    gate_of = {g.patch: g for g in d.gates}
+    ordered = d.ranked + [a for a in d.assessments if not a.approved]
+    return {
+        "kind": "verdict",
+        "v": VERSION,
+        "task_id": task_id,
+        "policy": policy.name,
+        "pick": d.pick.patch if d.pick else None,
+        "abstained": d.pick is None,
+        "reason": d.reason,
+        "cited": d.cited,
+        "reproductions": _tests(d.reproductions),
+        "ranking": [_entry(a, gate_of[a.patch], places.get(a.patch)) for a in ordered],
+        "gate": {g.patch: decision(g) for g in d.gates},
+    }
+
+
+def judge_task(task: Mapping[str, Any], policy_name: str) -> dict[str, Any]:
+    """The verdict for one task line (which needs ``matrix``; ``attempts`` add detail)."""
+    policy = get_policy(policy_name)
+    attempts = _attempts(task)
+    record = task.get("matrix")
+    if record is None:
+        d = Decision(None, "the task was not cross-examined (it has no matrix)", [], [], [], [], [])
+        return verdict_record(str(task["id"]), policy, d)
+    matrix = Matrix.from_record(record)
+    vendors = author_vendors(matrix, attempts)
+    found = candidates(matrix, attempts, vendors)
+    return verdict_record(str(task["id"]), policy, decide(matrix, found, policy, vendors))

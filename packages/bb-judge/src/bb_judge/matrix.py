@@ -1,0 +1,135 @@
+"""The cross-examination matrix as the judge reads it: authors, columns and outcomes.
+
+A ``matrix`` record (schemas/matrix.json) lists the *authors* of tests (contestants,
+examiners and the repository's own ``suite``), the *columns* (every patch, plus the
+unfixed tree, whose ``patch_of`` is null) and one *cell* per author, test and column.
+This module turns it into lookups; it never runs anything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: The outcome that counts as passing. Skipped, failed, error and missing all do not:
+#: a patch that makes a test skip itself has not made it pass.
+PASSED = "passed"
+
+#: Outcomes that count as failing on the unfixed tree, so that the test reproduces the bug.
+FAILING = frozenset({"failed", "error"})
+
+#: The name xexam gives the unfixed tree's column.
+BASE = "base"
+
+#: Author roles whose tests may reproduce the bug; the suite only guards old behaviour.
+REPRODUCING_ROLES = frozenset({"contestant", "examiner"})
+
+
+@dataclass(frozen=True, slots=True)
+class Author:
+    name: str
+    role: str
+    vendor: str | None
+    tests: tuple[str, ...]
+    #: Its tests could not be installed, so their error cells say nothing about any tree.
+    failed_install: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    name: str
+    patch_of: str | None
+    #: The whole run crashed or timed out: its cells are errors, not evidence of behaviour.
+    broken: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One test of one author: the pair that identifies a row of the matrix."""
+
+    author: str
+    test: str
+
+
+class Matrix:
+    """Outcomes by (author, test, column); an absent cell reads as ``missing``."""
+
+    def __init__(
+        self,
+        authors: list[Author],
+        columns: list[Column],
+        cells: Mapping[tuple[str, str, str], str],
+        base: str,
+    ) -> None:
+        self.authors = {a.name: a for a in authors}
+        self.columns = {c.name: c for c in columns}
+        self.base = base
+        self._cells = dict(cells)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Matrix:
+        """Build from a matrix record; the base column is ``base``, else the first unpatched."""
+        authors = [
+            Author(
+                name=str(a["name"]),
+                role=str(a["role"]),
+                vendor=a.get("vendor"),
+                tests=tuple(a.get("tests", ())),
+                failed_install=bool(a.get("error")),
+            )
+            for a in record.get("authors", ())
+        ]
+        columns = [
+            Column(
+                name=str(c["name"]),
+                patch_of=c.get("patch_of"),
+                broken=bool(c.get("timed_out") or c.get("error")),
+            )
+            for c in record.get("columns", ())
+        ]
+        cells = {
+            (str(c["author"]), str(c["test"]), str(c["column"])): str(c["outcome"])
+            for c in record.get("cells", ())
+        }
+        names = {c.name for c in columns}
+        unpatched = [c.name for c in columns if c.patch_of is None]
+        base = BASE if BASE in names else (unpatched[0] if unpatched else "")
+        return cls(authors, columns, cells, base)
+
+    @property
+    def has_base(self) -> bool:
+        return self.base in self.columns
+
+    def patch_columns(self) -> list[Column]:
+        return [c for c in self.columns.values() if c.patch_of is not None]
+
+    def tests(self, roles: frozenset[str] | None = None) -> Iterator[Row]:
+        """Every (author, test) row, optionally only of authors with one of *roles*.
+
+        Authors whose tests could not be installed have no rows: they are no evidence.
+        """
+        for author in self.authors.values():
+            if author.failed_install:
+                continue
+            if roles is None or author.role in roles:
+                for test in author.tests:
+                    yield Row(author.name, test)
+
+    def outcome(self, test: Row, column: str) -> str:
+        return self._cells.get((test.author, test.test, column), "missing")
+
+    def passes(self, test: Row, column: str) -> bool:
+        return self.outcome(test, column) == PASSED
+
+    def fails_on_base(self, test: Row) -> bool:
+        return self.outcome(test, self.base) in FAILING
+
+    def cell(self, test: Row, column: str) -> dict[str, str]:
+        """The cell as a verdict cites it."""
+        return {
+            "author": test.author,
+            "test": test.test,
+            "column": column,
+            "outcome": self.outcome(test, column),
+        }
