@@ -19,7 +19,7 @@ from bb_core.config import (
     TasksConfig,
     load_config,
 )
-from bb_core.config_check import PATTERN_WORDS
+from bb_core.config_doc import PATTERN_WORDS
 from bb_core.errors import ConfigError
 from bb_core.schemas import schema
 
@@ -507,6 +507,11 @@ ERRORS = [
         "env-value",
         MINIMAL + "env = { PORT = 5432 }\n",
         "bugbout.toml: project.env.PORT: expected a string, got 5432; put it in quotes",
+    ),
+    (
+        "quoted-key",
+        MINIMAL + 'env = { "MY\\nVAR" = 1 }\n',
+        'bugbout.toml: project.env."MY\\nVAR": expected a string, got 1; put it in quotes',
     ),
     (
         "array-item",

@@ -14,17 +14,24 @@ Command-line flags override the file through ``overrides`` (or
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bb_core.config_check import first_problem, key_path, plain, show, toml_syntax
+from bb_core.config_doc import (
+    first_problem,
+    is_overridden,
+    key_path,
+    merge_overrides,
+    plain,
+    read_toml,
+    show,
+)
 from bb_core.errors import ConfigError
-from bb_core.schemas import schema
 
 #: The file :func:`load_config` looks for in the current folder.
 FILE_NAME = "bugbout.toml"
@@ -157,38 +164,13 @@ class Config:
 
     def to_dict(self) -> dict[str, Any]:
         """The configuration as a TOML-shaped, JSON-ready document that loads back equal."""
-        p, t, r, j = self.project, self.tasks, self.run, self.judge
-        project: dict[str, Any] = {
-            "source": p.source,
-            "tests": p.tests,
-            "repository": p.repository,
-            "github": p.github,
-            "python": p.python,
-            "test-dependencies": list(p.test_dependencies),
-            "pytest-args": list(p.pytest_args),
-            "env": dict(p.env),
-            "install-project": p.install_project,
-            "interpreter": p.interpreter,
+        document: dict[str, Any] = {
+            section: _table(getattr(self, section))
+            for section in ("project", "tasks", "run", "judge")
         }
-        tasks: dict[str, Any] = {
-            "since": t.since.isoformat() if t.since else None,
-            "limit": t.limit,
-            "max-source-files": t.max_source_files,
-            "issues": str(t.issues) if t.issues else None,
-        }
-        return {
-            "project": {k: v for k, v in project.items() if v is not None},
-            "tasks": {k: v for k, v in tasks.items() if v is not None},
-            "run": {
-                "sandbox": r.sandbox,
-                "timeout": r.timeout,
-                "test-timeout": r.test_timeout,
-                "quotas": dict(r.quotas),
-            },
-            "judge": {"policy": j.policy, "run-suite": j.run_suite},
-            "contestants": [a.to_dict() for a in self.contestants],
-            "examiners": [a.to_dict() for a in self.examiners],
-        }
+        document["contestants"] = [a.to_dict() for a in self.contestants]
+        document["examiners"] = [a.to_dict() for a in self.examiners]
+        return document
 
     def with_overrides(self, overrides: Mapping[str, Any]) -> Config:
         """A copy with *overrides* applied and checked; see :func:`load_config`."""
@@ -223,82 +205,6 @@ def load_config(
     return build(document, path=file, root=root, overridden=overrides or {})
 
 
-def read_toml(file: Path) -> dict[str, Any]:
-    """The parsed TOML document of *file*; every failure is a one-line ConfigError."""
-    try:
-        data = file.read_bytes()
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{file}: no such file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{file}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ConfigError(f"{file}:{line}: not UTF-8 text") from exc
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        where, problem = toml_syntax(exc)
-        raise ConfigError(f"{file}:{where}: {problem}" if where else f"{file}: {problem}") from exc
-
-
-def merge_overrides(document: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """*document* with *overrides* laid over it: tables merge key by key, values replace."""
-    merged = copy.deepcopy(dict(document))
-    for parts, value in _leaves(overrides):
-        node = merged
-        for part in parts[:-1]:
-            child = node.get(part)
-            if not isinstance(child, dict):
-                child = node[part] = {}
-            node = child
-        node[parts[-1]] = copy.deepcopy(value)
-    return merged
-
-
-def _leaves(overrides: Mapping[str, Any]) -> list[tuple[list[str], Any]]:
-    """Each overridden value with its key path, spelled as in the file; None is skipped."""
-    found: list[tuple[list[str], Any]] = []
-
-    def walk(parts: list[str], props: Mapping[str, Any], value: Any) -> None:
-        if value is None:
-            return
-        if isinstance(value, Mapping):
-            for key, item in value.items():
-                spelled = _known_spelling(str(key), props)
-                walk([*parts, spelled], props.get(spelled, {}).get("properties", {}), item)
-            return
-        found.append((parts, _plain_values(value)))
-
-    top: Mapping[str, Any] = schema("config")["properties"]
-    for dotted, value in overrides.items():
-        parts: list[str] = []
-        props = top
-        for part in str(dotted).split("."):
-            spelled = _known_spelling(part, props)
-            parts.append(spelled)
-            props = props.get(spelled, {}).get("properties", {})
-        walk(parts, props, value)
-    return found
-
-
-def _known_spelling(key: str, props: Mapping[str, Any]) -> str:
-    """``max_source_files`` -> ``max-source-files`` when that is a known key here."""
-    dashed = key.replace("_", "-")
-    return dashed if key not in props and dashed in props else key
-
-
-def _plain_values(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _plain_values(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain_values(v) for v in value]
-    if isinstance(value, os.PathLike):
-        return os.fspath(value)
-    return value
-
-
 def build(
     document: Mapping[str, Any],
     *,
@@ -311,53 +217,32 @@ def build(
     doc = plain(document)
 
     def fail(where: str, problem: str) -> ConfigError:
-        origin = OVERRIDES if overridden and _is_overridden(where, overridden) else label
+        origin = OVERRIDES if overridden and is_overridden(where, overridden) else label
         return ConfigError(f"{origin}: {where}: {problem}")
 
     problem = first_problem(doc, require_source=path is not None)
     if problem is not None:
         raise fail(*problem)
 
-    p = doc.get("project", {})
-    t = doc.get("tasks", {})
-    r = doc.get("run", {})
-    j = doc.get("judge", {})
-    since = None
+    p = _fields(ProjectConfig, doc.get("project", {}))
+    t = _fields(TasksConfig, doc.get("tasks", {}))
+    for key in ("source", "tests"):
+        if key in p:
+            p[key] = _clean(p[key])
+    if "/" in p.get("interpreter", ""):
+        p["interpreter"] = str(_resolve(root, p["interpreter"]))
+    if "issues" in t:
+        t["issues"] = _resolve(root, t["issues"])
     if "since" in t:
         try:
-            since = dt.date.fromisoformat(t["since"])
+            t["since"] = dt.date.fromisoformat(t["since"])
         except ValueError as exc:
-            raise fail(
-                "tasks.since", f"expected a date YYYY-MM-DD, got {show(t['since'])}"
-            ) from exc
-    interpreter = p.get("interpreter")
-    if interpreter is not None and "/" in interpreter:
-        interpreter = str(_resolve(root, interpreter))
-    project = ProjectConfig(
-        source=_clean(p["source"]) if "source" in p else None,
-        tests=_clean(p.get("tests", "tests")),
-        repository=p.get("repository", "."),
-        github=p.get("github"),
-        python=p.get("python", "3.12"),
-        test_dependencies=list(p.get("test-dependencies", ["pytest"])),
-        pytest_args=list(p.get("pytest-args", [])),
-        env=dict(p.get("env", {})),
-        install_project=p.get("install-project", True),
-        interpreter=interpreter,
-    )
-    tasks = TasksConfig(
-        since=since,
-        limit=t.get("limit", 20),
-        max_source_files=t.get("max-source-files", 2),
-        issues=_resolve(root, t["issues"]) if "issues" in t else None,
-    )
-    run = RunConfig(
-        sandbox=r.get("sandbox", "auto"),
-        timeout=r.get("timeout", 1800),
-        test_timeout=r.get("test-timeout", 60),
-        quotas=dict(r.get("quotas", {})),
-    )
-    judge = JudgeConfig(policy=j.get("policy", "majority"), run_suite=j.get("run-suite", True))
+            bad = f"expected a date YYYY-MM-DD, got {show(t['since'])}"
+            raise fail("tasks.since", bad) from exc
+    project = ProjectConfig(**p)
+    tasks = TasksConfig(**t)
+    run = RunConfig(**_fields(RunConfig, doc.get("run", {})))
+    judge = JudgeConfig(**_fields(JudgeConfig, doc.get("judge", {})))
     agents: dict[str, list[AgentConfig]] = {}
     seen: dict[str, str] = {}
     for section, role in (("contestants", "contestant"), ("examiners", "examiner")):
@@ -395,13 +280,26 @@ def build(
     )
 
 
-def _is_overridden(where: str, overridden: Mapping[str, Any]) -> bool:
-    """Whether the key at *where* (``tasks.limit``) holds a value an override set."""
-    for parts, _ in _leaves(overridden):
-        prefix = key_path(parts)
-        if where == prefix or where.startswith((prefix + ".", prefix + "[")):
-            return True
-    return False
+def _fields(cls: type[Any], table: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of *cls* that *table* (dashed keys) gives; defaults stay."""
+    return {
+        f.name: table[f.name.replace("_", "-")]
+        for f in dataclasses.fields(cls)
+        if f.name.replace("_", "-") in table
+    }
+
+
+def _table(section: Any) -> dict[str, Any]:
+    """A section dataclass as a TOML table: dashed keys, no None, dates and paths as text."""
+    table: dict[str, Any] = {}
+    for f in dataclasses.fields(section):
+        value = getattr(section, f.name)
+        if value is None:
+            continue
+        if isinstance(value, dt.date | Path):
+            value = str(value)  # a date's str() is YYYY-MM-DD
+        table[f.name.replace("_", "-")] = copy.deepcopy(value)
+    return table
 
 
 def _clean(folder: str) -> str:

@@ -1,24 +1,29 @@
-"""Find the first problem in a bugbout.toml document and say it in one plain line.
+"""The raw bugbout.toml document: read it, lay flags over it, find its first problem.
 
-:mod:`bb_core.config` parses the file and builds the dataclasses; this module holds what
-turns a TOML syntax error or a schema violation into ``<key.path>: <problem>``: the words
-for each JSON Schema keyword, the nearest known key for a typo, and the document order
-that decides which of several problems is reported first.
+:mod:`bb_core.config` turns a checked document into dataclasses; this module works on the
+document before that. It reads the TOML (syntax and encoding errors with their line),
+merges command-line overrides into it, and turns the first schema violation, in file
+order, into ``<key.path>: <problem>``: plain words for each JSON Schema keyword, and the
+nearest known key for a typo.
 """
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import difflib
 import json
+import os
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from jsonschema import ValidationError
 
-from bb_core.schemas import validator
+from bb_core.errors import ConfigError
+from bb_core.schemas import schema, validator
 
 #: The words for each ``pattern`` in schemas/config.json (a test keeps them complete).
 PATTERN_WORDS = {
@@ -37,17 +42,20 @@ _TYPE_WORDS = {
     "null": "nothing",
 }
 
+_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
+
 _TOML_POSITION = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column (?P<col>\d+)\)$")
 
 
 def key_path(parts: Iterable[Any]) -> str:
-    """``["contestants", 2, "model"]`` -> ``contestants[2].model``."""
+    """``["contestants", 2, "model"]`` -> ``contestants[2].model``; odd keys are quoted."""
     text = ""
     for part in parts:
         if isinstance(part, int):
             text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
+            continue
+        key = part if _BARE_KEY.match(part) else json.dumps(part, ensure_ascii=False)
+        text += f".{key}" if text else key
     return text
 
 
@@ -66,7 +74,7 @@ def show(value: Any) -> str:
     return text if len(text) <= 40 else text[:39] + "…"
 
 
-def toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
+def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
     """``("3:5", "invalid TOML: expected '=' ...")`` from tomllib's error."""
     text = str(error)
     match = _TOML_POSITION.match(text)
@@ -74,6 +82,91 @@ def toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
         return "", f"invalid TOML: {text[:1].lower()}{text[1:]}"
     msg = match["msg"]
     return f"{match['line']}:{match['col']}", f"invalid TOML: {msg[:1].lower()}{msg[1:]}"
+
+
+def read_toml(file: Path) -> dict[str, Any]:
+    """The parsed TOML document of *file*; every failure is a one-line ConfigError."""
+    try:
+        data = file.read_bytes()
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{file}: no such file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{file}: cannot read: {exc.strerror or exc}") from exc
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{file}:{line}: not UTF-8 text") from exc
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        where, problem = _toml_syntax(exc)
+        raise ConfigError(f"{file}:{where}: {problem}" if where else f"{file}: {problem}") from exc
+
+
+def merge_overrides(document: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """*document* with *overrides* laid over it: tables merge key by key, values replace."""
+    merged = copy.deepcopy(dict(document))
+    for parts, value in _leaves(overrides):
+        node = merged
+        for part in parts[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = node[part] = {}
+            node = child
+        node[parts[-1]] = copy.deepcopy(value)
+    return merged
+
+
+def _leaves(overrides: Mapping[str, Any]) -> list[tuple[list[str], Any]]:
+    """Each overridden value with its key path, spelled as in the file; None is skipped."""
+    found: list[tuple[list[str], Any]] = []
+
+    def walk(parts: list[str], props: Mapping[str, Any], value: Any) -> None:
+        if value is None:
+            return
+        if isinstance(value, Mapping):
+            for key, item in value.items():
+                spelled = _known_spelling(str(key), props)
+                walk([*parts, spelled], props.get(spelled, {}).get("properties", {}), item)
+            return
+        found.append((parts, _plain_values(value)))
+
+    top: Mapping[str, Any] = schema("config")["properties"]
+    for dotted, value in overrides.items():
+        parts: list[str] = []
+        props = top
+        for part in str(dotted).split("."):
+            spelled = _known_spelling(part, props)
+            parts.append(spelled)
+            props = props.get(spelled, {}).get("properties", {})
+        walk(parts, props, value)
+    return found
+
+
+def _known_spelling(key: str, props: Mapping[str, Any]) -> str:
+    """``max_source_files`` -> ``max-source-files`` when that is a known key here."""
+    dashed = key.replace("_", "-")
+    return dashed if key not in props and dashed in props else key
+
+
+def _plain_values(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain_values(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_values(v) for v in value]
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    return value
+
+
+def is_overridden(where: str, overridden: Mapping[str, Any]) -> bool:
+    """Whether the key at *where* (``tasks.limit``) holds a value an override set."""
+    for parts, _ in _leaves(overridden):
+        prefix = key_path(parts)
+        if where == prefix or where.startswith((prefix + ".", prefix + "[")):
+            return True
+    return False
 
 
 def plain(value: Any) -> Any:
