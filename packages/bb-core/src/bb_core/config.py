@@ -32,6 +32,7 @@ from bb_core.config_doc import (
     show,
 )
 from bb_core.errors import ConfigError
+from bb_core.git import is_url
 
 #: The file :func:`load_config` looks for in the current folder.
 FILE_NAME = "bugbout.toml"
@@ -39,15 +40,9 @@ FILE_NAME = "bugbout.toml"
 #: How the origin of overridden values is named in messages.
 OVERRIDES = "<overrides>"
 
-_URL_PREFIXES = ("http://", "https://", "ssh://", "git://", "git@", "file://")
 
 #: The keys every agent entry has; any other key is an adapter option.
 AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
-
-
-def is_url(repository: str) -> bool:
-    """Whether *repository* names a git URL to clone rather than a local path."""
-    return repository.startswith(_URL_PREFIXES)
 
 
 @dataclass(frozen=True)
