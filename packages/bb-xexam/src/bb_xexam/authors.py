@@ -1,0 +1,169 @@
+"""Who is cross-examined: the authors of tests and the trees (columns) they run on.
+
+Authors are the contestants (the regression tests their patches added), the examiners
+(the tests they wrote from the issue alone) and, when ``[judge] run-suite`` is on, the
+repository's own suite as it stood before the fix, without the fix's test files. Only
+attempts that finished count: a run that timed out, crashed or hit its quota left work
+that nobody declared done, so neither its tests nor its patch are evidence.
+
+Columns are the unfixed tree (``base``) and one per finished contestant whose patch
+changes something under the package source. A contestant whose patch changes nothing
+there has no column of its own: its tree would be the base tree, run a second time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bb_core.errors import UsageError
+from bb_core.patches import files_in_patch
+
+#: The column of the unfixed tree.
+BASE = "base"
+#: The author name and role of the repository's own tests.
+SUITE = "suite"
+#: The folder, at the checkout's root, that holds every author's tests.
+AUTHORS_DIR = "bb_authors"
+
+_TEST_MODULE = re.compile(r"(^test_.*|.*_test)\.py$")
+
+
+@dataclass
+class Author:
+    """Someone whose tests run in every column."""
+
+    name: str
+    role: str
+    vendor: str | None
+    #: The attempt's whole patch (empty for the suite).
+    patch: str = ""
+    #: The patch's files that are tests: installed under the author's own folder.
+    files: list[str] = field(default_factory=list)
+    #: The patch's files that are not installed (source, pytest configuration, ...).
+    dropped: list[str] = field(default_factory=list)
+    #: The test ids the attempt declared; empty means "every test in its files".
+    declared: list[str] = field(default_factory=list)
+
+    @property
+    def folder(self) -> str:
+        """Where the author's files go inside a column's tree (none for the suite)."""
+        return "" if self.role == SUITE else f"{AUTHORS_DIR}/{slug(self.name)}"
+
+
+@dataclass
+class Column:
+    """One tree the tests run on: the base tree plus one contestant's source changes."""
+
+    name: str
+    patch_of: str | None
+    patch: str = ""
+    #: The patch's files under the package source: what this column applies.
+    source_files: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str:
+    """A Python identifier for *name*, unique per name: ``codex/gpt-5`` -> ``codex_gpt_5_1a2b3c``."""
+    text = re.sub(r"\W+", "_", name, flags=re.ASCII).strip("_").lower() or "author"
+    if text[0].isdigit():
+        text = f"a_{text}"
+    digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+    return f"{text}_{digest}"
+
+
+def under(path: str, folder: str) -> bool:
+    """Whether *path* is *folder* or inside it; ``""`` and ``"."`` hold everything."""
+    folder = folder.strip("/")
+    if folder in ("", "."):
+        return True
+    return path == folder or path.startswith(folder + "/")
+
+
+def is_test_module(path: str) -> bool:
+    """``test_*.py`` or ``*_test.py``, pytest's default module patterns."""
+    return bool(_TEST_MODULE.match(path.rsplit("/", 1)[-1]))
+
+
+def classify(path: str, source: str, tests: str) -> str:
+    """``"test"``, ``"source"`` or ``"other"`` for one path of a patch.
+
+    Anything under the tests folder is a test file (even when that folder sits inside the
+    package); anything else under the package is source. Outside both, test modules and
+    ``conftest.py`` files are tests and everything else (``pyproject.toml``, ``pytest.ini``,
+    ``sitecustomize.py``, ...) is neither.
+    """
+    if tests.strip("/") not in ("", ".") and under(path, tests):
+        return "test"
+    if under(path, source):
+        return "source"
+    name = path.rsplit("/", 1)[-1]
+    if name == "conftest.py" or is_test_module(path):
+        return "test"
+    return "other"
+
+
+def _finished(attempts: Iterable[Mapping[str, Any]], role: str) -> list[Mapping[str, Any]]:
+    return [a for a in attempts if a.get("role") == role and a.get("status") == "finished"]
+
+
+def _check_names(task: Mapping[str, Any]) -> None:
+    """Agent names become column and author names: they must be unique and not reserved."""
+    seen: set[str] = set()
+    for index, attempt in enumerate(task.get("attempts") or []):
+        name = str(attempt.get("agent"))
+        where = f"task {task.get('id')}: attempts[{index}].agent"
+        if name in (BASE, SUITE):
+            raise UsageError(
+                f"{where}: {name!r} is reserved for the "
+                f"{'unfixed tree' if name == BASE else 'repository suite'}",
+                hint="give the agent another name in bugbout.toml",
+            )
+        if name in seen and attempt.get("status") == "finished":
+            raise UsageError(f"{where}: a second finished attempt by {name!r} on one task")
+        if attempt.get("status") == "finished":
+            seen.add(name)
+
+
+def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
+    """The task's authors in matrix order: contestants, examiners, then the suite."""
+    _check_names(task)
+    source, tests = str(task["source"]), str(task["tests"])
+    attempts = task.get("attempts") or []
+    authors: list[Author] = []
+    for role in ("contestant", "examiner"):
+        for attempt in _finished(attempts, role):
+            patch = str(attempt.get("patch") or "")
+            files, dropped = [], []
+            for path in files_in_patch(patch):
+                (files if classify(path, source, tests) == "test" else dropped).append(path)
+            authors.append(
+                Author(
+                    name=str(attempt["agent"]),
+                    role=role,
+                    vendor=attempt.get("vendor"),
+                    patch=patch,
+                    files=sorted(files),
+                    dropped=sorted(dropped),
+                    declared=list(attempt.get("tests") or []),
+                )
+            )
+    if run_suite:
+        authors.append(Author(name=SUITE, role=SUITE, vendor=None))
+    return authors
+
+
+def columns_of(task: Mapping[str, Any]) -> list[Column]:
+    """``base`` then one column per finished contestant with source changes."""
+    _check_names(task)
+    source, tests = str(task["source"]), str(task["tests"])
+    columns = [Column(name=BASE, patch_of=None)]
+    for attempt in _finished(task.get("attempts") or [], "contestant"):
+        patch = str(attempt.get("patch") or "")
+        changed = [p for p in files_in_patch(patch) if classify(p, source, tests) == "source"]
+        if changed:
+            name = str(attempt["agent"])
+            columns.append(Column(name=name, patch_of=name, patch=patch, source_files=changed))
+    return columns
