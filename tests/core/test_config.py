@@ -5,11 +5,14 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import textwrap
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import click
 import pytest
+from bb_core.cli import BbCommand, config_option
 from bb_core.config import (
     AgentConfig,
     Config,
@@ -22,6 +25,7 @@ from bb_core.config import (
 from bb_core.config_doc import PATTERN_WORDS
 from bb_core.errors import ConfigError
 from bb_core.schemas import schema
+from click.testing import CliRunner
 
 MINIMAL = '[project]\nsource = "src/pkg"\n'
 
@@ -654,6 +658,22 @@ def test_without_a_file_source_is_not_required_but_other_keys_are_checked(folder
     assert str(caught.value) == '<overrides>: tasks.limit: expected an integer, got "many"'
 
 
+def test_a_command_reports_a_config_error_as_one_line_with_status_2(folder: Path) -> None:
+    """What a person sees: ``<prog>: <file>: <key>: <problem>`` and exit status 2."""
+
+    @click.command(cls=BbCommand)
+    @config_option
+    def tool(config_path: str | None) -> None:
+        load_config(config_path)
+        click.echo("unreachable")
+
+    write(folder, MINIMAL + '[run]\ntimeout = "abc"\n')
+    result = CliRunner().invoke(tool, ["--config", "bugbout.toml"], prog_name="bb-tool")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert result.stderr == 'bb-tool: bugbout.toml: run.timeout: expected an integer, got "abc"\n'
+
+
 # -- the schema itself ---------------------------------------------------------------------
 
 
@@ -680,8 +700,6 @@ def test_schema_identity() -> None:
 
 def test_every_key_of_the_full_example_is_in_the_schema(folder: Path) -> None:
     """FULL writes every section key the schema lists, so the round trip covers them all."""
-    import tomllib
-
     written = tomllib.loads(FULL)
     for section in ("project", "tasks", "run", "judge"):
         listed = set(schema("config")["properties"][section]["properties"])
