@@ -617,6 +617,11 @@ ERRORS = [
         "bugbout.toml:3:17: invalid TOML: cannot overwrite a value",
     ),
     (
+        "toml-value-missing-at-the-end",
+        MINIMAL + "tests =",
+        "bugbout.toml: invalid TOML: invalid value at the end of the file",
+    ),
+    (
         "not-utf8",
         MINIMAL.encode() + b'tests = "t\xff"\n',
         "bugbout.toml:3: not UTF-8 text",

@@ -40,7 +40,6 @@ FILE_NAME = "bugbout.toml"
 #: How the origin of overridden values is named in messages.
 OVERRIDES = "<overrides>"
 
-
 #: The keys every agent entry has; any other key is an adapter option.
 AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
 
@@ -117,7 +116,7 @@ class AgentConfig:
             object.__setattr__(self, "assignment", "reproduce")
 
     def to_dict(self) -> dict[str, Any]:
-        """The entry as it would be written in bugbout.toml (dashed keys, no defaults)."""
+        """The entry as bugbout.toml would spell it: dashed keys, unset ones left out."""
         entry: dict[str, Any] = {"agent": self.agent}
         for key in ("model", "name", "vendor", "quota", "assignment"):
             value = getattr(self, key)

@@ -44,6 +44,8 @@ _TYPE_WORDS = {
 
 _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
+_AT_END = "(at end of document)"
+
 _TOML_POSITION = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column (?P<col>\d+)\)$")
 
 
@@ -77,6 +79,8 @@ def show(value: Any) -> str:
 def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
     """``("3:5", "invalid TOML: expected '=' ...")`` from tomllib's error."""
     text = str(error)
+    if text.endswith(_AT_END):
+        text = text[: -len(_AT_END)].rstrip() + " at the end of the file"
     match = _TOML_POSITION.match(text)
     if match is None:
         return "", f"invalid TOML: {text[:1].lower()}{text[1:]}"
