@@ -140,8 +140,10 @@ class Bubblewrap(Sandbox):
             cmd += ["--tmpfs", "/tmp"]
         if os.path.isdir("/var/tmp"):
             cmd += ["--tmpfs", "/var/tmp"]
+        replaced = ["/tmp", "/var/tmp"]
         for path in _existing(confinement.readable):
-            cmd += ["--ro-bind", path, path]
+            if any(path.startswith(top + "/") for top in replaced):
+                cmd += ["--ro-bind", path, path]
         for path in _existing(confinement.writable):
             cmd += ["--bind", path, path]
         cmd += ["--setenv", "TMPDIR", "/tmp", "--unshare-all"]

@@ -1,0 +1,493 @@
+"""Run pytest on a checkout, confined, and return one outcome per test node id.
+
+:func:`run_pytest` runs ``python -m pytest`` of the project's test environment inside
+the sandbox - no network, writes only in the checkout, the temporary folder and any
+extra ``writable`` folders - with bugbout's pytest plugin loaded. The plugin writes a
+JSON line per collection problem and per test phase to a file descriptor bugbout
+opened; outcomes are read from that report only, never from pytest's terminal output,
+which the code under test can forge.
+
+Outcomes: ``passed``, ``failed``, ``error`` (setup or teardown failed, or the test's
+module could not be collected), ``skipped`` (also xfailed tests: an expected failure
+proves nothing either way; an unexpected pass counts as ``passed``, a strict one as
+``failed``) and ``missing`` (requested but never reported).
+
+Two time limits. ``test_timeout`` per test, enforced inside pytest by an alarm that
+fails just that test; a test the alarm cannot interrupt is noticed from the report,
+the run is killed and the tests it had not reached are run again without the stuck
+one, which is recorded as ``failed`` (timed out). ``timeout`` for the whole call:
+at that point the process tree is killed, tests already reported keep their outcomes,
+the rest are ``error`` and ``timed_out`` is set.
+
+A run that ended on its own but whose report is missing, garbled, unfinished or at
+odds with pytest's exit status is an error run: every requested test is ``error``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import orjson
+
+from bb_core.sandbox import Confined, Confinement, Sandbox
+
+PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
+PLUGIN = "bugbout_pytest"
+OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
+# Variables of our own environment that test runs keep; everything else is left out
+# (credentials in particular), and [project].env is added on top.
+KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
+
+
+@dataclass(frozen=True)
+class CollectionError:
+    """A collector (usually a test module) that failed to collect, and why."""
+
+    nodeid: str
+    message: str
+
+    def __str__(self) -> str:
+        lines = [line.strip() for line in self.message.splitlines() if line.strip()]
+        last = lines[-1] if lines else "collection failed"
+        return f"{self.nodeid or '<rootdir>'}: {last}"
+
+
+@dataclass
+class TestRun:
+    """What one call of :func:`run_pytest` found.
+
+    ``outcomes``: node id → outcome, for every requested node id (or every test the
+    run collected, when none were requested). ``messages``: the failure text of tests
+    that did not pass. ``timeouts``: tests failed for running past ``test_timeout``.
+    ``problem``: why the run as a whole counts as an error run, or None.
+    ``exit_code``: pytest's exit status (the last one when tests were re-run; None
+    when the whole run was killed at its time limit). ``attempts``: how many pytest
+    processes it took (more than one after a stuck test).
+    """
+
+    __test__: ClassVar[bool] = False
+
+    outcomes: dict[str, str]
+    duration: float
+    exit_code: int | None
+    timed_out: bool
+    log: Path
+    collection_errors: list[CollectionError] = field(default_factory=list)
+    messages: dict[str, str] = field(default_factory=dict)
+    timeouts: list[str] = field(default_factory=list)
+    problem: str | None = None
+    attempts: int = 1
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = dict.fromkeys(OUTCOMES, 0)
+        for outcome in self.outcomes.values():
+            counts[outcome] += 1
+        return counts
+
+    @property
+    def ok(self) -> bool:
+        """Whether the run itself worked (whatever the tests' outcomes)."""
+        return self.problem is None and not self.timed_out
+
+    def record(self, **extra: Any) -> dict[str, Any]:
+        """The run as a ``testrun`` object of schemas/defs.json (plus *extra* fields)."""
+        return {
+            **extra,
+            "duration": round(self.duration, 3),
+            "exit_code": self.exit_code,
+            "timed_out": self.timed_out,
+            "counts": {k: v for k, v in self.counts.items() if v},
+            "log": str(self.log),
+            "collection_errors": [str(error) for error in self.collection_errors],
+        }
+
+
+def pytest_argv(
+    python: Path, checkout: Path, targets: Sequence[str], pytest_args: Sequence[str] = ()
+) -> list[str]:
+    """The command line of a test run (before sandboxing)."""
+    return [
+        str(python),
+        "-m",
+        "pytest",
+        "-p",
+        PLUGIN,
+        "-p",
+        "no:cacheprovider",
+        "-o",
+        "addopts=",
+        "--rootdir",
+        str(checkout),
+        "--continue-on-collection-errors",
+        "-q",
+        *pytest_args,
+        "--",
+        *targets,
+    ]
+
+
+def run_environment(
+    python: Path,
+    checkout: Path,
+    pythonpath: Iterable[str],
+    extra: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """The environment of a test run: a few of ours, PYTHONPATH, the project's own."""
+    env = {name: os.environ[name] for name in KEPT_VARIABLES if name in os.environ}
+    env.setdefault("LANG", "C.UTF-8")
+    bindir = str(Path(python).parent)
+    env["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", os.defpath)])
+    entries = [str((checkout / entry).resolve()) for entry in pythonpath]
+    entries.append(str(PLUGIN_DIR))
+    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entries))
+    env.update(extra or {})
+    return env
+
+
+# --- reading the report -----------------------------------------------------------------
+
+
+class Report:
+    """The plugin's report of one pytest process, read incrementally."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.pending = b""
+        self.events: list[dict[str, Any]] = []
+        self.garbled = 0
+
+    def read(self) -> list[dict[str, Any]]:
+        """Events written since the last call."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read()
+        except OSError:
+            return []
+        self.offset += len(chunk)
+        data = self.pending + chunk
+        lines = data.split(b"\n")
+        self.pending = lines.pop()
+        new: list[dict[str, Any]] = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                event = orjson.loads(line)
+            except orjson.JSONDecodeError:
+                self.garbled += 1
+                continue
+            if isinstance(event, dict) and isinstance(event.get("event"), str):
+                new.append(event)
+            else:
+                self.garbled += 1
+        self.events.extend(new)
+        return new
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.pending.strip())
+
+
+@dataclass
+class _Test:
+    phases: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        return "teardown" in self.phases
+
+    def outcome(self) -> str:
+        phases = self.phases
+        if any(p.get("timeout") for p in phases.values()):
+            return "failed"
+        setup = phases.get("setup", {}).get("outcome")
+        call = phases.get("call", {}).get("outcome")
+        teardown = phases.get("teardown", {}).get("outcome")
+        if setup == "failed":
+            return "error"
+        if setup == "skipped":
+            return "skipped"
+        if call == "failed":
+            return "failed"
+        if teardown == "failed":
+            return "error"
+        if call in ("passed", "skipped"):
+            return str(call)
+        return "error"
+
+    def message(self) -> str:
+        return "\n".join(p["message"] for p in self.phases.values() if p.get("message"))
+
+
+@dataclass
+class _Attempt:
+    """What one pytest process reported."""
+
+    tests: dict[str, _Test] = field(default_factory=dict)
+    collected: list[str] | None = None
+    collectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    finish: int | None = None
+    session: bool = False
+    internal_error: str | None = None
+    current: str | None = None  # the test (or module, while collecting) running now
+    current_kind: str = "test"
+    since: float = 0.0  # when bugbout saw the current budget start
+
+    def feed(self, events: list[dict[str, Any]], now: float) -> None:
+        for event in events:
+            kind = event["event"]
+            nodeid = event.get("nodeid")
+            if kind == "session":
+                self.session = True
+            elif kind == "phase" and isinstance(nodeid, str):
+                when = event.get("when")
+                if when == "collect":
+                    self.current, self.current_kind, self.since = nodeid, "collect", now
+                elif when in ("setup", "teardown") or self.current != nodeid:
+                    self.current, self.current_kind, self.since = nodeid, "test", now
+            elif kind == "report" and isinstance(nodeid, str):
+                test = self.tests.setdefault(nodeid, _Test())
+                test.phases[str(event.get("when"))] = event
+                if event.get("when") == "teardown" and self.current == nodeid:
+                    self.current = None
+            elif kind == "collect" and isinstance(nodeid, str):
+                self.collectors[nodeid] = event
+                if self.current == nodeid:
+                    self.current = None
+            elif kind == "collected":
+                ids = event.get("nodeids")
+                self.collected = [str(i) for i in ids] if isinstance(ids, list) else []
+                if self.current_kind == "collect":
+                    self.current = None
+            elif kind == "finish":
+                self.finish = int(event.get("exitstatus", -1))
+            elif kind == "internalerror":
+                self.internal_error = str(event.get("message", ""))
+
+    def done(self) -> dict[str, _Test]:
+        return {nodeid: test for nodeid, test in self.tests.items() if test.complete}
+
+
+def _covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """The failed or skipped collector that *nodeid* lies under, if any."""
+    for prefix, event in collectors.items():
+        if prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "/")):
+            return event
+    return None
+
+
+def _inconsistency(attempt: _Attempt, report: Report, exit_code: int) -> str | None:
+    """Why a pytest process that ended on its own cannot be trusted, or None."""
+    if not attempt.session and not report.events:
+        return f"pytest exited with status {exit_code} and wrote no report"
+    if report.garbled or report.truncated:
+        return "the report is garbled or cut short"
+    if attempt.internal_error is not None:
+        return f"pytest hit an internal error: {attempt.internal_error.splitlines()[-1:]}"
+    if attempt.finish is None:
+        return f"pytest exited with status {exit_code} before finishing its report"
+    if attempt.finish != exit_code:
+        return f"pytest reported exit status {attempt.finish} but exited with {exit_code}"
+    outcomes = [test.outcome() for test in attempt.tests.values()]
+    broken = any(o in ("failed", "error") for o in outcomes) or any(
+        event.get("outcome") == "failed" for event in attempt.collectors.values()
+    )
+    incomplete = any(not test.complete for test in attempt.tests.values())
+    if incomplete:
+        return "the report holds a test that never finished"
+    if exit_code == 0 and broken:
+        return "pytest exited with status 0 although tests failed"
+    if exit_code == 1 and not broken:
+        return "pytest exited with status 1 but reported no failure"
+    if exit_code == 5 and attempt.collected:
+        return "pytest exited with status 5 (no tests) but collected tests"
+    if exit_code not in (0, 1, 5):
+        return f"pytest exited with status {exit_code}"
+    return None
+
+
+# --- running ----------------------------------------------------------------------------
+
+
+def _report_path(log_path: Path, attempt: int) -> Path:
+    suffix = ".report.jsonl" if attempt == 1 else f".report-{attempt}.jsonl"
+    return log_path.with_name(log_path.name + suffix)
+
+
+def run_pytest(
+    checkout: Path,
+    env: Any,
+    targets: Sequence[str],
+    *,
+    nodeids: Sequence[str] | None = None,
+    sandbox: Sandbox,
+    timeout: float,
+    test_timeout: float | None = 60,
+    log_path: Path,
+    extra_args: Sequence[str] = (),
+    writable: Sequence[Path] = (),
+    pythonpath: Sequence[str] | None = None,
+) -> TestRun:
+    """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
+
+    ``targets``: what pytest runs - files, folders or node ids relative to the checkout
+    (empty: pytest's own discovery). ``nodeids``: the tests to report on; None reports
+    every test the run collected. ``pythonpath``: checkout-relative folders put on
+    PYTHONPATH, by default ``env.pythonpath`` (the checkout and, for a src layout, its
+    ``src``). Arguments are ``env.pytest_args`` then ``extra_args``. The combined output
+    goes to ``log_path``; the plugin's report beside it (``<log>.report.jsonl``).
+    """
+    checkout = Path(checkout).resolve()
+    log_path = Path(log_path)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    python = Path(env.python)
+    entries = list(pythonpath if pythonpath is not None else getattr(env, "pythonpath", ["."]))
+    args = [*getattr(env, "pytest_args", ()), *extra_args]
+    base_env = run_environment(python, checkout, entries, getattr(env, "env", {}))
+    if test_timeout:
+        base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
+    readable = [PLUGIN_DIR, log_path.parent, python.parent.parent]
+    readable.append(Path(os.path.realpath(python)).parent.parent)
+    confinement = Confinement(writable=[checkout, *writable], network=False, readable=readable)
+    argv = pytest_argv(python, checkout, list(targets), args)
+    grace = max(2.0, 0.2 * test_timeout) if test_timeout else None
+    poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
+
+    started = time.monotonic()
+    deadline = started + timeout
+    final: dict[str, _Test] = {}
+    collected: dict[str, None] = {}
+    collectors: dict[str, dict[str, Any]] = {}
+    stuck: dict[str, str] = {}  # node id → "test" or "collect"
+    exit_code: int | None = None
+    problem: str | None = None
+    timed_out = False
+    attempt_no = 0
+    while True:
+        attempt_no += 1
+        report_path = _report_path(log_path, attempt_no)
+        run_env = dict(base_env)
+        if stuck or final:
+            deselect = log_path.with_name(log_path.name + ".deselect.json")
+            modules = [n for n, kind in stuck.items() if kind == "collect"]
+            skip = [*final, *(n for n, kind in stuck.items() if kind == "test")]
+            deselect.write_bytes(orjson.dumps({"nodeids": skip, "modules": modules}))
+            run_env["BUGBOUT_DESELECT"] = str(deselect)
+            with open(log_path, "ab") as log:
+                log.write(f"\n[bugbout: re-running without {', '.join(stuck)}]\n".encode())
+        fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        run_env["BUGBOUT_REPORT_FD"] = str(fd)
+        try:
+            running = Confined(
+                argv,
+                sandbox,
+                confinement,
+                checkout,
+                run_env,
+                stdout_path=log_path,
+                stderr_path=log_path,
+                append=attempt_no > 1,
+                pass_fds=(fd,),
+            )
+        finally:
+            os.close(fd)
+        report = Report(report_path)
+        attempt = _Attempt()
+        hung: str | None = None
+        try:
+            while not running.wait(min(poll, deadline - time.monotonic())):
+                now = time.monotonic()
+                attempt.feed(report.read(), now)
+                if now >= deadline:
+                    timed_out = True
+                    running.kill()
+                    break
+                if (
+                    grace is not None
+                    and test_timeout
+                    and attempt.current is not None
+                    and now - attempt.since > test_timeout + grace
+                ):
+                    hung = attempt.current
+                    stuck[hung] = attempt.current_kind
+                    running.kill()
+                    break
+        except BaseException:
+            running.kill()
+            running.finish()
+            raise
+        completed = running.finish()
+        attempt.feed(report.read(), time.monotonic())
+        exit_code = None if timed_out else completed.exit_code
+        for nodeid in attempt.collected or ():
+            collected[nodeid] = None
+        collectors.update(attempt.collectors)
+        final.update(attempt.done())
+        if timed_out:
+            break
+        if hung is not None:
+            if time.monotonic() < deadline:
+                continue
+            timed_out = True
+            break
+        problem = _inconsistency(attempt, report, completed.exit_code)
+        break
+
+    duration = time.monotonic() - started
+    for nodeid, kind in stuck.items():
+        message = f"bugbout: timed out after {test_timeout:g}s and could not be interrupted"
+        if kind == "test":
+            final[nodeid] = _Test(
+                {"call": {"outcome": "failed", "timeout": True, "message": message}, "teardown": {}}
+            )
+            collected.setdefault(nodeid, None)
+        else:
+            collectors[nodeid] = {"outcome": "failed", "timeout": True, "message": message}
+
+    wanted = list(nodeids) if nodeids is not None else list(collected)
+    outcomes: dict[str, str] = {}
+    messages: dict[str, str] = {}
+    for nodeid in wanted:
+        test = final.get(nodeid)
+        if problem is not None:
+            outcomes[nodeid] = "error"
+        elif test is not None:
+            outcomes[nodeid] = test.outcome()
+            if outcomes[nodeid] != "passed" and test.message():
+                messages[nodeid] = test.message()
+        elif (cover := _covering(nodeid, collectors)) is not None:
+            outcomes[nodeid] = "skipped" if cover.get("outcome") == "skipped" else "error"
+            messages[nodeid] = str(cover.get("message", ""))
+        elif timed_out:
+            outcomes[nodeid] = "error"
+            messages[nodeid] = f"bugbout: the run was killed at its {timeout:g}s limit"
+        else:
+            outcomes[nodeid] = "missing"
+    if problem is not None:
+        messages = dict.fromkeys(wanted, f"bugbout: {problem}")
+    errors = [
+        CollectionError(nodeid, str(event.get("message", "")))
+        for nodeid, event in collectors.items()
+        if event.get("outcome") == "failed"
+    ]
+    timeouts = [n for n, t in final.items() if any(p.get("timeout") for p in t.phases.values())]
+    return TestRun(
+        outcomes=outcomes,
+        duration=duration,
+        exit_code=exit_code,
+        timed_out=timed_out,
+        log=log_path,
+        collection_errors=errors,
+        messages=messages,
+        timeouts=[n for n in timeouts if n in outcomes or nodeids is None],
+        problem=problem,
+        attempts=attempt_no,
+    )
