@@ -236,6 +236,27 @@ class Repo:
             obj = self._store[target[1]]
         return obj.id.decode()
 
+    def branch_head(self, name: str) -> str:
+        """The commit at the tip of branch *name* (a tag or a commit also do)."""
+        for ref in (f"refs/heads/{name}", f"refs/remotes/origin/{name}"):
+            if ref.encode() in self._refs:
+                return self._peel(self._refs[ref.encode()])
+        try:
+            return self.resolve(name)
+        except GitError:
+            known = ", ".join(self.branches()) or "none"
+            raise GitError(
+                f"{self.location}: unknown branch {name!r} (branches: {known})"
+            ) from None
+
+    def remote_url(self, name: str = "origin") -> str | None:
+        """The URL of remote *name*, when the repository has one."""
+        try:
+            value = self._repo.get_config().get((b"remote", name.encode()), b"url")
+        except KeyError:
+            return None
+        return value.decode("utf-8", "replace") if value else None
+
     def has_branch(self, name: str) -> bool:
         return f"refs/heads/{name}".encode() in self._refs
 
@@ -255,7 +276,7 @@ class Repo:
 
     def first_parent(self, branch: str | None = None) -> Iterator[Commit]:
         """The first-parent history of *branch* (default branch when None), newest first."""
-        start = self.resolve(branch if branch is not None else self.default_branch())
+        start = self.branch_head(branch if branch is not None else self.default_branch())
         sha: bytes | None = start.encode()
         store = self._store
         while sha is not None:
@@ -296,6 +317,15 @@ class Repo:
     def is_dir(self, sha: str, path: str) -> bool:
         entry = self._entry(self._tree_of(sha), _norm(path))
         return entry is not None and stat.S_ISDIR(entry[0])
+
+    def subfolders(self, sha: str, path: str = "") -> list[str]:
+        """Names of the folders directly inside *path* at commit *sha*."""
+        entry = self._entry(self._tree_of(sha), _norm(path))
+        if entry is None or not stat.S_ISDIR(entry[0]):
+            return []
+        return sorted(
+            name for name, (mode, _sha) in self._children(entry).items() if stat.S_ISDIR(mode)
+        )
 
     def read_blob(self, sha: str, path: str) -> bytes | None:
         """The contents of *path* at commit *sha*, or None when it is absent or a folder."""

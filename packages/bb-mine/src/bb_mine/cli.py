@@ -1,17 +1,129 @@
-"""bb-mine: command-line layer."""
+"""bb-mine: turn a repository's fixed bugs into task lines on stdout."""
 
 from __future__ import annotations
 
-import click
+import sys
+from datetime import UTC, date, datetime
+from pathlib import Path
 
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, not_implemented, version_option
+import click
+from bb_core.cli import BbCommand, config_option, debug_option, version_option
+from bb_core.config import load_config
+from bb_core.errors import UsageError
+from bb_core.progress import Progress
+from bb_core.progress import warn as warn_line
+from bb_core.records import Writer
+
+from bb_mine.mine import MineOptions, mine
+
+PROG = "bb-mine"
+
+
+def _warn(message: str) -> None:
+    warn_line(PROG, message)
+
+
+def parse_since(text: str) -> datetime:
+    """``2023-01-01`` (midnight UTC) or a full ISO 8601 time; anything else is a usage error."""
+    try:
+        when = datetime.fromisoformat(text.strip())
+    except ValueError as exc:
+        raise UsageError(f"--since: expected a date such as 2023-01-01, got {text!r}") from exc
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
+def _since_from_config(value: date | None) -> datetime | None:
+    if value is None:
+        return None
+    return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.argument("repo", required=False, metavar="[REPO]")
+@click.option(
+    "--source", metavar="PKGDIR", help="The package folder, e.g. src/mypkg (project.source)."
+)
+@click.option("--tests", metavar="TESTDIR", help="The test folder (project.tests; default tests).")
+@click.option(
+    "--branch", metavar="B", help="The branch to walk (default: the repository's default branch)."
+)
+@click.option(
+    "--since", metavar="DATE", help="Only changes that landed on or after this date (tasks.since)."
+)
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    metavar="N",
+    help="Keep at most N tasks, newest first; 0 for all (tasks.limit; default 20).",
+)
+@click.option(
+    "--max-source-files",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="A fix touching more Python files under the package is left out (tasks.max-source-files; default 2).",
+)
+@click.option(
+    "--issues",
+    metavar="FILE",
+    help="Offline issue export, JSON lines (tasks.issues); GitHub is then not asked.",
+)
+@click.option(
+    "--github",
+    metavar="OWNER/NAME",
+    help="Read issues from this GitHub repository (project.github; default: origin).",
+)
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Write a skip line for every commit examined, not-a-fix included.",
+)
+@click.option(
+    "--strict-tests", is_flag=True, help="Count only new test functions, not new parametrize cases."
+)
+@click.option(
+    "--no-cache", is_flag=True, help="Ignore and do not update the mining cache in BUGBOUT_HOME."
+)
 @config_option
 @debug_option
 @version_option("bb-mine")
-def main(inputs: tuple[str, ...], config_path: str | None, debug: bool) -> None:
-    """Not implemented yet."""
-    not_implemented("bb-mine")
+def main(
+    repo: str | None,
+    source: str | None,
+    tests: str | None,
+    branch: str | None,
+    since: str | None,
+    limit: int | None,
+    max_source_files: int | None,
+    issues: str | None,
+    github: str | None,
+    explain: bool,
+    strict_tests: bool,
+    no_cache: bool,
+    config_path: str | None,
+    debug: bool,
+) -> None:
+    """Mine graded bug-fix tasks from REPO's first-parent history.
+
+    REPO is a path or a git URL (default: project.repository of bugbout.toml, else the
+    current folder). Writes one task line per task (newest first), one skip line per fix
+    left out, and a closing summary line. Flags override bugbout.toml.
+    """
+    config = load_config(config_path)
+    options = MineOptions(
+        source=source or config.project.source,
+        tests=tests or config.project.tests,
+        branch=branch,
+        since=parse_since(since) if since is not None else _since_from_config(config.tasks.since),
+        limit=limit if limit is not None else config.tasks.limit,
+        max_source_files=max_source_files or config.tasks.max_source_files,
+        issues=Path(issues) if issues else config.tasks.issues,
+        explain=explain,
+        strict_tests=strict_tests,
+        github=github or config.project.github,
+        use_cache=not no_cache,
+    )
+    location = repo if repo is not None else str(config.repository_path())
+    writer = Writer()
+    with Progress("mining", stream=sys.stderr) as progress:
+        for record in mine(location, options, warn=_warn, progress=progress):
+            writer.write(record)

@@ -1,0 +1,474 @@
+"""Turn a repository's first-parent history into task, skip and summary records.
+
+Each landed change is judged by the rules in order, cheapest first, and the first rule it
+fails is its skip reason:
+
+1. ``not-a-fix``: the title does not read like a fix;
+2. ``no-issue-reference``: it names no issue or pull request;
+3. ``no-parent``: it is the first commit, with nothing before it to start from;
+4. ``no-source-change`` / ``too-many-source-files``: it changes no Python file under the
+   package, or more than ``max_source_files`` of them;
+5. ``unreadable``: a changed test module is not valid Python on either side;
+6. ``no-test-added``: it adds no test id to a test module;
+7. ``duplicate-issue``: a newer task already names the same issue.
+
+Rules 1-2 read only the commit message; only what passes them has its source and test
+subtrees compared.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bb_core.errors import GitError, UsageError
+from bb_core.git import DELETE, Change, Commit, Repo, open_repo
+from bb_core.progress import Progress
+from bb_core.schemas import VERSION
+
+from bb_mine.cache import History, MiningCache
+from bb_mine.github import GitHub, repo_from_remote
+from bb_mine.redact import redact
+from bb_mine.rules import (
+    PYTEST_CONFIG_FILES,
+    ChangeText,
+    IssueRef,
+    change_text,
+    conftest_candidates,
+    holds_pytest_config,
+    is_test_module,
+    issue_refs,
+    reads_like_fix,
+    under,
+)
+from bb_mine.statements import IssueExport, StatementFinder
+from bb_mine.symbols import modified_names
+from bb_mine.tests_added import Unparseable, added_tests
+
+#: Stable skip reason codes, in the order the rules apply.
+REASONS = (
+    "not-a-fix",
+    "no-issue-reference",
+    "no-parent",
+    "no-source-change",
+    "too-many-source-files",
+    "unreadable",
+    "no-test-added",
+    "duplicate-issue",
+)
+
+
+@dataclass(frozen=True)
+class MineOptions:
+    """What to mine; see ``bb-mine --help`` for each option."""
+
+    source: str | None = None
+    tests: str = "tests"
+    branch: str | None = None
+    since: datetime | None = None
+    limit: int = 20  # 0: no limit
+    max_source_files: int = 2
+    issues: Path | None = None
+    explain: bool = False
+    strict_tests: bool = False
+    github: str | None = None  # owner/name; else from the origin remote
+    use_cache: bool = True
+
+
+def mine(
+    location: str | Path,
+    options: MineOptions,
+    *,
+    warn: Callable[[str], None] = lambda message: None,
+    progress: Progress | None = None,
+) -> Iterator[dict[str, Any]]:
+    """Task and skip records, newest first, then one summary record.
+
+    Bad input (not a repository, unknown branch, missing package folder, unreadable
+    issues file) raises before any record is produced.
+    """
+    export = IssueExport.load(options.issues) if options.issues is not None else None
+    with open_repo(location) as repo:
+        yield from _Miner(repo, options, export, warn, progress).run()
+
+
+class _Miner:
+    def __init__(
+        self,
+        repo: Repo,
+        options: MineOptions,
+        export: IssueExport | None,
+        warn: Callable[[str], None],
+        progress: Progress | None,
+    ) -> None:
+        self.repo = repo
+        self.options = options
+        self.warn = warn
+        self.progress = progress if progress is not None and progress.enabled else None
+        if repo.is_empty():
+            raise GitError(f"{repo.location}: empty repository (no commits yet)")
+        self.branch = options.branch or repo.default_branch()
+        self.head = repo.branch_head(self.branch)
+        self.source = _folder(options.source) if options.source else guess_source(repo, self.head)
+        self.tests = _folder(options.tests)
+        if not repo.is_dir(self.head, self.source):
+            raise UsageError(
+                f"--source: {self.source!r} is not a folder at the tip of {self.branch} "
+                f"({self.head[:10]}); give the package directory, e.g. src/mypkg"
+            )
+        self.github_repo = options.github or _github_repo(repo)
+        github = GitHub.connect(self.github_repo) if export is None and self.github_repo else None
+        self.finder = StatementFinder(export=export, github=github, warn=warn)
+        self.cache = MiningCache(
+            _identity(repo), self.branch, self.source, self.tests, (self.github_repo or "").lower()
+        )
+        self.repository = _identity(repo)
+
+    # -- the walk -------------------------------------------------------------------------
+
+    def run(self) -> Iterator[dict[str, Any]]:
+        started = time.monotonic()
+        opts = self.options
+        since = opts.since.timestamp() if opts.since else None
+        counts = dict.fromkeys(REASONS, 0)
+        examined = candidates = tasks = 0
+        stopped = "end"
+        sources: dict[str, int] = {}
+        claimed: dict[tuple[str, int], str] = {}
+        history = History(self.repo, self.head, self.cache) if opts.use_cache else None
+        walk = iter(history) if history is not None else self._plain_walk()
+        try:
+            for entry in walk:
+                if since is not None and entry.timestamp < since:
+                    stopped = "since"
+                    break
+                examined += 1
+                facts = self._facts(entry.sha, entry.commit)
+                if facts["fix"]:
+                    candidates += 1
+                reason = self._judge(facts)
+                if reason is None:
+                    record = self._task(entry.sha, facts)
+                    taken = [k for k in record.pop("_keys") if k in claimed]
+                    if taken:
+                        reason = (
+                            "duplicate-issue",
+                            f"names the same issue as the newer task {claimed[taken[0]]}",
+                            {"duplicate_of": claimed[taken[0]], "issue": _key_text(taken[0])},
+                        )
+                    else:
+                        for key in record["_claims"]:
+                            claimed.setdefault(key, record["id"])
+                        del record["_claims"]
+                        tasks += 1
+                        sources[record["statement_source"]] = (
+                            sources.get(record["statement_source"], 0) + 1
+                        )
+                        yield record
+                if reason is not None:
+                    code, message, detail = reason
+                    counts[code] += 1
+                    if code != "not-a-fix" or opts.explain:
+                        yield self._skip(entry.sha, facts, code, message, detail)
+                if self.progress is not None and (examined % 25 == 0 or reason is None):
+                    self.progress.update(current=f"{examined} commits, {tasks} tasks")
+                if opts.limit and tasks >= opts.limit:
+                    stopped = "limit"
+                    break
+        finally:
+            if history is not None:
+                history.store()
+                self.cache.save()
+            if self.progress is not None:
+                self.progress.close()
+        yield _summary_clean(
+            {
+                "kind": "summary",
+                "v": VERSION,
+                "repository": self.repository,
+                "branch": self.branch,
+                "head": self.head,
+                "source": self.source,
+                "tests": self.tests,
+                "examined": examined,
+                "candidates": candidates,
+                "tasks": tasks,
+                "skipped": {code: n for code, n in counts.items() if n},
+                "statement_sources": sources,
+                "stopped": stopped,
+                "since": opts.since.isoformat() if opts.since else None,
+                "limit": opts.limit,
+                "elapsed": round(time.monotonic() - started, 3),
+            }
+        )
+
+    def _plain_walk(self) -> Iterator[Any]:
+        from bb_mine.cache import Entry
+
+        for commit in self.repo.first_parent(self.head):
+            yield Entry(
+                commit.sha,
+                commit.parents[0] if commit.parents else None,
+                int(commit.date.timestamp()),
+                commit,
+            )
+
+    # -- what a commit says about itself (cached) -----------------------------------------
+
+    def _facts(self, sha: str, commit: Commit | None) -> dict[str, Any]:
+        cached = self.cache.facts.get(sha) if self.options.use_cache else None
+        if cached is not None:
+            return cached
+        facts = commit_facts(
+            self.repo, commit or self.repo.commit(sha), self.source, self.tests, self.github_repo
+        )
+        if self.options.use_cache:
+            self.cache.remember(sha, facts)
+        return facts
+
+    def _judge(self, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+        """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
+        if not facts["fix"]:
+            return "not-a-fix", "the title does not read like a fix", {}
+        if not facts["refs"]:
+            return "no-issue-reference", "the change names no issue or pull request", {}
+        if facts.get("root"):
+            return "no-parent", "the first commit has no earlier tree to start from", {}
+        sources = facts["source_files"]
+        if not sources:
+            return "no-source-change", f"the change touches no Python file under {self.source}", {}
+        limit = self.options.max_source_files
+        if len(sources) > limit:
+            return (
+                "too-many-source-files",
+                f"the change touches {len(sources)} Python files under {self.source}; at most {limit} make one bug",
+                {"source_files": sources},
+            )
+        if facts.get("unreadable"):
+            return "unreadable", f"a test module cannot be parsed: {facts['unreadable']}", {}
+        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
+        if not added:
+            what = "new test function" if self.options.strict_tests else "test"
+            return (
+                "no-test-added",
+                f"the change adds no {what} to a test module under {self.tests}",
+                {},
+            )
+        return None
+
+    # -- records --------------------------------------------------------------------------
+
+    def _task(self, sha: str, facts: dict[str, Any]) -> dict[str, Any]:
+        refs = [
+            IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
+            for r in facts["refs"]
+        ]
+        change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
+        statement = self.finder.find(refs, change)
+        redacted = redact(statement.text, facts["names"])
+        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
+        record: dict[str, Any] = {
+            "kind": "task",
+            "v": VERSION,
+            "id": f"{self.repo.name}-{sha[:10]}",
+            "repository": self.repository,
+            "base_commit": facts["parent"],
+            "fix_commit": sha,
+            "date": facts["date"],
+            "title": facts["title"],
+            "issue_refs": [r.to_record() for r in refs],
+            "statement": redacted.text,
+            "statement_source": statement.source,
+        }
+        if statement.url:
+            record["statement_url"] = statement.url
+        if statement.issue is not None:
+            issue: dict[str, Any] = {"number": statement.issue.number}
+            if statement.issue.repo:
+                issue["repo"] = statement.issue.repo
+            if statement.via_pull_request is not None:
+                issue["via_pull_request"] = statement.via_pull_request
+            record["statement_issue"] = issue
+        if statement.notes:
+            record["statement_notes"] = statement.notes
+        record |= {
+            "redactions": redacted.counts,
+            "source": self.source,
+            "tests": self.tests,
+            "source_files": facts["source_files"],
+            "test_files": facts["test_files"],
+            "protected_paths": facts["protected_paths"],
+            "new_tests": added,
+            "reference_patch": facts["reference_patch"],
+            "test_patch": facts["test_patch"],
+            "_keys": sorted(statement.keys),
+            "_claims": sorted(statement.keys),
+        }
+        return record
+
+    def _skip(
+        self, sha: str, facts: dict[str, Any], code: str, message: str, detail: dict[str, Any]
+    ) -> dict[str, Any]:
+        record: dict[str, Any] = {
+            "kind": "skip",
+            "v": VERSION,
+            "stage": "mine",
+            "reason": code,
+            "message": message,
+            "commit": sha,
+            "title": facts["title"],
+        }
+        if detail:
+            record["detail"] = detail
+        return record
+
+
+def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if v is not None}
+
+
+def _key_text(key: tuple[str, int]) -> str:
+    repo, number = key
+    return f"{repo}#{number}" if repo else f"#{number}"
+
+
+# -- per-commit facts ---------------------------------------------------------------------
+
+
+def commit_facts(
+    repo: Repo, commit: Commit, source: str, tests: str, own_repo: str | None
+) -> dict[str, Any]:
+    """Everything the rules need to know about one commit, independent of other commits."""
+    text = change_text(commit.message, commit.is_merge)
+    facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
+    if not facts["fix"]:
+        return facts
+    refs = issue_refs(text, own_repo)
+    facts |= {
+        "date": commit.date.isoformat(),
+        "body": text.body,
+        "pr": text.pull_request,
+        "refs": [r.to_record() | ({"closing": True} if r.closing else {}) for r in refs],
+    }
+    if not refs:
+        return facts
+    if not commit.parents:
+        facts["root"] = True
+        return facts
+    parent = commit.parents[0]
+    facts["parent"] = parent
+    changes = repo.changes(commit.sha, parent, [source, tests])
+    source_changes = [c for c in changes if _in(c, source) and not _in(c, tests)]
+    test_changes = [c for c in changes if _in(c, tests)]
+    source_files = sorted({c.path for c in source_changes if c.path.endswith(".py")})
+    facts["source_files"] = source_files
+    if not source_files:
+        return facts
+    facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
+    added: list[str] = []
+    strict: list[str] = []
+    for change in test_changes:
+        if change.type == DELETE or not is_test_module(change.path):
+            continue
+        old = (
+            repo.read_blob(parent, change.old_path or change.path) if change.type != "add" else None
+        )
+        new = repo.read_blob(commit.sha, change.path)
+        try:
+            added += added_tests(old, new, path=change.path)
+            strict += added_tests(old, new, path=change.path, strict=True)
+        except Unparseable as exc:
+            facts["unreadable"] = str(exc)
+            return facts
+    facts["added"], facts["added_strict"] = added, strict
+    if not added:
+        return facts
+    facts["reference_patch"] = repo.diff_changes(source_changes)
+    facts["test_patch"] = repo.diff_changes(test_changes)
+    facts["protected_paths"] = protected_paths(repo, commit.sha, test_changes)
+    facts["names"] = modified_names(
+        (
+            (
+                c.path,
+                repo.read_blob(parent, c.old_path or c.path) if c.old_sha else None,
+                repo.read_blob(commit.sha, c.path) if c.new_sha else None,
+            )
+            for c in source_changes
+            if c.path.endswith(".py")
+        ),
+        source,
+    )
+    return facts
+
+
+def _in(change: Change, folder: str) -> bool:
+    return under(change.path, folder) or (
+        change.old_path is not None and under(change.old_path, folder)
+    )
+
+
+def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[str]:
+    """The fix's test files, every conftest.py above them, and pytest's config files."""
+    files = {c.path for c in test_changes if c.type != DELETE}
+    paths = set(files)
+    paths.update(
+        p for p in conftest_candidates(sorted(files)) if repo.read_blob(sha, p) is not None
+    )
+    for name in PYTEST_CONFIG_FILES:
+        content = repo.read_blob(sha, name)
+        if content is not None and holds_pytest_config(name, content):
+            paths.add(name)
+    return sorted(paths)
+
+
+# -- repository facts ---------------------------------------------------------------------
+
+
+def _folder(path: str) -> str:
+    text = path.replace("\\", "/").strip()
+    while text.startswith("./"):
+        text = text[2:]
+    return text.strip("/") or ""
+
+
+def _identity(repo: Repo) -> str:
+    """How tasks name their repository: the URL as given, else the absolute work-tree path."""
+    from bb_core.git import is_url
+
+    return repo.location if is_url(repo.location) else str(repo.path.resolve())
+
+
+def _github_repo(repo: Repo) -> str | None:
+    from bb_core.git import is_url
+
+    if is_url(repo.location):
+        found = repo_from_remote(repo.location)
+        if found:
+            return found
+    return repo_from_remote(repo.remote_url("origin"))
+
+
+def guess_source(repo: Repo, head: str) -> str:
+    """The package folder when it can be told: the one package under ``src/``, or at the root."""
+    for folder in ("src", ""):
+        if folder and not repo.is_dir(head, folder):
+            continue
+        packages = [
+            name
+            for name in repo.subfolders(head, folder)
+            if name not in ("tests", "test", "docs", "examples", "benchmarks", "scripts")
+            and repo.read_blob(
+                head, f"{folder}/{name}/__init__.py" if folder else f"{name}/__init__.py"
+            )
+            is not None
+        ]
+        if len(packages) == 1:
+            return f"{folder}/{packages[0]}" if folder else packages[0]
+    raise UsageError(
+        "--source: cannot tell which folder holds the package; give it with --source "
+        "or project.source in bugbout.toml"
+    )

@@ -1,0 +1,115 @@
+"""The names a fix touches: what a leak-free statement must not mention.
+
+For each source file the reference patch changes, the functions and methods whose lines
+changed (on either side), the functions and classes it adds, classes whose own body
+changed, module-level names it assigns, and the file itself (its path, its file name
+and its dotted module name).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Iterable
+
+
+def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[int]]:
+    """1-based line numbers that differ: those removed from *old*, those added in *new*."""
+    old_lines = (old or b"").decode("utf-8", "replace").splitlines()
+    new_lines = (new or b"").decode("utf-8", "replace").splitlines()
+    removed: set[int] = set()
+    added: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        removed.update(range(i1 + 1, i2 + 1))
+        added.update(range(j1 + 1, j2 + 1))
+    return removed, added
+
+
+def touched_names(source: bytes | None, lines: set[int]) -> set[str]:
+    """Names of definitions in *source* that hold any of *lines*."""
+    if not source or not lines:
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    _visit(tree.body, [], lines, names)
+    return names
+
+
+def _span(node: ast.stmt) -> set[int]:
+    start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return set(range(start, (node.end_lineno or node.lineno) + 1))
+
+
+def _visit(body: list[ast.stmt], owners: list[str], lines: set[int], names: set[str]) -> None:
+    for node in body:
+        span = _span(node)
+        if not span & lines:
+            continue
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            names.add(node.name)
+            if owners:
+                names.add(f"{owners[-1]}.{node.name}")
+            _visit(node.body, [*owners, node.name], lines, names)
+        elif isinstance(node, ast.ClassDef):
+            members: set[int] = set()
+            for child in node.body:
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                    members |= _span(child)
+            if (span - members) & lines:  # the class's own lines, not only a method's
+                names.add(node.name)
+            _visit(node.body, [*owners, node.name], lines, names)
+        elif isinstance(node, ast.Assign | ast.AnnAssign) and not owners:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+
+
+def added_definitions(old: bytes | None, new: bytes | None) -> set[str]:
+    """Functions and classes defined in *new* but not in *old*."""
+    return _definitions(new) - _definitions(old)
+
+
+def _definitions(source: bytes | None) -> set[str]:
+    if not source:
+        return set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return {
+        node.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+    }
+
+
+def file_names(path: str, source_dir: str) -> set[str]:
+    """A file as prose may name it: its path, its file name, its dotted module name."""
+    names = {path, path.rsplit("/", 1)[-1]}
+    parent = source_dir.rsplit("/", 1)[0] if "/" in source_dir else ""
+    relative = path[len(parent) + 1 :] if parent and path.startswith(parent + "/") else path
+    if relative.endswith(".py"):
+        module = relative[: -len(".py")].replace("/", ".")
+        if not module.endswith("__init__"):
+            names.add(module)
+    names.discard("__init__.py")
+    return names
+
+
+def modified_names(
+    files: Iterable[tuple[str, bytes | None, bytes | None]], source_dir: str
+) -> list[str]:
+    """Every name a statement must not mention, for (path, old, new) of each changed file."""
+    names: set[str] = set()
+    for path, old, new in files:
+        removed, added = changed_lines(old, new)
+        names |= touched_names(old, removed)
+        names |= touched_names(new, added)
+        names |= added_definitions(old, new)
+        names |= file_names(path, source_dir)
+    return sorted(n for n in names if not n.startswith("__") or "." in n or "/" in n)
