@@ -1,0 +1,134 @@
+"""Grading one patch against the hidden tests: what is applied, and what its outcomes mean.
+
+Pure functions, no test runs. A patch is scored by its changes to the package alone:
+:func:`source_filter` decides which of its paths may be applied, and :func:`grade` turns
+the outcomes of the FAIL_TO_PASS and PASS_TO_PASS tests into a category.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from bb_core.patches import is_test_path
+
+RESOLVED = "resolved"
+FIXED_BUT_BROKE = "fixed-but-broke"
+WRONG_FIX = "wrong-fix"
+NO_FIX = "no-fix"
+
+#: Files that configure how tests run or how Python starts: never applied, wherever they
+#: are, because through them a patch could reach the oracle without touching a test.
+CONFIG_NAMES = frozenset(
+    {
+        "conftest.py",
+        "sitecustomize.py",
+        "usercustomize.py",
+        "pytest.ini",
+        ".pytest.ini",
+        "tox.ini",
+        "setup.cfg",
+        "pyproject.toml",
+        "noxfile.py",
+    }
+)
+
+#: Why an attempt that did not finish (or left no patch) is no fix, whatever its tests do.
+NO_FIX_STATUS = {
+    "no-change": "the agent changed nothing",
+    "timed-out": "the attempt timed out",
+    "crashed": "the attempt crashed",
+    "quota": "the agent ran out of quota",
+}
+
+
+def under(path: str, folder: str) -> bool:
+    """Whether repository path *path* is *folder* or inside it (every path is in ``.``)."""
+    folder = folder.strip("/")
+    if folder in ("", "."):
+        return True
+    return path == folder or path.startswith(folder + "/")
+
+
+def source_filter(source: str, tests: str, protected: Collection[str]) -> Callable[[str], bool]:
+    """Which paths of a patch are applied when scoring it.
+
+    Only files under the package directory *source*, and among those no test module, no
+    test or interpreter configuration (:data:`CONFIG_NAMES`, ``*.pth``), nothing under the
+    tests directory and no protected path (or anything under one).
+    """
+
+    def keep(path: str) -> bool:
+        name = PurePosixPath(path).name
+        return (
+            under(path, source)
+            and not is_test_path(path, tests)
+            and name not in CONFIG_NAMES
+            and not name.endswith(".pth")
+            and not any(under(path, p) for p in protected)
+        )
+
+    return keep
+
+
+def passed(outcome: str | None) -> bool:
+    """Only ``passed`` passes: failed, error, skipped and missing are all failures."""
+    return outcome == "passed"
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    category: str
+    reason: str
+    f2p_passed: int
+    f2p_total: int
+    p2p_passed: int
+    p2p_total: int
+
+    @property
+    def resolved(self) -> bool:
+        return self.category == RESOLVED
+
+
+def _first(failing: Sequence[str], outcomes: Mapping[str, str]) -> str:
+    test = failing[0]
+    return f"{test} ({outcomes.get(test, 'missing')})"
+
+
+def grade(
+    outcomes: Mapping[str, str],
+    fail_to_pass: Sequence[str],
+    pass_to_pass: Sequence[str],
+    *,
+    no_fix: str | None = None,
+) -> Grade:
+    """The category of a patch from its outcomes; *no_fix* forces ``no-fix`` with that reason.
+
+    Resolved only when every FAIL_TO_PASS test passes and every PASS_TO_PASS test passes;
+    a test absent from *outcomes* is missing, which is a failure.
+    """
+    f2p_bad = [t for t in fail_to_pass if not passed(outcomes.get(t))]
+    p2p_bad = [t for t in pass_to_pass if not passed(outcomes.get(t))]
+    counts = (
+        len(fail_to_pass) - len(f2p_bad),
+        len(fail_to_pass),
+        len(pass_to_pass) - len(p2p_bad),
+        len(pass_to_pass),
+    )
+    if no_fix:
+        return Grade(NO_FIX, no_fix, *counts)
+    if f2p_bad:
+        reason = (
+            f"{len(f2p_bad)} of {len(fail_to_pass)} fail-to-pass tests do not pass, "
+            f"first {_first(f2p_bad, outcomes)}"
+        )
+        return Grade(WRONG_FIX, reason, *counts)
+    if p2p_bad:
+        reason = (
+            f"every fail-to-pass test passes, but {len(p2p_bad)} of {len(pass_to_pass)} "
+            f"pass-to-pass tests do not, first {_first(p2p_bad, outcomes)}"
+        )
+        return Grade(FIXED_BUT_BROKE, reason, *counts)
+    reason = f"all {len(fail_to_pass)} fail-to-pass and {len(pass_to_pass)} pass-to-pass tests pass"
+    return Grade(RESOLVED, reason, *counts)
