@@ -50,9 +50,10 @@ class Invocation:
     ``argv`` runs with ``session.workdir`` as its working directory. ``stdin`` is fed as
     text (None: the agent reads an empty stdin). ``env`` is added to the minimal base
     environment (see :func:`agent_environment`). With ``confine`` the race engine wraps
-    ``argv`` in bugbout's sandbox - network kept so the agent reaches its model, writes
-    only in the workdir, logdir, home, ``state_dirs`` and temp; ``confine=False`` is for
-    CLIs that confine their own shell commands.
+    ``argv`` in bugbout's sandbox - writes only in the workdir, logdir, home,
+    ``state_dirs`` and temp, and the network only when ``network`` (the default, so the
+    agent reaches its model); ``confine=False`` is for CLIs that confine their own shell
+    commands.
     """
 
     argv: list[str]
@@ -60,6 +61,7 @@ class Invocation:
     env: dict[str, str] = field(default_factory=dict)
     confine: bool = True
     state_dirs: list[Path] = field(default_factory=list)
+    network: bool = True
 
 
 @dataclass
