@@ -1,17 +1,51 @@
-"""bb-judge: command-line layer."""
+"""bb-judge: command-line layer over :mod:`bb_judge.run`."""
 
 from __future__ import annotations
 
 import click
+from bb_core.cli import (
+    BbCommand,
+    config_option,
+    debug_option,
+    inputs_argument,
+    jobs_option,
+    version_option,
+)
+from bb_core.config import load_config
 
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, not_implemented, version_option
+from bb_judge.policies import POLICIES
+from bb_judge.run import run_judge
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
 @config_option
+@click.option(
+    "--policy",
+    type=click.Choice(list(POLICIES)),
+    default=None,
+    help="How a patch is approved (default: [judge] policy, else majority).",
+)
+@jobs_option
+@click.option("--no-score", is_flag=True, help="Only judge from the matrix; run no hidden tests.")
+@click.option("--no-cache", is_flag=True, help="Score every patch again, ignoring .bugbout/.")
 @debug_option
 @version_option("bb-judge")
-def main(inputs: tuple[str, ...], config_path: str | None, debug: bool) -> None:
-    """Not implemented yet."""
-    not_implemented("bb-judge")
+def main(
+    inputs: tuple[str, ...],
+    config_path: str | None,
+    policy: str | None,
+    jobs: int,
+    no_score: bool,
+    no_cache: bool,
+    debug: bool,
+) -> None:
+    """Pick one patch per bug from the matrix, and score every patch with the hidden tests.
+
+    Reads task lines with a matrix (from bb-xexam) and writes them with `verdict` (the
+    pick or a reasoned abstention, the cited matrix cells, a merge-gate decision for every
+    patch) and `scores` (each contestant's patch, the reference patch as a control, and
+    the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
+    """
+    config = load_config(config_path)
+    run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not no_cache)
