@@ -44,17 +44,36 @@ OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 
 
-@dataclass(frozen=True)
-class CollectionError:
-    """A collector (usually a test module) that failed to collect, and why."""
+class CollectionError(str):
+    """A collector that failed to collect: the string is its node id (usually a test
+    module's path, ``.`` for the root), ``message`` is pytest's account of why.
 
-    nodeid: str
+    A string, so that records can hold it as it is and it sorts and compares like the
+    node id it names.
+    """
+
     message: str
 
-    def __str__(self) -> str:
+    def __new__(cls, nodeid: str, message: str = "") -> CollectionError:
+        made = super().__new__(cls, nodeid or ".")
+        made.message = message
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (CollectionError, (str(self), self.message))
+
+    def __repr__(self) -> str:
+        return f"CollectionError({str(self)!r}, {self.summary!r})"
+
+    @property
+    def nodeid(self) -> str:
+        return str(self)
+
+    @property
+    def summary(self) -> str:
+        """The last line of the message, e.g. ``E   ModuleNotFoundError: No module named 'x'``."""
         lines = [line.strip() for line in self.message.splitlines() if line.strip()]
-        last = lines[-1] if lines else "collection failed"
-        return f"{self.nodeid or '<rootdir>'}: {last}"
+        return lines[-1] if lines else "collection failed"
 
 
 @dataclass
@@ -63,7 +82,9 @@ class TestRun:
 
     ``outcomes``: node id → outcome, for every requested node id (or every test the
     run collected, when none were requested). ``messages``: the failure text of tests
-    that did not pass. ``timeouts``: tests failed for running past ``test_timeout``.
+    that did not pass. ``collection_errors``: the modules (node ids, as strings) that
+    failed to collect, each with its ``message``. ``timeouts``: tests failed for running
+    past ``test_timeout``.
     ``problem``: why the run as a whole counts as an error run, or None.
     ``exit_code``: pytest's exit status (the last one when tests were re-run; None
     when the whole run was killed at its time limit). ``attempts``: how many pytest
@@ -104,7 +125,7 @@ class TestRun:
             "timed_out": self.timed_out,
             "counts": {k: v for k, v in self.counts.items() if v},
             "log": str(self.log),
-            "collection_errors": [str(error) for error in self.collection_errors],
+            "collection_errors": sorted(str(error) for error in self.collection_errors),
         }
 
 
