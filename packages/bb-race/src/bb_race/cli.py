@@ -2,16 +2,71 @@
 
 from __future__ import annotations
 
-import click
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
 
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, not_implemented, version_option
+import click
+from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, version_option
+from bb_core.config import load_config
+
+from bb_race.race import race
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C, so running agents are stopped and nothing half-done is kept."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
 @config_option
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="NAME",
+    help="Run only this agent (repeat for more). Stored attempts of the others are still written.",
+)
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="The most agent runs at once across all quotas (default: each quota's own limit).",
+)
 @debug_option
 @version_option("bb-race")
-def main(inputs: tuple[str, ...], config_path: str | None, debug: bool) -> None:
-    """Not implemented yet."""
-    not_implemented("bb-race")
+def main(
+    inputs: tuple[str, ...],
+    config_path: str | None,
+    agents: tuple[str, ...],
+    retry_failed: bool,
+    jobs: int | None,
+    debug: bool,
+) -> None:
+    """Race coding agents on each task in sandboxed, history-free checkouts.
+
+    Reads task lines (files or stdin) and writes each task with `attempts` added: one per
+    contestant and one per examiner of bugbout.toml. Finished attempts are kept in
+    .bugbout/attempts/ beside the config and never run again, so an interrupted race
+    carries on where it stopped.
+    """
+    config = load_config(config_path)
+    with terminate_as_interrupt():
+        race(inputs, config, only=agents, retry_failed=retry_failed, jobs=jobs)

@@ -1,0 +1,103 @@
+"""``command``: any agent with a command line, configured in bugbout.toml alone.
+
+::
+
+    [[contestants]]
+    agent = "command"
+    name = "aider"
+    model = "gpt-5"
+    command = ["aider", "--yes-always", "--model", "{model}", "--message-file", "{prompt_file}"]
+    state-dirs = ["~/.aider"]
+
+Placeholders in ``command``: ``{prompt}``, ``{prompt_file}``, ``{workdir}``, ``{logdir}``,
+``{model}``. Without ``{prompt}`` or ``{prompt_file}`` the prompt arrives on stdin.
+``env`` adds variables, ``state-dirs`` are extra writable folders (``~`` is the user's
+home), ``network = false`` confines the command without network (for agents whose
+model runs in-process, or scripted agents), and ``sandboxed = false`` runs the command
+without bugbout's sandbox - only for agents that confine themselves.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.errors import ConfigError
+
+PLACEHOLDERS = ("prompt", "prompt_file", "workdir", "logdir", "model")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
+
+
+class CommandAgent(CodingAgent):
+    """Runs the configured command line, filling in the placeholders."""
+
+    harness: ClassVar[str] = "command"
+    executable: ClassVar[str] = ""
+    option_names: ClassVar[frozenset[str]] = frozenset(
+        {"command", "env", "state-dirs", "sandboxed", "network"}
+    )
+
+    def __init__(self, model: str | None = None, **kwargs: Any) -> None:
+        if not kwargs.get("name"):
+            raise ConfigError(
+                "agent 'command' needs a name, since there is no agent type to name it after"
+            )
+        super().__init__(model, **kwargs)
+
+    def validate(self) -> None:
+        argv = self.options.get("command")
+        if not argv:
+            raise ConfigError(f"{self.name}: agent 'command' needs a command, as a list")
+        if not isinstance(argv, list) or not all(isinstance(a, str) for a in argv):
+            raise ConfigError(f"{self.name}: command must be a list of strings")
+        for word in argv:
+            for found in _PLACEHOLDER.findall(word):
+                if found not in PLACEHOLDERS:
+                    known = ", ".join("{" + p + "}" for p in PLACEHOLDERS)
+                    raise ConfigError(
+                        f"{self.name}: unknown placeholder {{{found}}} in command (known: {known})"
+                    )
+        if "{model}" in " ".join(argv) and not self.model:
+            raise ConfigError(f"{self.name}: command uses {{model}} but no model is set")
+        env = self.options.get("env", {})
+        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+            raise ConfigError(f"{self.name}: env must be a table of strings")
+        dirs = self.options.get("state-dirs", [])
+        if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
+            raise ConfigError(f"{self.name}: state-dirs must be a list of folders")
+        for key in ("sandboxed", "network"):
+            if not isinstance(self.options.get(key, True), bool):
+                raise ConfigError(f"{self.name}: {key} must be true or false")
+
+    @property
+    def argv_template(self) -> list[str]:
+        return list(self.options["command"])
+
+    def command(self) -> str:
+        first = self.argv_template[0]
+        return shutil.which(first) or first
+
+    def invocation(self, session: Session) -> Invocation:
+        values = {
+            "prompt": session.prompt,
+            "prompt_file": str(session.prompt_file),
+            "workdir": str(session.workdir),
+            "logdir": str(session.logdir),
+            "model": self.model or "",
+        }
+        template = self.argv_template
+        argv = [_PLACEHOLDER.sub(lambda m: values[m.group(1)], word) for word in template]
+        uses_prompt = any("{prompt}" in word or "{prompt_file}" in word for word in template)
+        state_dirs = [Path(os.path.expanduser(d)) for d in self.options.get("state-dirs", [])]
+        return Invocation(
+            argv=argv,
+            stdin=None if uses_prompt else session.prompt,
+            env=dict(self.options.get("env", {})),
+            confine=bool(self.options.get("sandboxed", True)),
+            state_dirs=state_dirs,
+            network=bool(self.options.get("network", True)),
+        )

@@ -1,0 +1,68 @@
+"""Where finished attempts are kept, so that a race can stop and carry on.
+
+One JSON file per agent per task, ``.bugbout/attempts/<task id>/<agent name>.json``,
+written atomically the moment the attempt ends. A stored attempt is never run again,
+except that ``--retry-failed`` runs again those that ended ``quota`` or ``crashed``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from bb_core.records import check
+from bb_core.store import read_json, write_json
+
+#: Statuses ``--retry-failed`` runs again: the agent never had a fair go.
+RETRYABLE = frozenset({"quota", "crashed"})
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def file_name(agent: str) -> str:
+    """A file name for an agent's name: ``codex/gpt-5`` -> ``codex%2Fgpt-5.json``."""
+    quoted = _UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), agent)
+    if quoted.startswith("."):
+        quoted = "%2E" + quoted[1:]
+    return quoted + ".json"
+
+
+class AttemptStore:
+    """The ``attempts/`` folder of one project's results."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    def path(self, task_id: str, agent: str) -> Path:
+        return self.root / task_id / file_name(agent)
+
+    def load(self, task_id: str, agent: str) -> dict[str, Any] | None:
+        """The stored attempt, or None when there is none (or it is not a valid record)."""
+        record = read_json(self.path(task_id, agent))
+        if not isinstance(record, dict) or check(record, "attempt") is not None:
+            return None
+        if record.get("task_id") != task_id or record.get("agent") != agent:
+            return None
+        return record
+
+    def save(self, record: dict[str, Any]) -> Path:
+        path = self.path(str(record["task_id"]), str(record["agent"]))
+        write_json(path, record)
+        return path
+
+
+def needs_run(stored: dict[str, Any] | None, *, retry_failed: bool) -> bool:
+    """Whether an agent must (again) run on a task, given what is stored."""
+    if stored is None:
+        return True
+    return retry_failed and stored.get("status") in RETRYABLE
+
+
+def needs_reproduction(stored: dict[str, Any]) -> bool:
+    """Whether an examiner's stored attempt still lacks the run of its tests."""
+    return (
+        stored.get("role") == "examiner"
+        and bool(stored.get("tests"))
+        and ("reproducing" not in stored)
+    )

@@ -1,0 +1,103 @@
+"""History-free checkouts for attempts, and the folders each attempt gets.
+
+Every attempt gets, under ``BUGBOUT_HOME/work/<project>/<task>/<agent>/``:
+
+- ``work/``: the code just before the fix, without ``.git`` and without the fix's test
+  files - the agent's working directory;
+- ``base/``: the same tree again, untouched, to diff the agent's work against (removed
+  once the patch is taken);
+- ``home/``: an empty folder for the agent's own configuration and state;
+- ``logs/``: the prompt, ``stdout.log``, ``stderr.log`` and whatever the agent logs;
+- ``tmp/``: the agent's temporary folder.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bb_core.git import Repo, open_repo
+from bb_core.store import bugbout_home, cache_key
+
+
+@dataclass(frozen=True)
+class AttemptDirs:
+    root: Path
+    base: Path
+    work: Path
+    home: Path
+    logs: Path
+    tmp: Path
+
+    @classmethod
+    def under(cls, root: Path) -> AttemptDirs:
+        return cls(root, root / "base", root / "work", root / "home", root / "logs", root / "tmp")
+
+    def fresh(self) -> AttemptDirs:
+        """Empty every folder (a previous try's leftovers go) and create them."""
+        remove_tree(self.root)
+        for folder in (self.home, self.logs, self.tmp):
+            folder.mkdir(parents=True)
+        return self
+
+
+def slug(text: str) -> str:
+    """A readable folder name for an agent's name, unique by a short hash."""
+    clean = "".join(c if c.isalnum() or c in "._-" else "-" for c in text).strip("-.")
+    return f"{clean[:48] or 'agent'}-{cache_key(text)[:8]}"
+
+
+def attempt_dirs(project: str, task_id: str, agent: str) -> AttemptDirs:
+    """The folders of one attempt, keyed by project, task and agent name."""
+    root = bugbout_home() / "work" / project / task_id / slug(agent)
+    return AttemptDirs.under(root)
+
+
+def remove_tree(path: Path) -> None:
+    """Remove *path* and everything in it, even folders an agent made read-only."""
+
+    def retry(func: Any, name: str, _exc: Any) -> None:
+        parent = os.path.dirname(name)
+        for target in (parent, name):
+            try:
+                mode = os.lstat(target).st_mode
+                if not stat.S_ISLNK(mode):
+                    os.chmod(target, mode | stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
+            except OSError:
+                pass
+        func(name)
+
+    if path.is_symlink() or path.is_file():
+        path.unlink()
+    elif path.exists():
+        if sys.version_info >= (3, 12):
+            shutil.rmtree(path, onexc=retry)
+        else:
+            shutil.rmtree(path, onerror=retry)
+
+
+class Checkouts:
+    """Opens each repository once and writes trees from it, one tree at a time."""
+
+    def __init__(self) -> None:
+        self._repos: dict[str, Repo] = {}
+        self._lock = threading.Lock()
+
+    def materialize(self, location: str, sha: str, dest: Path, exclude: list[str]) -> Path:
+        with self._lock:
+            repo = self._repos.get(location)
+            if repo is None:
+                repo = self._repos[location] = open_repo(location)
+            return repo.materialize(sha, dest, exclude=exclude)
+
+    def close(self) -> None:
+        with self._lock:
+            for repo in self._repos.values():
+                repo.close()
+            self._repos.clear()

@@ -1,0 +1,341 @@
+"""The race: every configured agent on every task, queued per quota, resumable.
+
+:func:`race` reads task lines, runs each contestant and each examiner on each task - in
+a fresh, history-free, sandboxed checkout - and writes every task back with
+``attempts`` added, in input order; lines of other kinds pass through. Runs sharing a
+quota take turns (``[run] quotas`` sets how many at once); different quotas run at the
+same time. Every attempt is saved in ``.bugbout/attempts/`` as soon as it ends, and a
+saved attempt is never run again (``retry_failed`` re-runs those that ended ``quota``
+or ``crashed``), so a race can be stopped at any moment and carried on later.
+
+The whole input is read and checked before any agent starts, so a bad line costs no
+agent's quota.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from bb_core.agents import CodingAgent, agent_from_config, secret_values
+from bb_core.config import Config
+from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
+from bb_core.progress import warn
+from bb_core.records import STDIN, Line, Writer, read_lines
+from bb_core.sandbox import Sandbox, get_sandbox
+from bb_core.store import Store, cache_key
+
+from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
+from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs
+from bb_race.lanes import Lanes
+from bb_race.live import LiveView
+from bb_race.prompt import test_command
+from bb_race.reproduce import reproduce
+from bb_race.runner import Cancelled, RaceContext, attempt, crashed_record, finish, now_iso
+
+PROG = "bb-race"
+
+
+def select_agents(agents: Sequence[CodingAgent], only: Sequence[str]) -> list[CodingAgent]:
+    """The agents named in *only* (all when empty); an unknown name is a usage error."""
+    if not only:
+        return list(agents)
+    known = {agent.name: agent for agent in agents}
+    missing = [name for name in only if name not in known]
+    if missing:
+        names = ", ".join(known) or "none"
+        raise UsageError(f"--agent {missing[0]}: no such agent is configured (configured: {names})")
+    return [agent for agent in agents if agent.name in set(only)]
+
+
+class ProjectTests:
+    """The project's test environment and the command that runs its tests, found once."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self._env: Any = None
+        self._problem: str | None = None
+        self._lock = threading.Lock()
+        self._done = False
+
+    def env(self) -> Any:
+        """The :class:`bb_core.envs.TestEnv`; raises when it cannot be built."""
+        self._build()
+        if self._env is None:
+            raise BbError(self._problem or "the project's test environment is unavailable")
+        return self._env
+
+    def _build(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self._done = True
+            try:
+                from bb_core.envs import ensure_env
+
+                root = self.config.repository_path()
+                local = root if isinstance(root, Path) else self.config.root
+                self._env = ensure_env(self.config.project, local)
+            except (ImportError, BbError, OSError) as exc:
+                self._problem = f"the project's test environment cannot be built: {exc}"
+                warn(PROG, f"{self._problem}; agents are told to run plain `python -m pytest`")
+
+    def command(self, task: Mapping[str, Any]) -> str:
+        self._build()
+        source, tests = str(task["source"]), str(task["tests"])
+        project = self.config.project
+        if self._env is None:
+            return test_command("python", source, tests, pytest_args=project.pytest_args)
+        env = self._env
+        return test_command(
+            str(env.python),
+            source,
+            tests,
+            pytest_args=["-o", "addopts=", *getattr(env, "pytest_args", project.pytest_args)],
+            env=getattr(env, "env", None) or project.env,
+            pythonpath=getattr(env, "pythonpath", None),
+        )
+
+    def readable(self) -> list[Path]:
+        """Folders the sandbox must keep readable for the tests to run."""
+        if self._env is None:
+            return []
+        python = Path(self._env.python)
+        return [python.parent.parent, Path(os.path.realpath(python)).parent.parent]
+
+
+class Race:
+    """One race over a list of task lines; see :func:`race`."""
+
+    def __init__(
+        self,
+        config: Config,
+        agents: Sequence[CodingAgent] | None = None,
+        *,
+        only: Sequence[str] = (),
+        retry_failed: bool = False,
+        jobs: int | None = None,
+        store_dir: Path | None = None,
+        environ: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
+    ) -> None:
+        self.config = config
+        self._agents = list(agents) if agents is not None else None
+        self.only = list(only)
+        self.retry_failed = retry_failed
+        self.jobs = jobs
+        self.store = AttemptStore(store_dir or Store(config.root).attempts)
+        self.environ = dict(os.environ if environ is None else environ)
+        self._sandbox = sandbox
+        self.project = f"{config.root.name or 'project'}-{cache_key(str(config.root))[:8]}"
+        self.tests = ProjectTests(config)
+
+    # -- what to run -------------------------------------------------------------------
+
+    def agents(self) -> list[CodingAgent]:
+        if self._agents is None:
+            self._agents = [agent_from_config(entry) for entry in self.config.agents]
+        if not self._agents:
+            raise ConfigError(
+                f"{self.config.label}: no agents to race; add [[contestants]] or [[examiners]]"
+            )
+        return self._agents
+
+    def location(self, task: Mapping[str, Any]) -> str:
+        if self.config.path is not None:
+            return str(self.config.repository_path())
+        return str(task["repository"])
+
+    # -- running -----------------------------------------------------------------------
+
+    def run(self, inputs: Sequence[str] = (STDIN,), writer: Writer | None = None) -> int:
+        """Race every task of *inputs*; write the results; return how many tasks."""
+        out = writer or Writer()
+        lines: list[Line] = []
+        try:
+            lines.extend(read_lines(inputs))
+        except BadRecord:
+            for line in lines:  # what needs no agent is finished already
+                if line.known and line.kind == "task":
+                    break
+                out.passthrough(line)
+            raise
+        tasks = [line.record for line in lines if line.known and line.kind == "task"]
+        if not tasks:
+            for line in lines:
+                out.passthrough(line)
+            return 0
+        everyone = self.agents()
+        chosen = select_agents(everyone, self.only)
+        return self._race(lines, everyone, chosen, out)
+
+    def _race(
+        self,
+        lines: list[Line],
+        everyone: list[CodingAgent],
+        chosen: list[CodingAgent],
+        out: Writer,
+    ) -> int:
+        plan: list[list[tuple[CodingAgent, dict[str, Any] | None, str]]] = []
+        for line in lines:
+            if not (line.known and line.kind == "task"):
+                continue
+            task_id = str(line.record["id"])
+            row = []
+            for agent in everyone:
+                stored = self.store.load(task_id, agent.name)
+                if agent in chosen and needs_run(stored, retry_failed=self.retry_failed):
+                    row.append((agent, stored, "run"))
+                elif stored is not None and agent in chosen and needs_reproduction(stored):
+                    row.append((agent, stored, "reproduce"))
+                elif stored is not None:
+                    row.append((agent, stored, "keep"))
+            plan.append(row)
+        work = sum(1 for row in plan for _, _, action in row if action != "keep")
+        reused = sum(1 for row in plan for _, _, action in row if action == "keep")
+        ctx = self._context() if work else None
+        checkouts = ctx.checkouts if ctx else None
+        lanes = Lanes(self.config.run.quotas, total=self.jobs, on_change=lambda: view.draw())
+        view = LiveView(lanes.snapshot, reused=reused)
+        written = 0
+        futures: list[list[Future[dict[str, Any]]]] = []
+        try:
+            view.start()
+            for line, row in zip(
+                (line for line in lines if line.known and line.kind == "task"), plan, strict=True
+            ):
+                task = line.record
+                futures.append(
+                    [
+                        self._schedule(lanes, ctx, task, agent, stored, action)
+                        for agent, stored, action in row
+                    ]
+                )
+            task_no = 0
+            for line in lines:
+                if not (line.known and line.kind == "task"):
+                    out.passthrough(line)
+                    continue
+                attempts = [f.result() for f in futures[task_no]]
+                task_no += 1
+                out.write({**line.record, "attempts": attempts})
+                written += 1
+        except BaseException:
+            if ctx is not None:
+                ctx.cancel.set()
+            lanes.shutdown(cancel=True)
+            raise
+        finally:
+            lanes.shutdown()
+            view.close()
+            if checkouts is not None:
+                checkouts.close()
+        return written
+
+    def _context(self) -> RaceContext:
+        sandbox = self._sandbox or get_sandbox(self.config.run.sandbox)
+        self.tests._build()
+        return RaceContext(
+            sandbox=sandbox,
+            timeout=self.config.run.timeout,
+            checkouts=Checkouts(),
+            repository=self.location,
+            test_command=self.tests.command,
+            readable=[self.config.root, *self.tests.readable()],
+            environ=self.environ,
+            secrets=secret_values(self.environ),
+        )
+
+    def _schedule(
+        self,
+        lanes: Lanes,
+        ctx: RaceContext | None,
+        task: dict[str, Any],
+        agent: CodingAgent,
+        stored: dict[str, Any] | None,
+        action: str,
+    ) -> Future[dict[str, Any]]:
+        if action == "keep" or ctx is None:
+            done: Future[dict[str, Any]] = Future()
+            done.set_result(stored or {})
+            return done
+        label = f"{task['id']} {agent.name}"
+        if action == "reproduce":
+            assert stored is not None
+            return lanes.submit(agent.quota, label, lambda: self._examine(ctx, task, agent, stored))
+        return lanes.submit(agent.quota, label, lambda: self._run_one(ctx, task, agent))
+
+    def _run_one(
+        self, ctx: RaceContext, task: dict[str, Any], agent: CodingAgent
+    ) -> dict[str, Any]:
+        if ctx.cancel.is_set():
+            raise Cancelled()
+        started = now_iso()
+        dirs = attempt_dirs(self.project, str(task["id"]), agent.name)
+        record = attempt(ctx, task, agent, dirs)
+        try:
+            record = finish(record, ctx.secrets)
+        except ValueError as exc:
+            record = finish(crashed_record(task, agent, exc, started, 0.0), ctx.secrets)
+        self.store.save(record)
+        if needs_reproduction(record):
+            record = self._examine(ctx, task, agent, record, dirs)
+        return record
+
+    def _examine(
+        self,
+        ctx: RaceContext,
+        task: dict[str, Any],
+        agent: CodingAgent,
+        record: dict[str, Any],
+        dirs: AttemptDirs | None = None,
+    ) -> dict[str, Any]:
+        """Run an examiner's tests on the unfixed tree and store what they did."""
+        if ctx.cancel.is_set():
+            raise Cancelled()
+        dirs = dirs or attempt_dirs(self.project, str(task["id"]), agent.name)
+        record = dict(record)
+        try:
+            record["reproducing"] = reproduce(
+                task,
+                record,
+                folder=dirs.root,
+                location=ctx.repository(task),
+                checkouts=ctx.checkouts,
+                test_env=self.tests.env,
+                sandbox=ctx.sandbox,
+                timeout=max(self.config.run.test_timeout * 10, 300),
+                test_timeout=self.config.run.test_timeout,
+            )
+        except Exception as exc:
+            flags = [f for f in record.get("flags", []) if not f.startswith("reproduce-failed")]
+            record["flags"] = [*flags, f"reproduce-failed: {exc}"]
+            return record
+        self.store.save(record)
+        return record
+
+
+def race(
+    inputs: Sequence[str],
+    config: Config,
+    *,
+    agents: Sequence[CodingAgent] | None = None,
+    only: Sequence[str] = (),
+    retry_failed: bool = False,
+    jobs: int | None = None,
+    writer: Writer | None = None,
+    store_dir: Path | None = None,
+) -> int:
+    """Race the configured agents (or *agents*) on the tasks of *inputs*.
+
+    Writes each task with ``attempts`` added to *writer* (stdout by default) in input
+    order; returns how many tasks were written.
+    """
+    runner = Race(
+        config, agents, only=only, retry_failed=retry_failed, jobs=jobs, store_dir=store_dir
+    )
+    return runner.run(inputs, writer)

@@ -1,0 +1,296 @@
+"""One attempt: one agent on one task, from a fresh checkout to a stored record.
+
+The agent works in a history-free copy of the code before the fix. When it stops - on
+its own, at the time limit, or by crashing - the patch is taken from the disk by
+comparing its working copy with an untouched copy of the same tree. Whatever goes wrong
+in bugbout itself while doing this is recorded as a ``crashed`` attempt with the error,
+never dropped.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import threading
+import time
+import traceback
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bb_core.agents import (
+    CodingAgent,
+    Invocation,
+    Session,
+    agent_environment,
+    scrub,
+)
+from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
+from bb_core.records import check
+from bb_core.sandbox import Completed, Confined, Confinement, NoSandbox, Sandbox, cap_file
+from bb_core.schemas import VERSION
+
+from bb_race.authored import authored_tests
+from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
+from bb_race.prompt import build_prompt
+
+#: Logs are cut to this size (head and tail kept) once the agent has stopped.
+LOG_CAP = 2 * 1024 * 1024
+#: An agent whose logs grow past this while it runs is stopped.
+LOG_LIMIT = 256 * 1024 * 1024
+POLL = 0.25
+
+
+class Cancelled(Exception):
+    """The race was interrupted; the attempt is not recorded and will run again."""
+
+
+@dataclass
+class RaceContext:
+    """What every attempt of one race shares."""
+
+    sandbox: Sandbox
+    timeout: int
+    checkouts: Checkouts
+    repository: Callable[[Mapping[str, Any]], str]
+    test_command: Callable[[Mapping[str, Any]], str]
+    readable: list[Path] = field(default_factory=list)
+    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    secrets: Sequence[str] = ()
+    cancel: threading.Event = field(default_factory=threading.Event)
+    versions: dict[str, str | None] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def version_of(self, agent: CodingAgent) -> str | None:
+        with self.lock:
+            if agent.name not in self.versions:
+                try:
+                    self.versions[agent.name] = agent.version()
+                except Exception:
+                    self.versions[agent.name] = None
+            return self.versions[agent.name]
+
+
+def now_iso() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def base_record(task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
+    return {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
+
+
+def crashed_record(
+    task: Mapping[str, Any], agent: CodingAgent, error: BaseException, started: str, took: float
+) -> dict[str, Any]:
+    """The record of an attempt that bugbout itself could not carry out."""
+    summary = "".join(traceback.format_exception_only(type(error), error)).strip()
+    return {
+        **base_record(task, agent),
+        "status": "crashed",
+        "exit_code": None,
+        "started": started,
+        "duration": round(max(took, 0.0), 3),
+        "patch": "",
+        "error": f"bugbout could not run the attempt: {summary}",
+    }
+
+
+def decide_status(completed: Completed, changed: bool, quota: bool) -> str:
+    """finished, no-change, timed-out, crashed or quota, from how the run ended."""
+    if quota and not changed:
+        return "quota"
+    if completed.timed_out:
+        return "timed-out"
+    if completed.exit_code != 0:
+        return "crashed"
+    return "finished" if changed else "no-change"
+
+
+def run_agent(
+    argv: list[str],
+    *,
+    sandbox: Sandbox,
+    confinement: Confinement,
+    cwd: Path,
+    env: Mapping[str, str],
+    stdin: str | None,
+    logs: Path,
+    timeout: float,
+    cancel: threading.Event,
+) -> tuple[Completed, str | None]:
+    """Run the agent until it ends, the deadline passes or the race is cancelled.
+
+    Returns how it ended and, when bugbout stopped it for misbehaving, why.
+    """
+    stdout, stderr = logs / "stdout.log", logs / "stderr.log"
+    running = Confined(
+        argv, sandbox, confinement, cwd, env,
+        stdin=stdin, stdout_path=stdout, stderr_path=stderr,
+    )  # fmt: skip
+    deadline = time.monotonic() + timeout
+    stopped: str | None = None
+    try:
+        while not running.wait(min(POLL, max(0.0, deadline - time.monotonic()))):
+            if cancel.is_set():
+                raise Cancelled()
+            if time.monotonic() >= deadline:
+                running.timed_out = True
+                running.kill()
+                break
+            size = sum(p.stat().st_size for p in (stdout, stderr) if p.exists())
+            if size > LOG_LIMIT:
+                stopped = f"stopped: its output passed {LOG_LIMIT // (1024 * 1024)} MB"
+                running.kill()
+                break
+    except BaseException:
+        running.kill()
+        running.finish()
+        raise
+    return running.finish(), stopped
+
+
+def _confinement(
+    ctx: RaceContext, dirs: AttemptDirs, invocation: Invocation
+) -> tuple[Sandbox, Confinement]:
+    if not invocation.confine:
+        return NoSandbox(), Confinement()
+    state = [Path(d) for d in invocation.state_dirs]
+    for folder in state:
+        folder.mkdir(parents=True, exist_ok=True)
+    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state]
+    return ctx.sandbox, Confinement(
+        writable=writable, network=invocation.network, readable=ctx.readable, temp=dirs.tmp
+    )
+
+
+def attempt(
+    ctx: RaceContext, task: Mapping[str, Any], agent: CodingAgent, dirs: AttemptDirs
+) -> dict[str, Any]:
+    """Run *agent* on *task* in *dirs* and return the attempt record (not yet saved)."""
+    started = now_iso()
+    clock = time.monotonic()
+    try:
+        return _attempt(ctx, task, agent, dirs, started)
+    except Cancelled:
+        raise
+    except Exception as error:
+        return crashed_record(task, agent, error, started, time.monotonic() - clock)
+
+
+def _attempt(
+    ctx: RaceContext,
+    task: Mapping[str, Any],
+    agent: CodingAgent,
+    dirs: AttemptDirs,
+    started: str,
+) -> dict[str, Any]:
+    dirs.fresh()
+    exclude = list(task.get("test_files") or [])
+    location = ctx.repository(task)
+    sha = str(task["base_commit"])
+    ctx.checkouts.materialize(location, sha, dirs.base, exclude)
+    ctx.checkouts.materialize(location, sha, dirs.work, exclude)
+    if ctx.cancel.is_set():
+        raise Cancelled()
+    command = ctx.test_command(task)
+    prompt = build_prompt(task, role=agent.role, assignment=agent.assignment, command=command)
+    prompt_file = dirs.logs / "prompt.md"
+    prompt_file.write_text(prompt, encoding="utf-8")
+    session = Session(
+        task_id=str(task["id"]),
+        prompt=prompt,
+        prompt_file=prompt_file,
+        workdir=dirs.work,
+        logdir=dirs.logs,
+        home=dirs.home,
+        sandbox=ctx.sandbox,
+        timeout=ctx.timeout,
+        test_command=command,
+    )
+    version = ctx.version_of(agent)
+    invocation = agent.invocation(session)
+    env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=dirs.tmp)
+    sandbox, confinement = _confinement(ctx, dirs, invocation)
+    completed, stopped = run_agent(
+        list(invocation.argv),
+        sandbox=sandbox,
+        confinement=confinement,
+        cwd=dirs.work,
+        env=env,
+        stdin=invocation.stdin,
+        logs=dirs.logs,
+        timeout=ctx.timeout,
+        cancel=ctx.cancel,
+    )
+    for log in ("stdout.log", "stderr.log"):
+        cap_file(dirs.logs / log, LOG_CAP)
+    record = collect(task, agent, dirs, completed, stopped)
+    record["started"] = started
+    if version:
+        record["version"] = version
+    remove_tree(dirs.base)
+    return record
+
+
+def collect(
+    task: Mapping[str, Any],
+    agent: CodingAgent,
+    dirs: AttemptDirs,
+    completed: Completed,
+    stopped: str | None = None,
+) -> dict[str, Any]:
+    """The attempt record from what the agent left on disk and in its logs."""
+    found = compare_trees(dirs.base, dirs.work)
+    flags = list(found.flags)
+    source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
+    tests_dir = str(task["tests"])
+    test_paths = [p for p in files_in_patch(test_patch) if is_test_path(p, tests_dir)]
+    test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
+    try:
+        summary, tokens = agent.parse(dirs.logs)
+    except Exception as exc:
+        summary, tokens = "", {}
+        flags.append(f"parse-failed: {type(exc).__name__}: {exc}")
+    try:
+        quota = bool(agent.quota_exhausted(dirs.logs))
+    except Exception as exc:
+        quota = False
+        flags.append(f"quota-check-failed: {type(exc).__name__}: {exc}")
+    changed = bool(found.patch)
+    status = decide_status(completed, changed, quota)
+    record: dict[str, Any] = {
+        **base_record(task, agent),
+        "status": status,
+        "exit_code": completed.exit_code,
+        "duration": round(completed.duration, 3),
+        "patch": found.patch,
+        "source_patch": source_patch,
+        "test_patch": test_patch,
+        "test_files": test_files,
+        "tests": tests,
+        "changed_files": found.changed,
+        "flags": flags,
+        "summary": summary,
+        "tokens": {k: int(v) for k, v in tokens.items() if isinstance(v, int) and v >= 0},
+        "logdir": str(dirs.logs),
+    }
+    if stopped:
+        record["error"] = stopped
+    elif status == "timed-out":
+        record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    return record
+
+
+def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
+    """Scrub secrets from the text fields, flag a patch that holds one, and check it."""
+    for key in ("summary", "error"):
+        if key in record:
+            record[key] = scrub(str(record[key]), secrets)
+    patch = str(record.get("patch", ""))
+    if any(secret in patch for secret in secrets):
+        record.setdefault("flags", []).append("secret-in-patch")
+    problem = check(record, "attempt")
+    if problem is not None:
+        raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")
+    return record
