@@ -206,9 +206,21 @@ def kill_tree(
     return signalled
 
 
-def sweep(root: int, *, marker: str | None = None) -> set[int]:
-    """SIGKILL anything left of a command whose main process has already exited."""
+def sweep(root: int, *, marker: str | None = None, wait: float = 1.0) -> set[int]:
+    """SIGKILL anything left of a command whose main process has already exited.
+
+    Waits up to *wait* seconds for them to be gone, so that on return they are.
+    """
     found = {pid for pid in tree(root, marker=marker) if pid != root and alive(pid)}
-    if found:
-        signal_all(found, signal.SIGKILL)
+    if not found:
+        return found
+    signal_all(found, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        left = {pid for pid in tree(root, marker=marker) if pid != root and alive(pid)}
+        if not any(alive(pid) for pid in found) and not left:
+            break
+        found |= left
+        signal_all(left, signal.SIGKILL)
+        time.sleep(0.01)
     return found
