@@ -1,17 +1,88 @@
-"""bb-oracle: command-line layer."""
+"""bb-oracle: add the maintainers' ground truth to each task line, or skip it with a reason."""
 
 from __future__ import annotations
 
-import click
+import sys
 
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, not_implemented, version_option
+import click
+from bb_core.cli import (
+    BbCommand,
+    config_option,
+    debug_option,
+    inputs_argument,
+    jobs_option,
+    version_option,
+)
+from bb_core.config import load_config
+from bb_core.progress import Progress
+
+from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
 @config_option
+@jobs_option
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="Runs per side; a test whose outcome differs between them is set aside as flaky.",
+)
+@click.option(
+    "--test-timeout",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Seconds one test may take (default: [run] test-timeout, else 60).",
+)
+@click.option(
+    "--run-timeout",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Seconds one whole pytest run may take (default: 10 x test-timeout, at least 300).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
+    default=None,
+    help="Override [run] sandbox.",
+)
+@click.option("--refresh", is_flag=True, help="Ignore cached results and run every task again.")
 @debug_option
 @version_option("bb-oracle")
-def main(inputs: tuple[str, ...], config_path: str | None, debug: bool) -> None:
-    """Not implemented yet."""
-    not_implemented("bb-oracle")
+def main(
+    inputs: tuple[str, ...],
+    config_path: str | None,
+    jobs: int,
+    repeat: int,
+    test_timeout: int | None,
+    run_timeout: int | None,
+    sandbox: str | None,
+    refresh: bool,
+    debug: bool,
+) -> None:
+    """Read task lines; write each with an `oracle` section, or a `skip` line saying why.
+
+    The test modules each fix touched run --repeat times on the code before the fix (with
+    the fix's tests installed) and on the fix itself, sandboxed. FAIL_TO_PASS tests fail
+    in every run before and pass in every run after; PASS_TO_PASS tests pass everywhere;
+    tests whose outcome changes between runs of one side are set aside as flaky. Results
+    are cached in .bugbout/, so an unchanged task never runs twice. Other lines pass
+    through unchanged.
+    """
+    config = load_config(config_path)
+    settings = Settings.from_config(
+        config,
+        repeat=repeat,
+        test_timeout=test_timeout,
+        run_timeout=run_timeout,
+        sandbox=sandbox,
+        use_cache=not refresh,
+    )
+    progress = Progress("bb-oracle", count_tasks(inputs) if sys.stderr.isatty() else None)
+    stats = run_oracle(
+        inputs, config, settings, jobs=jobs, store=default_store(config), progress=progress
+    )
+    if stats.tasks and (debug or progress.enabled):
+        click.echo(f"bb-oracle: {stats.line()}", err=True)
