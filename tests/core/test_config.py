@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import build_demo  # examples/demo, on sys.path through tests/conftest.py
 import click
 import pytest
 from bb_core.cli import BbCommand, config_option
@@ -714,19 +715,22 @@ def test_every_key_of_the_full_example_is_in_the_schema(folder: Path) -> None:
 # -- the demo ------------------------------------------------------------------------------
 
 
-def test_the_demo_configuration_loads(request: pytest.FixtureRequest) -> None:
-    conftest = Path(__file__).resolve().parents[1] / "conftest.py"
-    if not conftest.is_file() or "def demo_project" not in conftest.read_text():
-        pytest.skip("tests/conftest.py has no demo_project fixture yet")
-    demo: Path = request.getfixturevalue("demo_project")
-    config = load_config(demo / "bugbout.toml")
-    assert config.project.source
-    assert config.tasks.issues == (demo / "issues.jsonl").resolve()
-    assert {a.agent for a in config.contestants} == {"command"}
-    assert {"careful", "shortcut", "tamperer", "breaker", "idler"} <= {
-        a.name for a in config.contestants
-    }
-    assert config.examiners
+def test_the_demo_configuration_loads(demo_project: build_demo.DemoPaths) -> None:
+    """The demo's bugbout.toml, which every later stage runs on, loads as written."""
+    root = Path(demo_project.root).resolve()
+    config = load_config(demo_project.config)
+    assert config.root == root
+    assert config.project.source == "src/textkit"
+    assert config.repository_path() == root / "repo"
+    assert config.tasks.issues == root / "issues.jsonl"
+    assert config.run.timeout == 120
+    assert [a.name for a in config.contestants] == list(build_demo.PERSONAS)
+    assert [a.name for a in config.examiners] == [build_demo.EXAMINER]
+    for agent in config.agents:
+        assert agent.agent == "command"
+        assert agent.vendor == build_demo.VENDORS[agent.name]
+        assert agent.options["command"][-1] == str(root / "agents" / f"{agent.name}.py")
+    assert config.examiners[0].assignment == "reproduce"
 
 
 def test_the_documented_example_loads(folder: Path) -> None:
