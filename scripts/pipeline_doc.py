@@ -88,13 +88,25 @@ def _load(name: str) -> dict[str, Any]:
 DEFS = _load("defs")["$defs"]
 
 
-def _type(node: dict[str, Any]) -> str:
+def _target(node: dict[str, Any], local: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """What a ``$ref`` points at, and the definitions its own refs resolve in.
+
+    The target is None for a reference to a whole record kind (``oracle.json``).
+    """
+    document, _, fragment = node["$ref"].partition("#/$defs/")
+    if not fragment:
+        return None, local
+    if document == "defs.json":
+        return DEFS[fragment], DEFS
+    return local[fragment], local
+
+
+def _type(node: dict[str, Any], local: dict[str, Any]) -> str:
     if "$ref" in node:
-        target = node["$ref"].split("#/$defs/")
-        if target[0] in ("defs.json", "") and len(target) == 2:
-            inner = DEFS[target[1]]
-            return _type(inner)
-        return f"`{target[0].removesuffix('.json')}` record"
+        target, scope = _target(node, local)
+        if target is None:
+            return f"`{node['$ref'].removesuffix('.json')}` record"
+        return "object" if "properties" in target else _type(target, scope)
     if "const" in node:
         return f"`{orjson.dumps(node['const']).decode()}`"
     if "enum" in node:
@@ -103,35 +115,44 @@ def _type(node: dict[str, Any]) -> str:
     if isinstance(kind, list):
         return " or ".join(kind)
     if kind == "array":
-        return f"array of {_type(node.get('items', {}))}"
-    if kind == "object" and isinstance(node.get("additionalProperties"), dict) and "properties" not in node:
-        return f"object of {_type(node['additionalProperties'])}"
+        return f"array of {_type(node.get('items', {}), local)}"
+    extra = node.get("additionalProperties")
+    if kind == "object" and isinstance(extra, dict) and "properties" not in node:
+        return f"object of {_type(extra, local)}"
     if kind == "string" and "pattern" in node:
         return f"string `{node['pattern']}`"
     return str(kind)
 
 
-def _description(node: dict[str, Any]) -> str:
+def _description(node: dict[str, Any], local: dict[str, Any]) -> str:
     text = node.get("description")
     if not text and "$ref" in node:
-        target = node["$ref"].split("#/$defs/")
-        if len(target) == 2 and target[0] in ("defs.json", ""):
-            text = DEFS[target[1]].get("description")
+        target, _scope = _target(node, local)
+        text = target.get("description") if target else None
     return (text or "").replace("|", "\\|").replace("\n", " ")
 
 
-def _fields(node: dict[str, Any], prefix: str = "") -> list[tuple[str, str, bool, str]]:
+def _expand(node: dict[str, Any], local: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The object schema whose fields belong under *node* (through arrays and refs)."""
+    inner = node.get("items", node) if node.get("type") == "array" else node
+    if "$ref" in inner:
+        target, scope = _target(inner, local)
+        return target or {}, scope
+    return inner, local
+
+
+def _fields(node: dict[str, Any], local: dict[str, Any], prefix: str = "") -> list[tuple[str, str, bool, str]]:
     rows = []
     required = set(node.get("required", []))
     for name, sub in node.get("properties", {}).items():
         if name in ("kind", "v"):
             continue
         path = f"{prefix}{name}"
-        rows.append((path, _type(sub), name in required, _description(sub)))
-        inner = sub.get("items", sub) if sub.get("type") == "array" else sub
-        if "properties" in inner and "$ref" not in inner:
+        rows.append((path, _type(sub, local), name in required, _description(sub, local)))
+        inner, scope = _expand(sub, local)
+        if "properties" in inner:
             suffix = "[]." if sub.get("type") == "array" else "."
-            rows.extend(_fields(inner, f"{path}{suffix}"))
+            rows.extend(_fields(inner, scope, f"{path}{suffix}"))
     return rows
 
 
@@ -150,7 +171,7 @@ def render() -> str:
         parts.append(f"\n### `{kind}`\n\n{document.get('description', '')}\n")
         parts.append("| field | type | required | meaning |\n|---|---|---|---|")
         parts.append("| `kind`, `v` | " f"`\"{kind}\"`, `1` | yes | what the line is, and its schema version |")
-        for path, kind_text, needed, text in _fields(document):
+        for path, kind_text, needed, text in _fields(document, document.get("$defs", {})):
             parts.append(f"| `{path}` | {kind_text} | {'yes' if needed else ''} | {text} |")
         parts.append(f"\nExample:\n\n```json\n{_example(kind)}\n```\n")
     return "\n".join(parts).rstrip() + "\n"
