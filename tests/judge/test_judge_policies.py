@@ -131,15 +131,45 @@ def test_self_support_is_ignored() -> None:
     assert entry(verdict, "alice")["authors"] == [{"author": "bob", "passed": 0, "total": 1}]
 
 
-def test_own_failing_test_does_not_count_against_a_patch() -> None:
+def test_a_test_its_own_author_fails_is_unconfirmed() -> None:
+    """A test nobody passes, its author included, must not sink every patch but its author's."""
     table = """
-    author  role        test  base  alice
-    alice   contestant  a1    F     F
-    exam    examiner    e1    F     P
+    author    role        test  base  careful  tamperer
+    careful   contestant  c1    F     P        F
+    tamperer  contestant  t1    F     F        F
+    exam      examiner    e1    F     P        P
     """
     verdict = verdict_of(table, "unanimous")
+    assert verdict["unconfirmed"] == [{"author": "tamperer", "test": "t1"}]
+    assert {"author": "tamperer", "test": "t1"} not in verdict["reproductions"]
+    assert verdict["pick"] == "careful"
+    assert entry(verdict, "careful")["authors"] == [{"author": "exam", "passed": 1, "total": 1}]
+    assert not entry(verdict, "tamperer")["approved"]
+
+
+def test_a_contestant_without_a_column_still_reproduces() -> None:
+    """Its tests cannot be checked against its own patch, so they count like an examiner's."""
+    table = """
+    author  role        test  base  alice
+    idler   contestant  i1    F     P
+    """
+    verdict = verdict_of(table)
+    assert verdict["reproductions"] == [{"author": "idler", "test": "i1"}]
     assert verdict["pick"] == "alice"
-    assert entry(verdict, "alice")["authors"] == [{"author": "exam", "passed": 1, "total": 1}]
+
+
+def test_nothing_reproduces_when_the_only_failing_tests_are_unconfirmed() -> None:
+    table = """
+    author  role        test  base  alice  bob
+    alice   contestant  a1    F     F      P
+    bob     contestant  b1    P     P      P
+    """
+    verdict = verdict_of(table)
+    assert verdict["abstained"]
+    assert "passes on its author's own patch" in verdict["reason"]
+    assert {"author": "alice", "test": "a1", "column": "alice", "outcome": "failed"} in verdict[
+        "cited"
+    ]
 
 
 def test_only_own_reproductions_means_abstain() -> None:

@@ -8,7 +8,7 @@ it, and every patch also gets a merge-gate decision of its own (:mod:`bb_judge.g
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core.agents import guess_vendor
@@ -23,8 +23,9 @@ from bb_judge.policies import (
     Candidate,
     Policy,
     assess,
+    classify,
     get_policy,
-    reproductions,
+    own_columns,
 )
 from bb_judge.ranking import rank, ranking_key
 
@@ -46,6 +47,7 @@ class Decision:
     ranked: list[Assessment]
     gates: list[Assessment]
     reproductions: list[Row]
+    unconfirmed: list[Row] = field(default_factory=list)
 
 
 def patch_size(patch: str) -> int:
@@ -118,47 +120,37 @@ def decide(
     vendors: Mapping[str, str | None] | None = None,
 ) -> Decision:
     """Assess every candidate, rank the approved ones, gate each alone; pick or abstain."""
-    repro = reproductions(matrix)
+    repro, unconfirmed = classify(matrix)
     assessments = [
         assess(matrix, c, policy, others=found, vendors=vendors, repro=repro) for c in found
     ]
     gates = [gate(matrix, c, policy, vendors=vendors, repro=repro) for c in found]
     ranked = rank(assessments)
+
+    def done(pick: Assessment | None, reason: str, cited: list[dict[str, str]]) -> Decision:
+        return Decision(pick, reason, cited, assessments, ranked, gates, repro, unconfirmed)
+
     if not matrix.has_base:
-        return Decision(
-            None, "the matrix has no column for the unfixed tree", [], assessments, [], gates, []
-        )
+        return done(None, "the matrix has no column for the unfixed tree", [])
     if not found:
-        return Decision(None, "there is no patch to judge", [], assessments, [], gates, repro)
+        return done(None, "there is no patch to judge", [])
     if not repro:
+        own = own_columns(matrix)
         cited = [matrix.cell(t, matrix.base) for t in matrix.tests(REPRODUCING_ROLES)]
-        return Decision(
-            None,
-            "no contestant's or examiner's test fails on the unfixed tree, "
-            "so nothing reproduces the bug",
-            cited,
-            assessments,
-            [],
-            gates,
-            repro,
-        )
+        cited += [matrix.cell(t, own[t.author]) for t in unconfirmed]
+        reason = "no contestant's or examiner's test fails on the unfixed tree"
+        if unconfirmed:
+            reason += " and passes on its author's own patch"
+        return done(None, reason + ", so nothing reproduces the bug", cited)
     if not ranked:
         why = "; ".join(f"{a.patch}: {a.reason}" for a in assessments)
         cited = _merge([cell for a in assessments for cell in a.cited])
-        return Decision(
-            None,
-            f"no patch is approved under {policy.name} ({why})",
-            cited,
-            assessments,
-            ranked,
-            gates,
-            repro,
-        )
+        return done(None, f"no patch is approved under {policy.name} ({why})", cited)
     best = ranked[0]
     reason = f"{best.patch} {best.reason}"
     if len(ranked) > 1:
         reason += f"; ranked first of {len(ranked)} approved, {_edge(best, ranked[1])}"
-    return Decision(best, reason, list(best.cited), assessments, ranked, gates, repro)
+    return done(best, reason, list(best.cited))
 
 
 def _edge(best: Assessment, runner_up: Assessment) -> str:
@@ -227,6 +219,7 @@ def verdict_record(task_id: str, policy: Policy, d: Decision) -> dict[str, Any]:
         "reason": d.reason,
         "cited": d.cited,
         "reproductions": _tests(d.reproductions),
+        "unconfirmed": _tests(d.unconfirmed),
         "ranking": [_entry(a, gate_of[a.patch], places.get(a.patch)) for a in ordered],
         "gate": {g.patch: decision(g) for g in d.gates},
     }

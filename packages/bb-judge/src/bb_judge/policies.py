@@ -4,7 +4,10 @@ The four rules:
 
 1. A test reproduces the bug only if it fails (``failed`` or ``error``) on the unfixed tree.
    Only contestants' and examiners' tests can reproduce; the repository's suite guards
-   old behaviour.
+   old behaviour. A contestant's test must also pass on that contestant's own patch when
+   it has one that ran: a test its own author's fix fails is *unconfirmed* - nothing shows
+   it can be passed at all, and since rule 2 spares its author, it would count against
+   every other patch alone.
 2. A patch is supported only by other authors' reproductions; its own author's tests never
    count for it (nor, under ``cross-vendor``, tests by any author of the same vendor).
 3. A repository (``suite``) test that passes on the unfixed tree and not on the patch counts
@@ -121,11 +124,36 @@ def get_policy(name: str) -> Policy:
         raise ValueError(f"unknown policy {name!r} (known: {known})") from None
 
 
+def own_columns(matrix: Matrix) -> dict[str, str]:
+    """Each contestant's patch column, when its run completed."""
+    return {str(c.patch_of): c.name for c in matrix.patch_columns() if not c.broken}
+
+
 def reproductions(matrix: Matrix) -> list[Row]:
-    """Rule 1: the contestants' and examiners' tests that fail on the unfixed tree."""
+    """Rule 1: tests failing on the unfixed tree (and passing on their author's own patch)."""
+    return classify(matrix)[0]
+
+
+def classify(matrix: Matrix) -> tuple[list[Row], list[Row]]:
+    """Rule 1 in full: ``(reproductions, unconfirmed)``.
+
+    Unconfirmed: a contestant's tests that fail on the unfixed tree but also on the
+    contestant's own patch.
+    """
     if not matrix.has_base:
-        return []
-    return [t for t in matrix.tests(REPRODUCING_ROLES) if matrix.fails_on_base(t)]
+        return [], []
+    own = own_columns(matrix)
+    repro: list[Row] = []
+    unconfirmed: list[Row] = []
+    for test in matrix.tests(REPRODUCING_ROLES):
+        if not matrix.fails_on_base(test):
+            continue
+        column = own.get(test.author) if matrix.authors[test.author].role == "contestant" else None
+        if column is not None and not matrix.passes(test, column):
+            unconfirmed.append(test)
+        else:
+            repro.append(test)
+    return repro, unconfirmed
 
 
 def vendor_key(name: str, vendor: str | None) -> str:

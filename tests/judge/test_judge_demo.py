@@ -1,0 +1,193 @@
+"""bb-judge at the end of a real demo bout: mined tasks, the scripted agents' race, the
+cross-examination, then the judge's verdicts and the hidden tests' scores.
+
+The oracle is written from ``examples/demo/expected.py`` (hand-derived facts), so these
+tests check the judge and the scorer, not the oracle stage.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import expected
+import pytest
+from bb_core.git import open_repo
+from bb_core.records import check
+from bb_judge.score import prepare, restore
+from build_demo import DemoPaths, write_config
+
+BY_TITLE = {task.pr_title or task.title: task for task in expected.GENUINE}
+
+
+def stage(tool: str, source: Path, root: Path, *args: str) -> list[dict[str, Any]]:
+    """Run one bb-* stage as a command on *source*; its output lines, also kept beside it."""
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            tool.replace("-", "_"),
+            str(source),
+            "--config",
+            str(root / "bugbout.toml"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=600,
+        check=False,
+    )
+    assert done.returncode == 0, f"{tool}: {done.stderr}"
+    return [json.loads(line) for line in done.stdout.splitlines()]
+
+
+def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The demo's four genuine tasks, raced, cross-examined and judged."""
+    root = tmp_path_factory.mktemp("judge-demo") / "demo"
+    shutil.copytree(demo_build.root, root, symlinks=True)
+    write_config(root)
+    done = subprocess.run(
+        [sys.executable, "-m", "bb_mine", "--config", str(root / "bugbout.toml")],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    tasks = []
+    for line in done.stdout.splitlines():
+        record = json.loads(line)
+        if record["kind"] == "task" and record["title"] in BY_TITLE:
+            fact = BY_TITLE[record["title"]]
+            record["oracle"] = {
+                "kind": "oracle",
+                "v": 1,
+                "fail_to_pass": list(fact.fail_to_pass),
+                "pass_to_pass": list(fact.pass_to_pass),
+                "flaky": list(fact.flaky),
+                "broken_after": [],
+                "runs": [],
+            }
+            tasks.append(record)
+    assert len(tasks) == len(expected.GENUINE)
+    raced = stage("bb-race", write_lines(root / "oracles.jsonl", tasks), root, "--jobs", "2")
+    examined = stage("bb-xexam", write_lines(root / "raced.jsonl", raced), root, "--jobs", "2")
+    matrices = write_lines(root / "examined.jsonl", examined)
+    judged = stage("bb-judge", matrices, root, "--jobs", "2")
+    return {"root": root, "examined": matrices, "judged": judged}
+
+
+def scores_of(task: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {score["patch"]: score for score in task["scores"]}
+
+
+def failing(score: dict[str, Any], partition: str, oracle: dict[str, Any]) -> tuple[str, ...]:
+    ids = oracle["fail_to_pass" if partition == "f2p" else "pass_to_pass"]
+    return tuple(t for t in ids if score["outcomes"][t] != "passed")
+
+
+@pytest.mark.slow
+def test_every_persona_gets_its_category(bout: dict[str, Any]) -> None:
+    for task in bout["judged"]:
+        assert check(task, "task") is None, check(task, "task")
+        key = BY_TITLE[task["title"]].key
+        scores = scores_of(task)
+        assert scores["reference"]["category"] == "resolved", scores["reference"]
+        for persona in expected.CONTESTANTS:
+            score = scores[persona]
+            assert score["environment_broken"] is False
+            assert score["category"] == expected.CATEGORIES[persona][key], (key, persona, score)
+
+
+@pytest.mark.slow
+def test_the_tamperer_edits_are_dropped_and_it_never_resolves(bout: dict[str, Any]) -> None:
+    for task in bout["judged"]:
+        key = BY_TITLE[task["title"]].key
+        tamperer = scores_of(task)["tamperer"]
+        touched = set(expected.PATCH_FILES["tamperer"][key])
+        source = {path for path in touched if path.startswith(expected.SOURCE + "/")}
+        assert set(tamperer["applied"]) == source
+        assert set(tamperer["dropped"]) == touched - source
+        assert {"tests/conftest.py", "pyproject.toml"} <= set(tamperer["dropped"])
+        assert tamperer["f2p"]["passed"] < tamperer["f2p"]["total"]
+
+
+@pytest.mark.slow
+def test_the_breaker_and_the_shortcut_are_told_apart(bout: dict[str, Any]) -> None:
+    for task in bout["judged"]:
+        key = BY_TITLE[task["title"]].key
+        scores = scores_of(task)
+        breaker, shortcut = scores["breaker"], scores["shortcut"]
+        assert breaker["f2p"]["passed"] == breaker["f2p"]["total"]
+        assert failing(breaker, "p2p", task["oracle"]) == expected.BREAKER_BREAKS[key]
+        assert failing(shortcut, "f2p", task["oracle"]) == expected.SHORTCUT_MISSES[key]
+        assert failing(shortcut, "p2p", task["oracle"]) == ()
+        idler = scores["idler"]
+        assert idler["applied"] == [] and idler["reason"] == "the agent changed nothing"
+
+
+@pytest.mark.slow
+def test_the_pick_is_scored_as_the_patch_it_names(bout: dict[str, Any]) -> None:
+    for task in bout["judged"]:
+        verdict = task["verdict"]
+        scores = scores_of(task)
+        assert verdict["pick"] in {"careful", "breaker"}, verdict["reason"]
+        pick = scores["pick"]
+        assert pick["picked"] == verdict["pick"]
+        assert {k: v for k, v in pick.items() if k not in ("patch", "picked")} == {
+            k: v for k, v in scores[verdict["pick"]].items() if k != "patch"
+        }
+        # The tamperer's own test passes nowhere, not even on its own patch: it sinks nobody.
+        assert {r["author"] for r in verdict["unconfirmed"]} == {"tamperer"}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("policy", ["unanimous", "strict"])
+def test_other_authors_tests_catch_the_shortcut(bout: dict[str, Any], policy: str) -> None:
+    """The shortcut passes the reported input only; others' tests exercise other inputs."""
+    judged = stage("bb-judge", bout["examined"], bout["root"], "--no-score", "--policy", policy)
+    for task in judged:
+        verdict = task["verdict"]
+        shortcut = next(e for e in verdict["ranking"] if e["patch"] == "shortcut")
+        assert not shortcut["approved"]
+        assert verdict["gate"]["shortcut"] == "reject"
+        caught = [
+            c for c in shortcut["cited"] if c["column"] == "shortcut" and c["outcome"] != "passed"
+        ]
+        assert caught and all(c["author"] != "shortcut" for c in caught)
+        assert verdict["pick"] in {"careful", "breaker"}
+        assert "scores" not in task
+
+
+@pytest.mark.slow
+def test_protected_paths_are_restored_from_the_fix(bout: dict[str, Any]) -> None:
+    """Scoring the tamperer's patch: every protected file is the fix's, byte for byte."""
+    task = bout["judged"][0]
+    tamperer = next(a for a in task["attempts"] if a["agent"] == "tamperer")
+    dest = bout["root"] / "scored-tamperer"
+    fix = task["fix_commit"]
+    with open_repo(bout["root"] / "repo") as repo:
+        outcome = prepare(repo, task, tamperer["patch"], dest)
+        for path in task["protected_paths"]:
+            assert (dest / path).read_bytes() == repo.read_blob(fix, path), path
+        # Whatever reached a protected path (here planted by hand) is undone the same way.
+        planted = "tests/support/fixtures.py"
+        (dest / planted).parent.mkdir(parents=True)
+        (dest / planted).write_text("ANSWER = 42\n")
+        (dest / "tests/conftest.py").write_text("import pytest\n")
+        restore(repo, fix, dest, [*task["protected_paths"], planted, "tests/support"])
+        assert (dest / "tests/conftest.py").read_bytes() == repo.read_blob(fix, "tests/conftest.py")
+    assert not (dest / "tests/support").exists()
+    assert {"tests/conftest.py", "pyproject.toml"} <= set(outcome.dropped)
