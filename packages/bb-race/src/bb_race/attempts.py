@@ -11,8 +11,9 @@ import re
 from pathlib import Path
 from typing import Any
 
+import orjson
 from bb_core.records import check
-from bb_core.store import read_json, write_json
+from bb_core.store import atomic_write, read_json
 
 #: Statuses ``--retry-failed`` runs again: the agent never had a fair go.
 RETRYABLE = frozenset({"quota", "crashed"})
@@ -47,8 +48,10 @@ class AttemptStore:
         return record
 
     def save(self, record: dict[str, Any]) -> Path:
+        """Store *record* atomically, its fields in the order they were written, so a
+        race that reads it back writes the same line as the race that made it."""
         path = self.path(str(record["task_id"]), str(record["agent"]))
-        write_json(path, record)
+        atomic_write(path, orjson.dumps(record, option=orjson.OPT_INDENT_2))
         return path
 
 

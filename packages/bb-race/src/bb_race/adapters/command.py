@@ -12,7 +12,8 @@
 Placeholders in ``command``: ``{prompt}``, ``{prompt_file}``, ``{workdir}``, ``{logdir}``,
 ``{model}``. Without ``{prompt}`` or ``{prompt_file}`` the prompt arrives on stdin.
 ``env`` adds variables, ``state-dirs`` are extra writable folders (``~`` is the user's
-home), ``network = false`` confines the command without network (for agents whose
+home), ``quota-pattern`` is a regular expression that, found in the end of the logs of a
+run that changed nothing, marks the attempt ``quota``, ``network = false`` confines the command without network (for agents whose
 model runs in-process, or scripted agents), and ``sandboxed = false`` runs the command
 without bugbout's sandbox - only for agents that confine themselves.
 """
@@ -25,9 +26,11 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.agents import CodingAgent, Invocation, Session, read_tail
 from bb_core.errors import ConfigError
 
+#: How much of the end of each log ``quota-pattern`` is searched in.
+QUOTA_TAIL = 20_000
 PLACEHOLDERS = ("prompt", "prompt_file", "workdir", "logdir", "model")
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]+)\}")
 
@@ -38,7 +41,7 @@ class CommandAgent(CodingAgent):
     harness: ClassVar[str] = "command"
     executable: ClassVar[str] = ""
     option_names: ClassVar[frozenset[str]] = frozenset(
-        {"command", "env", "state-dirs", "sandboxed", "network"}
+        {"command", "env", "state-dirs", "sandboxed", "network", "quota-pattern"}
     )
 
     def __init__(self, model: str | None = None, **kwargs: Any) -> None:
@@ -69,6 +72,14 @@ class CommandAgent(CodingAgent):
         dirs = self.options.get("state-dirs", [])
         if not isinstance(dirs, list) or not all(isinstance(d, str) for d in dirs):
             raise ConfigError(f"{self.name}: state-dirs must be a list of folders")
+        pattern = self.options.get("quota-pattern")
+        if pattern is not None:
+            try:
+                re.compile(str(pattern))
+            except re.error as exc:
+                raise ConfigError(
+                    f"{self.name}: quota-pattern is not a regular expression: {exc}"
+                ) from exc
         for key in ("sandboxed", "network"):
             if not isinstance(self.options.get(key, True), bool):
                 raise ConfigError(f"{self.name}: {key} must be true or false")
@@ -101,3 +112,11 @@ class CommandAgent(CodingAgent):
             state_dirs=state_dirs,
             network=bool(self.options.get("network", True)),
         )
+
+    def quota_exhausted(self, logdir: Path) -> bool:
+        """Whether ``quota-pattern`` (a regular expression) matches the end of the logs."""
+        pattern = self.options.get("quota-pattern")
+        if not pattern:
+            return False
+        tails = (read_tail(logdir / name, QUOTA_TAIL) for name in ("stdout.log", "stderr.log"))
+        return any(re.search(str(pattern), tail) for tail in tails)

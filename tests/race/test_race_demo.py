@@ -1,0 +1,134 @@
+"""The demo's scripted agents race on the demo's tasks, through the real command lines."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import expected
+import pytest
+from bb_core.git import open_repo
+from bb_core.patches import apply_patch, diff_trees, files_in_patch
+
+BIN = Path(sys.executable).parent
+RECOGNISED = [
+    expected.CAMEL_FIRST_WORD,
+    expected.LONE_PUNCTUATION,
+    expected.SLUG_ACCENTS,
+    expected.TRUNCATION_WIDTH,
+]
+CONTESTANTS = ["careful", "shortcut", "tamperer", "breaker", "idler"]
+
+
+@pytest.fixture(scope="module")
+def demo_race(demo_build: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """bb-mine then bb-race on a private copy of the demo, as a person would run them."""
+    import shutil
+
+    from build_demo import write_config
+
+    root = tmp_path_factory.mktemp("demo-race") / "demo"
+    shutil.copytree(demo_build.root, root, symlinks=True)
+    write_config(root)
+    mined = subprocess.run(
+        [str(BIN / "bb-mine")], cwd=root, capture_output=True, check=True, timeout=120
+    )
+    (root / "tasks.jsonl").write_bytes(mined.stdout)
+    raced = subprocess.run(
+        [str(BIN / "bb-race"), "tasks.jsonl"],
+        cwd=root,
+        capture_output=True,
+        timeout=600,
+        check=False,
+    )
+    assert raced.returncode == 0, raced.stderr.decode()
+    return {"root": root, "mined": mined.stdout, "raced": raced.stdout, "stderr": raced.stderr}
+
+
+def by_key(race: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    tasks = [json.loads(x) for x in race["raced"].splitlines() if b'"kind":"task"' in x]
+    found = {}
+    for task in tasks:
+        for fact in [*RECOGNISED, expected.SNAKE_TRAILING_ACRONYM]:
+            if fact.reported_input in task["statement"]:
+                found[fact.key] = task
+    return found
+
+
+@pytest.mark.slow
+def test_output_keeps_input_order_and_passes_other_kinds_through(demo_race: dict[str, Any]) -> None:
+    mined = demo_race["mined"].splitlines()
+    raced = demo_race["raced"].splitlines()
+    assert len(raced) == len(mined)
+    for before, after in zip(mined, raced, strict=True):
+        if b'"kind":"task"' in before:
+            task = json.loads(after)
+            assert {k: v for k, v in task.items() if k != "attempts"} == json.loads(before)
+        else:
+            assert after == before
+    assert demo_race["stderr"] == b""  # not a terminal: no live view, no noise
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fact", RECOGNISED, ids=lambda f: f.key)
+def test_each_scripted_agent_leaves_its_kind_of_patch(demo_race: dict[str, Any], fact: Any) -> None:
+    task = by_key(demo_race)[fact.key]
+    attempts = {a["agent"]: a for a in task["attempts"]}
+    assert list(attempts) == [*CONTESTANTS, "examiner"]
+    for name in ("careful", "shortcut", "breaker"):
+        attempt = attempts[name]
+        assert attempt["status"] == "finished", attempt
+        assert files_in_patch(attempt["source_patch"]) == list(fact.source_files)
+        assert attempt["test_files"] and attempt["tests"]
+        assert all(
+            t.startswith(tuple(f + "::" for f in attempt["test_files"])) for t in attempt["tests"]
+        )
+    # The tamperer edits the maintainers' test files too; those edits are test hunks.
+    tamperer = attempts["tamperer"]
+    assert tamperer["status"] == "finished"
+    assert set(files_in_patch(tamperer["test_patch"])) & set(fact.test_files) or any(
+        p.endswith("conftest.py") for p in files_in_patch(tamperer["test_patch"])
+    )
+    assert attempts["idler"]["status"] == "no-change"
+    assert attempts["idler"]["patch"] == ""
+    examiner = attempts["examiner"]
+    assert examiner["role"] == "examiner" and examiner["assignment"] == "reproduce"
+    assert examiner["source_patch"] == ""
+    assert examiner["reproducing"], "the examiner's tests were run on the unfixed tree"
+    assert set(examiner["reproducing"].values()) <= {"failed", "error", "passed"}
+    assert (
+        "failed" in examiner["reproducing"].values() or "error" in examiner["reproducing"].values()
+    )
+
+
+@pytest.mark.slow
+def test_an_unrecognised_task_gets_no_change_from_everyone(demo_race: dict[str, Any]) -> None:
+    task = by_key(demo_race)[expected.SNAKE_TRAILING_ACRONYM.key]
+    assert {a["status"] for a in task["attempts"]} == {"no-change"}
+
+
+@pytest.mark.slow
+def test_the_checkout_had_no_history_and_no_fix_tests(demo_race: dict[str, Any]) -> None:
+    task = by_key(demo_race)[expected.CAMEL_FIRST_WORD.key]
+    careful = next(a for a in task["attempts"] if a["agent"] == "careful")
+    work = Path(careful["logdir"]).parent / "work"
+    assert work.is_dir() and not (work / ".git").exists()
+    for path in task["test_files"]:
+        assert not (work / path).exists() or path in files_in_patch(careful["patch"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("agent", ["careful", "tamperer", "examiner"])
+def test_a_recorded_patch_applied_to_the_base_gives_the_agents_tree(
+    demo_race: dict[str, Any], agent: str, tmp_path: Path
+) -> None:
+    task = by_key(demo_race)[expected.LONE_PUNCTUATION.key]
+    attempt = next(a for a in task["attempts"] if a["agent"] == agent)
+    with open_repo(demo_race["root"] / "repo") as repo:
+        repo.materialize(task["base_commit"], tmp_path / "t", exclude=task["test_files"])
+    apply_patch(attempt["patch"], tmp_path / "t")
+    work = Path(attempt["logdir"]).parent / "work"
+    assert diff_trees(work, tmp_path / "t") == ""

@@ -1,0 +1,203 @@
+"""A race stops at any moment and carries on without running a finished attempt again."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import BIN, race_env
+
+QUICK = """
+note("start")
+pathlib.Path("src/textkit/quick_fix.py").write_text("FIXED = True\\n")
+note("end")
+"""
+
+# Waits for the "go" flag on every task, so the test decides when it may finish.
+SLOW = """
+note("start")
+go = pathlib.Path(os.environ["NOTES"]).parent / "go"
+deadline = time.time() + 60
+while not go.exists() and time.time() < deadline:
+    time.sleep(0.05)
+pathlib.Path("src/textkit/slow_fix.py").write_text("FIXED = True\\n")
+note("end")
+"""
+
+FAILING = """
+note("start")
+pathlib.Path(os.environ["NOTES"]).parent.joinpath("failing-ran").touch()
+mode = (pathlib.Path(os.environ["NOTES"]).parent / "mode").read_text().strip()
+if mode == "quota":
+    print("Error: You've hit your usage limit. Try again later.")
+    sys.exit(1)
+if mode == "crash":
+    sys.exit(3)
+pathlib.Path("src/textkit/late_fix.py").write_text("FIXED = True\\n")
+"""
+
+
+def wait_for(condition: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killing_the_race_and_running_again_repeats_no_finished_attempt(
+    race_project: Any, demo_tasks: Any, race_cli: Any, sig: signal.Signals
+) -> None:
+    project = race_project({"quick": QUICK, "slow": SLOW})
+    tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
+    proc = subprocess.Popen(
+        [str(BIN / "bb-race"), str(tasks), "--config", str(project.config)],
+        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=race_env(),
+    )  # fmt: skip
+    try:
+        # quick finished task 1; slow is running on task 1.
+        wait_for(lambda: any(n["agent"] == "slow" for n in project.read_notes()))
+        stored = sorted(p.name for p in project.attempts.rglob("*.json"))
+        assert stored == ["quick.json"]
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        proc.wait()
+    if sig == signal.SIGTERM:
+        assert proc.returncode == 130
+        assert err.decode().strip() == "bb-race: interrupted; finished work is kept"
+    # The slow agent died with the race: let it go, and it does not finish.
+    (project.shared / "go").touch()
+    time.sleep(1.0)
+    assert [n["event"] for n in project.read_notes()] == ["start", "end", "start"]
+
+    second = race_cli(project, tasks)
+    assert second.returncode == 0, second.stderr
+    starts = Counter((n["agent"], n["task"]) for n in project.read_notes() if n["event"] == "start")
+    assert starts == {
+        ("quick", "User Name"): 1,
+        ("quick", "abcdefghij"): 1,
+        ("slow", "User Name"): 2,  # killed once, never stored, so run again
+        ("slow", "abcdefghij"): 1,
+    }
+    attempts = second.attempts()
+    assert len(attempts) == 4
+    assert {a["status"] for a in attempts.values()} == {"finished"}
+
+    notes = len(project.read_notes())
+    third = race_cli(project, tasks)
+    assert third.returncode == 0
+    assert len(project.read_notes()) == notes  # nothing ran again
+    assert third.stdout == second.stdout
+
+
+@pytest.mark.slow
+def test_retry_failed_runs_again_only_quota_and_crashed_attempts(
+    race_project: Any, demo_tasks: Any, race_cli: Any
+) -> None:
+    project = race_project(
+        {"quick": QUICK, "failing": FAILING},
+        options={"failing": {"quota": "other", "quota-pattern": "hit your usage limit"}},
+    )
+    tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
+    flag = project.shared / "failing-ran"
+
+    def failing_status(raced: Any) -> list[str]:
+        return [a["status"] for (_, agent), a in raced.attempts().items() if agent == "failing"]
+
+    (project.shared / "mode").write_text("quota")
+    first = race_cli(project, tasks)
+    assert failing_status(first) == ["quota"] * 2
+    quota = next(a for (_, n), a in first.attempts().items() if n == "failing")
+    assert "usage limit" in quota["summary"] and quota["exit_code"] == 1
+
+    (project.shared / "mode").write_text("crash")
+    crashed = race_cli(project, tasks, "--retry-failed")
+    assert failing_status(crashed) == ["crashed"] * 2
+    assert all(a["exit_code"] == 3 for (_, n), a in crashed.attempts().items() if n == "failing")
+
+    (project.shared / "mode").write_text("fix")
+    fixed = race_cli(project, tasks, "--retry-failed")
+    assert failing_status(fixed) == ["finished"] * 2
+    flag.unlink()
+    again = race_cli(project, tasks, "--retry-failed")  # finished attempts never run again
+    assert not flag.exists()
+    assert again.stdout == fixed.stdout
+    quick_notes = [n for n in project.read_notes() if n["agent"] == "quick"]
+    assert len(quick_notes) == 2 * 2  # start and end, once per task, in all four runs
+
+
+def test_quota_needs_the_agents_own_verdict(
+    race_project: Any, demo_tasks: Any, race_cli: Any
+) -> None:
+    """A nonzero exit without a usage-limit message is a crash, not quota."""
+    project = race_project({"failing": FAILING})
+    (project.shared / "mode").write_text("crash")
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_cli(project, tasks)
+    [attempt] = raced.attempts().values()
+    assert (attempt["status"], attempt["exit_code"]) == ("crashed", 3)
+
+
+def test_adding_an_agent_later_runs_only_that_agent(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    project = race_project({"quick": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
+    race_lib(project, tasks)
+    project = race_project({"quick": QUICK, "late": QUICK})  # same folder, one more agent
+    second = race_lib(project, tasks)
+    starts = Counter(n["agent"] for n in project.read_notes() if n["event"] == "start")
+    assert starts == {"quick": 2, "late": 2}
+    assert [a["agent"] for r in second.records for a in r["attempts"]] == ["quick", "late"] * 2
+
+
+def test_agent_option_runs_only_the_named_agents(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    project = race_project({"quick": QUICK, "other": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_lib(project, tasks, only=["other"])
+    assert [a["agent"] for a in raced.records[0]["attempts"]] == ["other"]
+    both = race_lib(project, tasks)
+    assert [a["agent"] for a in both.records[0]["attempts"]] == ["quick", "other"]
+    assert Counter(n["agent"] for n in project.read_notes() if n["event"] == "start") == {
+        "quick": 1,
+        "other": 1,
+    }
+
+
+def test_an_unknown_agent_name_is_a_usage_error(
+    race_project: Any, demo_tasks: Any, race_cli: Any
+) -> None:
+    project = race_project({"quick": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_cli(project, tasks, "--agent", "nobody")
+    assert raced.returncode == 2
+    assert (
+        raced.stderr == "bb-race: --agent nobody: no such agent is configured (configured: quick)\n"
+    )
+    assert raced.stdout == b""
+    assert project.read_notes() == []
+
+
+def test_stored_attempts_are_one_file_per_agent_per_task(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    project = race_project({"quick": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_lib(project, tasks)
+    [task] = raced.records
+    path = project.attempts / task["id"] / "quick.json"
+    assert json.loads(path.read_text()) == task["attempts"][0]
+    assert (project.root / ".bugbout" / ".gitignore").exists()
+    assert not list(Path(project.attempts).rglob("*.tmp"))
