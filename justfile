@@ -34,8 +34,12 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records
+bench: bench-records bench-demo
 
 # Reading and validating 100,000 task lines.
 bench-records:
     uv run --frozen python benchmarks/bench_records.py
+
+# Building the demo (target under 3 s) next to copying a built one.
+bench-demo:
+    uv run --frozen python benchmarks/bench_demo.py

@@ -589,3 +589,43 @@ def test_agents_leave_an_unknown_task_alone(demo_build, trees, tmp_path) -> None
         )  # fmt: skip
         assert result.returncode == 0
         assert not changed(base, work), persona
+
+
+# ---------------------------------------------------------------------------------------
+# run_demo.py
+
+
+STAND_IN_BUGBOUT = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/calls.log"
+case "$1" in run) exit "${STAND_IN_RUN_STATUS:-0}" ;; esac
+echo "the report"
+"""
+
+
+@pytest.mark.parametrize("run_status", [0, 3])
+def test_run_demo_builds_runs_and_reports(tmp_path: Path, run_status: int) -> None:
+    """run_demo.py calls the bugbout installed beside its Python: run, then report only if
+    the run succeeded; its exit status is bugbout's."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    (bin_dir / "bugbout").write_text(STAND_IN_BUGBOUT)
+    (bin_dir / "bugbout").chmod(0o755)
+    dest = tmp_path / "demo"
+    dest.mkdir()
+    (dest / "stale.txt").write_text("from an earlier build")
+    script = Path(expected.__file__).with_name("run_demo.py")
+    result = subprocess.run(
+        [bin_dir / "python", script, dest],
+        env={**os.environ, "STAND_IN_RUN_STATUS": str(run_status)},
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == run_status, result.stderr
+    assert not (dest / "stale.txt").exists() and (dest / "repo" / ".git").is_dir()
+    config = dest.resolve() / "bugbout.toml"
+    calls = (bin_dir / "calls.log").read_text().splitlines()
+    if run_status == 0:
+        assert calls == [f"run --config {config}", f"report --config {config} --format terminal"]
+        assert result.stdout == "the report\n"
+    else:
+        assert calls == [f"run --config {config}"]
