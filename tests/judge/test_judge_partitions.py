@@ -10,9 +10,11 @@ the recorded output of "A patch needs two test partitions", and exactly 3 resolv
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from bb_core.config import load_config
 from bb_core.git import open_repo
 from bb_core.patches import diff_trees
 from bb_core.records import check
-from bb_judge.score import Scorer
+from bb_judge.score import Scorer, remove_stale
 from build_demo import GitRepo
 
 BUGS: dict[str, dict[str, Any]] = {
@@ -270,3 +272,49 @@ def test_a_second_run_is_served_from_the_cache(
     again = [scorer.score_task(task) for task in partitions["tasks"]]
     assert scorer.runs == 0
     assert again == [task["scores"] for task in judged]
+
+
+@pytest.mark.slow
+def test_a_reference_that_does_not_resolve_blames_no_patch(
+    partitions: dict[str, Any], judged: list[dict[str, Any]]
+) -> None:
+    """When the control fails, the environment is suspect: every score says so."""
+    root = partitions["root"]
+    task = {**partitions["tasks"][0], "reference_patch": ""}
+    scorer = Scorer(load_config(root / "bugbout.toml"))
+    scores = scorer.score_task(task, "candidate-4")
+    assert scores[0]["patch"] == "reference" and scores[0]["category"] == "wrong-fix"
+    assert all(s["environment_broken"] for s in scores)
+    assert scores[-1]["patch"] == "pick" and scores[-1]["picked"] == "candidate-4"
+
+
+@pytest.mark.slow
+def test_a_patch_that_does_not_apply_is_no_fix(partitions: dict[str, Any]) -> None:
+    root = partitions["root"]
+    task = partitions["tasks"][0]
+    stale = task["attempts"][2]["patch"].replace("-    return x\n", "-    return y\n")
+    task = {**task, "attempts": [{**task["attempts"][2], "agent": "stale", "patch": stale}]}
+    scorer = Scorer(load_config(root / "bugbout.toml"))
+    stale_score = scorer.score_task(task)[1]
+    assert stale_score["category"] == "no-fix"
+    assert stale_score["error"].startswith("the patch does not apply")
+    assert "run" not in stale_score
+    assert set(stale_score["outcomes"].values()) == {"missing"}
+
+
+def test_checkouts_of_killed_runs_are_swept(bugbout_home: Path) -> None:
+    folder = bugbout_home / "checkouts" / "judge"
+    folder.mkdir(parents=True, exist_ok=True)
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    dead = folder / f"{gone.stdout.strip()}-calc-x-abc"
+    mine = folder / f"{os.getpid()}-calc-x-def"
+    dead.mkdir()
+    mine.mkdir()
+    assert remove_stale() >= 1
+    assert not dead.exists() and mine.exists()
+    mine.rmdir()

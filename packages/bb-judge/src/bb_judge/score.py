@@ -14,6 +14,7 @@ everything they depend on, once the control has resolved.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 import threading
@@ -44,6 +45,9 @@ PICK = "pick"
 FORMAT = 1
 
 Runner = Callable[..., TestRun]
+
+#: Where scoring checkouts are written, under BUGBOUT_HOME; each is removed after its run.
+CHECKOUTS = ("checkouts", "judge")
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,7 @@ class Scorer:
         self._slots = threading.BoundedSemaphore(self.jobs)
         self._envs: dict[str, TestEnv | EnvironmentFailed] = {}
         self._sandbox: Sandbox | None = None
+        self._swept = False
 
     # -- shared resources -----------------------------------------------------------------
 
@@ -371,8 +376,35 @@ class Scorer:
 
     @contextmanager
     def _checkout(self, task_id: str) -> Iterator[Path]:
-        folder = Path(tempfile.mkdtemp(prefix=f"{task_id}-", dir=home_dir("checkouts", "judge")))
+        with self._lock:
+            if not self._swept:
+                remove_stale()
+                self._swept = True
+        folder = Path(
+            tempfile.mkdtemp(prefix=f"{os.getpid()}-{task_id}-", dir=home_dir(*CHECKOUTS))
+        )
         try:
             yield folder
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def remove_stale() -> int:
+    """Remove checkouts left by scoring processes that were killed; return how many."""
+    removed = 0
+    for folder in home_dir(*CHECKOUTS).iterdir():
+        pid = folder.name.split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
