@@ -34,11 +34,15 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-demo
+bench: bench-records bench-testrun bench-demo
 
 # Reading and validating 100,000 task lines.
 bench-records:
     uv run --frozen python benchmarks/bench_records.py
+
+# Fixed cost of a sandboxed test run (run_pytest) next to bare pytest on the same tests.
+bench-testrun *opts:
+    uv run --frozen python benchmarks/bench_testrun.py {{opts}}
 
 # Building the demo (target under 3 s) next to copying a built one.
 bench-demo:

@@ -12,28 +12,18 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from bb_core.config import ProjectConfig
 from bb_core.envs import TestEnv, ensure_env
 from bb_core.errors import SandboxUnavailable
 from bb_core.sandbox import Sandbox, get_sandbox
 
 PYTHON_VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
-
-
-@dataclass(frozen=True)
-class Project:
-    """Stands in for ``Config.project`` (the fields ensure_env reads)."""
-
-    source: str | None = "src/pkg"
-    python: str = PYTHON_VERSION
-    test_dependencies: list[str] = field(default_factory=lambda: ["pytest"])
-    pytest_args: list[str] = field(default_factory=list)
-    env: dict[str, str] = field(default_factory=dict)
-    install_project: bool = True
-    interpreter: str | None = None
+ENV_PROJECT = ProjectConfig(
+    source="src/envproj", python=PYTHON_VERSION, env={"ENVPROJ_MODE": "test"}
+)
 
 
 @pytest.fixture(scope="session")
@@ -64,4 +54,4 @@ def env_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def built_env(bugbout_home: Path, env_project: Path) -> TestEnv:
     """A real uv environment, built once for the whole session."""
-    return ensure_env(Project(source="src/envproj", env={"ENVPROJ_MODE": "test"}), env_project)
+    return ensure_env(ENV_PROJECT, env_project)

@@ -38,7 +38,7 @@ import orjson
 from bb_core.errors import ConfigError, EnvironmentFailed
 from bb_core.store import cache_key, home_dir
 
-ENV_VERSION = 1  # bump to rebuild every cached environment
+ENV_VERSION = 2  # bump to rebuild every cached environment
 META = "bugbout-env.json"
 UV_TIMEOUT = 1800
 CHECK = "import sys, pytest; print(sys.version.split()[0]); print(pytest.__version__); print(sys.prefix)"
@@ -263,7 +263,9 @@ def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[
     env_python = tmp / "bin" / "python"
     wanted = [d.strip() for d in deps if d.strip()]
     if wanted:
-        done = _uv(["pip", "install", "--python", str(env_python), *wanted], log)
+        done = _uv(
+            ["pip", "install", "--compile-bytecode", "--python", str(env_python), *wanted], log
+        )
         if done.returncode != 0:
             raise EnvBuildFailed(
                 f"uv cannot install the test dependencies: {_summary(done.stderr)}",

@@ -452,6 +452,8 @@ class Confined:
     def finish(self) -> Completed:
         """After the main process exited: kill leftovers, close files, report."""
         self._exited.wait()
+        # Even under bubblewrap: its PID namespace is torn down asynchronously, so
+        # processes of the sandbox may still be dying when the launcher has returned.
         self.leftovers = len(procs.sweep(self.proc.pid, marker=self.marker))
         self.close()
         ended = self.ended if self.ended is not None else time.monotonic()
