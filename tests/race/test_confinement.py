@@ -1,0 +1,210 @@
+"""What an agent can and cannot do from its checkout, in the real sandbox."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import shutil
+import stat
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bb_core.git import open_repo
+from bb_core.patches import apply_patch, files_in_patch, parse_patch, read_tree
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
+
+
+@pytest.fixture
+def loopback_server() -> Iterator[tuple[int, list[str]]]:
+    """An HTTP server on the host's loopback that records every request it gets."""
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b"the fix is in commit abc123")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield server.server_address[1], hits
+    server.shutdown()
+    server.server_close()
+
+
+REACH = """
+import urllib.request
+try:
+    body = urllib.request.urlopen("http://127.0.0.1:{port}/leak-{name}", timeout=5).read()
+    note("reached", body=body.decode())
+except Exception as exc:
+    note("refused", error=type(exc).__name__)
+"""
+
+
+def test_an_agent_without_network_cannot_reach_the_host(
+    race_project: Any, demo_tasks: Any, race_lib: Any, loopback_server: tuple[int, list[str]]
+) -> None:
+    port, hits = loopback_server
+    project = race_project(
+        {
+            "offline": REACH.format(port=port, name="offline"),
+            "online": REACH.format(port=port, name="online"),
+        },
+        options={"offline": {"network": False}},
+    )
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    race_lib(project, tasks)
+    events = {n["agent"]: n["event"] for n in project.read_notes()}
+    # The same script: refused without network, served with it (so the test can fail).
+    assert events == {"offline": "refused", "online": "reached"}
+    assert hits == ["/leak-online"]
+
+
+WRITE_OUTSIDE = """
+target = pathlib.Path({target!r})
+for path in (target, pathlib.Path.cwd().parent / "beside-checkout.txt"):
+    try:
+        path.write_text("escaped")
+        note("wrote", path=str(path))
+    except OSError as exc:
+        note("refused", path=str(path), error=type(exc).__name__)
+pathlib.Path(os.environ["HOME"], "agent-state.txt").write_text("mine")
+pathlib.Path(os.environ["TMPDIR"], "scratch.txt").write_text("temp")
+pathlib.Path("src/textkit/inside.py").write_text("OK = 1\\n")
+"""
+
+
+def test_writes_outside_the_checkout_are_refused(
+    race_project: Any, demo_tasks: Any, race_lib: Any, tmp_path: Path
+) -> None:
+    # Outside every temporary folder: the environment this test runs in.
+    target = Path(sys.prefix) / f"escaped-{tmp_path.name}.txt"
+    project = race_project({"escaper": WRITE_OUTSIDE.format(target=str(target))})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    try:
+        raced = race_lib(project, tasks)
+        assert not target.exists()
+    finally:
+        target.unlink(missing_ok=True)
+    [attempt] = raced.attempts().values()
+    notes = project.read_notes()
+    assert (notes[0]["event"], notes[0]["error"]) == ("refused", "OSError")
+    # Beside the checkout is inside the sandbox's private /tmp: never the real folder.
+    assert not (Path(attempt["logdir"]).parent / "beside-checkout.txt").exists()
+    # Its own home, temp and checkout are writable; only the checkout is the patch.
+    assert attempt["status"] == "finished"
+    assert attempt["changed_files"] == ["src/textkit/inside.py"]
+    assert (Path(attempt["logdir"]).parent / "home" / "agent-state.txt").read_text() == "mine"
+
+
+VANDAL = """
+import shutil
+os.remove("src/textkit/slugs.py")
+shutil.rmtree("tests")
+pathlib.Path("src/textkit/data.bin").write_bytes(bytes(range(256)) * 4)
+os.symlink("/etc/passwd", "src/textkit/passwd")
+os.symlink("../../..", "up")
+os.symlink("cases.py", "src/textkit/alias.py")
+os.rename("src/textkit/wrapping.py", "src/textkit/wrap.py")
+os.chmod("src/textkit/counting.py", 0o755)
+os.mkfifo("pipe")
+"""
+
+
+def test_deletes_binaries_renames_modes_and_symlinks_are_all_in_the_patch(
+    race_project: Any, demo_tasks: Any, race_lib: Any, tmp_path: Path
+) -> None:
+    project = race_project({"vandal": VANDAL})
+    [task] = demo_tasks.pick("User Name")
+    raced = race_lib(project, project.write_tasks([task]))
+    [attempt] = raced.attempts().values()
+    assert attempt["status"] == "finished"
+    touched = set(files_in_patch(attempt["patch"]))
+    assert {"src/textkit/slugs.py", "src/textkit/data.bin", "src/textkit/passwd", "up"} <= touched
+    assert {"src/textkit/wrapping.py", "src/textkit/wrap.py", "src/textkit/counting.py"} <= touched
+    assert any(p.startswith("tests/") for p in files_in_patch(attempt["test_patch"]))
+    sections = {s.path: s for s in parse_patch(attempt["patch"])}
+    assert sections["src/textkit/data.bin"].binary == bytes(range(256)) * 4
+    assert sections["src/textkit/counting.py"].new_mode == "100755"
+    assert "rename from src/textkit/wrapping.py" in attempt["patch"]
+    assert "symlink-outside:src/textkit/passwd -> /etc/passwd" in attempt["flags"]
+    assert "symlink-outside:up -> ../../.." in attempt["flags"]
+    assert not any("alias.py" in flag for flag in attempt["flags"])
+    assert "special-file:pipe" in attempt["flags"]
+    assert "root:" not in attempt["patch"]  # no symlink was followed
+
+    # The patch, applied to the base tree, gives back exactly what the agent left.
+    rebuilt = tmp_path / "rebuilt"
+    with open_repo(demo_tasks.repo) as repo:
+        repo.materialize(task["base_commit"], rebuilt, exclude=task["test_files"])
+    apply_patch(attempt["patch"], rebuilt)
+    work = Path(attempt["logdir"]).parent / "work"
+    assert read_tree(rebuilt).entries == read_tree(work).entries
+    assert stat.S_IMODE(os.stat(rebuilt / "src/textkit/counting.py").st_mode) & 0o100
+
+
+HANG = """
+import subprocess
+pathlib.Path("src/textkit/started.py").write_text("X = 1\\n")
+note("start")
+# A child and a grandchild that try to outlive the agent, one of them detached.
+subprocess.Popen(["sh", "-c", "sleep 300 & sleep 300"])
+subprocess.Popen(["sleep", "300"], start_new_session=True)
+time.sleep(300)
+note("never")
+"""
+
+
+def _sleepers() -> set[int]:
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                cmdline = Path(entry.path, "cmdline").read_bytes()
+            except OSError:
+                continue
+            if cmdline == b"sleep\x00300\x00":
+                found.add(int(entry.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_hanging_agent_and_its_grandchildren_die_at_the_time_limit(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    before = _sleepers()
+    project = race_project({"hanger": HANG}, run={"timeout": 2})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_lib(project, tasks)
+    [attempt] = raced.attempts().values()
+    assert attempt["status"] == "timed-out"
+    assert 2 <= attempt["duration"] < 10
+    assert "time limit" in attempt["error"]
+    assert attempt["changed_files"] == ["src/textkit/started.py"]  # kept, for the record
+    assert [n["event"] for n in project.read_notes()] == ["start"]
+    assert _sleepers() - before == set()
+
+
+@pytest.mark.slow
+def test_a_hanging_unsandboxed_agent_is_killed_too(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    before = _sleepers()
+    project = race_project(
+        {"hanger": HANG}, run={"timeout": 2}, options={"hanger": {"sandboxed": False}}
+    )
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    [attempt] = race_lib(project, tasks).attempts().values()
+    assert attempt["status"] == "timed-out"
+    assert _sleepers() - before == set()
