@@ -136,7 +136,8 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     for role in ("contestant", "examiner"):
         for attempt in _finished(attempts, role):
             patch = str(attempt.get("patch") or "")
-            files, dropped = [], []
+            files: list[str] = []
+            dropped: list[str] = []
             for path in files_in_patch(patch):
                 (files if classify(path, source, tests) == "test" else dropped).append(path)
             authors.append(

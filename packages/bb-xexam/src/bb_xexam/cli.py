@@ -1,17 +1,83 @@
-"""bb-xexam: command-line layer."""
+"""bb-xexam: command-line layer over :mod:`bb_xexam.xexam`."""
 
 from __future__ import annotations
 
 import click
+from bb_core.cli import (
+    BbCommand,
+    config_option,
+    debug_option,
+    inputs_argument,
+    jobs_option,
+    version_option,
+)
+from bb_core.config import load_config
+from bb_core.progress import Progress
+from bb_core.stage import run_stage
 
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, not_implemented, version_option
+from bb_xexam.xexam import CrossExamination, Settings
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
 @config_option
+@jobs_option
+@click.option(
+    "--suite/--no-suite",
+    "run_suite",
+    default=None,
+    help="Also run the repository's own tests in every column (default: [judge] run-suite, else on).",
+)
+@click.option(
+    "--test-timeout",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Seconds one test may take (default: [run] test-timeout, else 60).",
+)
+@click.option(
+    "--run-timeout",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Seconds one column's whole pytest run may take (default: 10 x test-timeout, at least 300).",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
+    default=None,
+    help="Override [run] sandbox.",
+)
+@click.option("--refresh", is_flag=True, help="Ignore kept matrices and run every column again.")
 @debug_option
 @version_option("bb-xexam")
-def main(inputs: tuple[str, ...], config_path: str | None, debug: bool) -> None:
-    """Not implemented yet."""
-    not_implemented("bb-xexam")
+def main(
+    inputs: tuple[str, ...],
+    config_path: str | None,
+    jobs: int,
+    run_suite: bool | None,
+    test_timeout: int | None,
+    run_timeout: int | None,
+    sandbox: str | None,
+    refresh: bool,
+    debug: bool,
+) -> None:
+    """Cross-examine every patch with every author's tests.
+
+    Reads task lines with attempts (from bb-race) and writes each with a `matrix` added:
+    every contestant's and examiner's tests, and the repository's own suite, run on the
+    unfixed tree and on every contestant's patch - one sandboxed pytest run per tree.
+    The maintainers' hidden tests never run here. Matrices are kept in
+    .bugbout/matrices/, so a second run over the same input runs nothing. Other lines
+    pass through unchanged.
+    """
+    config = load_config(config_path)
+    settings = Settings.from_config(
+        config,
+        run_suite=run_suite,
+        test_timeout=test_timeout,
+        run_timeout=run_timeout,
+        sandbox=sandbox,
+        use_cache=not refresh,
+    )
+    examination = CrossExamination(config, settings=settings)
+    with Progress("bb-xexam") as progress:
+        run_stage(inputs, examination, jobs=jobs, progress=progress)
