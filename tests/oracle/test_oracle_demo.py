@@ -1,0 +1,138 @@
+"""bb-oracle on the demo's mined tasks: the exact ground truth of every fix, and its cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import expected
+import orjson
+import pytest
+from bb_core.config import load_config
+from bb_core.records import Writer, check
+from bb_core.store import Store, bugbout_home
+from bb_core.testrun import run_pytest
+from bb_oracle.oracle import Settings, run_oracle
+
+pytestmark = pytest.mark.slow
+
+
+class CountingRunner:
+    """run_pytest, counting how many test runs it was asked for."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        return run_pytest(*args, **kwargs)
+
+
+def rerun(demo: Any, runner: CountingRunner, output: Path) -> bytes:
+    config = load_config(demo.root / "bugbout.toml")
+    with output.open("wb") as out:
+        run_oracle(
+            [str(demo.tasks_file)], config, Settings.from_config(config),
+            store=Store(config.root), writer=Writer(out), runner=runner,
+        )  # fmt: skip
+    return output.read_bytes()
+
+
+@pytest.mark.parametrize("task", expected.GENUINE, ids=lambda t: t.key)
+def test_every_genuine_fix_gets_its_exact_ground_truth(oracle_demo, task) -> None:
+    record = oracle_demo.by_title()[task.title]
+    assert record["kind"] == "task", record.get("message")
+    oracle = record["oracle"]
+    assert oracle["fail_to_pass"] == sorted(task.fail_to_pass)
+    assert oracle["pass_to_pass"] == sorted(task.pass_to_pass)
+    assert oracle["flaky"] == sorted(task.flaky)
+    assert oracle["broken_after"] == []
+    assert oracle["import_error_before"] is task.import_error_before
+    assert oracle["test_modules"] == sorted(task.test_files)
+
+
+def test_the_fix_whose_test_passes_before_is_skipped(oracle_demo) -> None:
+    for title, reason in expected.ORACLE_SKIPS.items():
+        skip = oracle_demo.by_title()[title]
+        assert (skip["kind"], skip["stage"], skip["reason"]) == ("skip", "oracle", reason)
+        task = expected.BY_KEY[expected.SNAKE_TRAILING_ACRONYM.key]
+        assert skip["detail"]["pass_to_pass"] == sorted(task.pass_to_pass)
+        assert skip["detail"]["fail_to_pass"] == []
+
+
+def test_the_flaky_test_is_set_aside_from_both_sets(oracle_demo) -> None:
+    oracle = oracle_demo.by_title()[expected.LONE_PUNCTUATION.title]["oracle"]
+    assert oracle["flaky"] == [expected.FLAKY]
+    assert expected.FLAKY not in oracle["fail_to_pass"] + oracle["pass_to_pass"]
+    # It passed in one run of each side and failed in the other: same checkout, two runs.
+    for side in ("before", "after"):
+        runs = [r for r in oracle["runs"] if r["side"] == side]
+        assert [r["repeat"] for r in runs] == [1, 2]
+
+
+def test_a_new_module_that_cannot_import_before_counts_as_failing(oracle_demo) -> None:
+    oracle = oracle_demo.by_title()[expected.LONE_PUNCTUATION.title]["oracle"]
+    before = [r for r in oracle["runs"] if r["side"] == "before"]
+    assert all(r["collection_errors"] == ["tests/test_tokens.py"] for r in before)
+    tokens = [n for n in oracle["fail_to_pass"] if n.startswith("tests/test_tokens.py::")]
+    assert len(tokens) == 3
+
+
+def test_every_run_is_recorded_with_its_log(oracle_demo) -> None:
+    tasks = [r for r in oracle_demo.records if r["kind"] == "task"]
+    assert len(tasks) == len(expected.GENUINE)
+    home = bugbout_home()
+    for task in tasks:
+        runs = task["oracle"]["runs"]
+        assert [(r["side"], r["repeat"]) for r in runs] == [
+            ("before", 1), ("before", 2), ("after", 1), ("after", 2),
+        ]  # fmt: skip
+        for run in runs:
+            log = Path(run["log"])
+            assert home in log.parents and log.is_file()
+            assert run["duration"] > 0 and not run["timed_out"]
+            assert sum(run["counts"].values()) > 0
+        assert task["oracle"]["sandbox"] == "bubblewrap"
+        assert check(task, "task") is None
+
+
+def test_other_lines_pass_through_in_order(oracle_demo) -> None:
+    mined_others = [r for r in oracle_demo.tasks if r["kind"] != "task"]
+    written_others = [
+        r for r in oracle_demo.records if r["kind"] != "task" and r.get("stage") != "oracle"
+    ]
+    assert written_others == mined_others
+    assert oracle_demo.records[-1]["kind"] == "summary"
+
+
+def test_checkouts_are_removed_after_use(oracle_demo) -> None:
+    assert list((bugbout_home() / "checkouts" / "oracle").iterdir()) == []
+
+
+def test_a_rerun_of_unchanged_tasks_runs_nothing(oracle_demo, tmp_path: Path) -> None:
+    runner = CountingRunner()
+    output = rerun(oracle_demo, runner, tmp_path / "again.jsonl")
+    assert runner.calls == 0
+    assert output == oracle_demo.output
+
+
+def test_a_killed_run_resumes_with_the_tasks_it_had_not_finished(
+    oracle_demo, tmp_path: Path
+) -> None:
+    """Only the task whose result is missing from the cache runs again."""
+    cache = oracle_demo.root / ".bugbout" / "cache" / "oracle"
+    victim = next(r for r in oracle_demo.records if r["kind"] == "task")
+    entries = list(cache.glob(f"{victim['id']}-*.json"))
+    assert len(entries) == 1
+    entries[0].unlink()
+    runner = CountingRunner()
+    output = rerun(oracle_demo, runner, tmp_path / "resumed.jsonl")
+    assert runner.calls == 4  # two runs per side, one task
+    again = [orjson.loads(line) for line in output.splitlines()]
+    before = oracle_demo.records
+    assert [r.get("id", r.get("task_id")) for r in again] == [
+        r.get("id", r.get("task_id")) for r in before
+    ]
+    redone = next(r for r in again if r.get("id") == victim["id"])
+    for key in ("fail_to_pass", "pass_to_pass", "flaky", "broken_after"):
+        assert redone["oracle"][key] == victim["oracle"][key]
