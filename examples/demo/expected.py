@@ -263,6 +263,45 @@ SUMMARY = {
     "not_a_fix": len(NOT_A_FIX),
 }
 
+
+@dataclass(frozen=True)
+class Leaks:
+    """What redaction must take out of a task's statement (the issue body), and keep."""
+
+    fix_section: str  # the heading of the section describing the fix
+    diff_outside_section: bool  # a diff block stands outside that section, on its own
+    naming_sentence: str  # a sentence naming the function the fix changes
+    keep: str  # the reproducing input, which must survive
+
+
+LEAKS = {
+    "camel-first-word": Leaks(
+        "## Solution", True,
+        "camel_case() lower-cases nothing; it keeps the first word exactly as given.",
+        "User Name",
+    ),
+    "lone-punctuation": Leaks(
+        "## Proposed fix", False,
+        "word_count() splits on whitespace and counts whatever comes out.",
+        "wait - what?",
+    ),
+    "slug-accents": Leaks(
+        "## Solution", False,
+        "The culprit is slugify(), which only keeps the ASCII letters a-z and digits.",
+        "Crème Brûlée",
+    ),
+    "truncation-width": Leaks(
+        "## Solution", False,
+        "truncate() cuts the text at *width* and only then adds the ellipsis.",
+        "abcdefghij",
+    ),
+    "snake-trailing-acronym": Leaks(
+        "## Proposed fix", False,
+        "snake_case() puts an underscore before every capital letter.",
+        "HTTPServer",
+    ),
+}  # fmt: skip
+
 # Paths a patch may not change for scoring, besides each task's own test files.
 PROTECTED = ("tests/conftest.py", "pyproject.toml")
 

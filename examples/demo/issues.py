@@ -190,13 +190,16 @@ ISSUES: tuple[dict[str, Any], ...] = (
         acronym included, shows the same thing.
 
         camel_case() lower-cases nothing; it keeps the first word exactly as given.
-
-        ## Solution
+        This patch makes it work for me:
 
         ```diff
         -    return words[0] + "".join(word[:1].upper() + word[1:] for word in words[1:])
         +    return words[0].lower() + "".join(word[:1].upper() + word[1:] for word in words[1:])
         ```
+
+        ## Solution
+
+        Lower-case the first word before joining the others to it.
         """,
     ),
 )

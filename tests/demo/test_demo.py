@@ -347,10 +347,12 @@ def test_issue_export_names_every_reference(demo_build: DemoPaths) -> None:
     assert issues[12]["is_pull_request"] and issues[12]["closes"] == [11]
     for task in expected.MINED:
         body = issues[task.issue]["body"]
-        assert re.search(r"^## (Solution|Proposed fix)$", body, re.MULTILINE), task.issue
+        leaks = expected.LEAKS[task.key]
+        section = body.index(f"\n{leaks.fix_section}\n")
+        assert ("```diff" in body[:section]) == leaks.diff_outside_section
         assert "```diff" in body
-        assert f"{task.function}()" in body  # a sentence naming the fixed function
-        assert task.reported_input in body
+        assert " ".join(leaks.naming_sentence.split()) in " ".join(body.split())
+        assert task.reported_input == leaks.keep and leaks.keep in body[:section]
 
 
 # ---------------------------------------------------------------------------------------
