@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo
+bench: bench-records bench-testrun bench-demo bench-judge
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -47,3 +47,7 @@ bench-testrun *opts:
 # Building the demo (target under 3 s) next to copying a built one.
 bench-demo:
     uv run --frozen python benchmarks/bench_demo.py
+
+# Milliseconds the judge takes per verdict as the matrix grows to 100,000 cells.
+bench-judge:
+    uv run --frozen python benchmarks/bench_judge.py

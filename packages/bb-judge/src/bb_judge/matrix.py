@@ -66,6 +66,12 @@ class Matrix:
         self.columns = {c.name: c for c in columns}
         self.base = base
         self._cells = dict(cells)
+        self._passing: dict[str, set[tuple[str, str]]] = {}
+        for (author, test, column), outcome in self._cells.items():
+            if outcome == PASSED:
+                self._passing.setdefault(column, set()).add((author, test))
+        self._base_passing: dict[str, list[Row]] = {}
+        self._base_keys: dict[str, set[tuple[str, str]]] = {}
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Matrix:
@@ -120,7 +126,18 @@ class Matrix:
         return self._cells.get((test.author, test.test, column), "missing")
 
     def passes(self, test: Row, column: str) -> bool:
-        return self.outcome(test, column) == PASSED
+        return (test.author, test.test) in self._passing.get(column, ())
+
+    def broken_by(self, column: str, role: str) -> list[Row]:
+        """Rows of authors with *role* that pass on the unfixed tree and not in *column*."""
+        if role not in self._base_passing:
+            rows = [t for t in self.tests(frozenset({role})) if self.passes(t, self.base)]
+            self._base_passing[role] = rows
+            self._base_keys[role] = {(t.author, t.test) for t in rows}
+        lost = self._base_keys[role].difference(self._passing.get(column, ()))
+        if not lost:
+            return []
+        return [t for t in self._base_passing[role] if (t.author, t.test) in lost]
 
     def fails_on_base(self, test: Row) -> bool:
         return self.outcome(test, self.base) in FAILING

@@ -200,13 +200,7 @@ def _support(
 
 def _breaks(matrix: Matrix, candidate: Candidate, role: str) -> list[Row]:
     """Tests of *role* by other authors that pass on the unfixed tree and not on the patch."""
-    return [
-        t
-        for t in matrix.tests(frozenset({role}))
-        if t.author != candidate.patch
-        and matrix.passes(t, matrix.base)
-        and not matrix.passes(t, candidate.column)
-    ]
+    return [t for t in matrix.broken_by(candidate.column, role) if t.author != candidate.patch]
 
 
 def quorum_voters(matrix: Matrix, candidate: Candidate, others: Sequence[Candidate]) -> list[str]:
@@ -275,7 +269,8 @@ def assess(
         suite_broken = [t for t in suite if counts_against(matrix, t, voters)]
     else:
         suite_broken = suite
-    excused = [t for t in suite if t not in suite_broken]
+    counted = set(suite_broken)
+    excused = [t for t in suite if t not in counted]
     examiner_broken = _breaks(matrix, candidate, "examiner")
     contestant_broken = _breaks(matrix, candidate, "contestant")
     passed, total = sum(a.passed for a in authors), sum(a.total for a in authors)

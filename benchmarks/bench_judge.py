@@ -1,0 +1,88 @@
+"""How long the judge takes to decide one task from its matrix, as the matrix grows.
+
+The judge's own work (every patch assessed under the policy, ranked, and gated alone)
+must stay negligible next to the test runs that fill the matrix. Prints, per matrix size,
+the cells, the milliseconds per verdict and the cells judged per second, under
+``majority`` and ``strict``.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from bb_judge.judge import judge_task
+
+SIZES = (  # (contestants, examiners, suite tests)
+    (5, 1, 100),
+    (10, 3, 1_000),
+    (20, 5, 5_000),
+)
+
+
+def matrix(contestants: int, examiners: int, suite: int, seed: int = 7) -> dict[str, Any]:
+    rng = random.Random(seed)
+    names = [f"agent{i}" for i in range(contestants)]
+    columns = ["base", *names]
+    authors: list[dict[str, Any]] = []
+    cells = []
+
+    def row(author: str, test: str, base: str, pass_rate: float) -> None:
+        cells.append({"author": author, "test": test, "column": "base", "outcome": base})
+        for column in names:
+            outcome = "passed" if rng.random() < pass_rate else "failed"
+            cells.append({"author": author, "test": test, "column": column, "outcome": outcome})
+
+    for name in names:
+        tests = [f"tests/test_{name}.py::test_{k}" for k in range(3)]
+        authors.append({"name": name, "role": "contestant", "vendor": None, "tests": tests})
+        for test in tests:
+            row(name, test, "failed", 0.7)
+    for e in range(examiners):
+        tests = [f"tests/test_repro_{e}.py::test_{k}" for k in range(6)]
+        authors.append({"name": f"examiner{e}", "role": "examiner", "vendor": None, "tests": tests})
+        for k, test in enumerate(tests):
+            row(f"examiner{e}", test, "failed" if k < 4 else "passed", 0.8)
+    suite_tests = [f"tests/test_suite.py::test_{k}" for k in range(suite)]
+    authors.append({"name": "suite", "role": "suite", "vendor": None, "tests": suite_tests})
+    for test in suite_tests:
+        row("suite", test, "passed", 0.995)
+    return {
+        "kind": "matrix",
+        "v": 1,
+        "task_id": "bench-0000000001",
+        "authors": authors,
+        "columns": [
+            {"name": c, "patch_of": None if c == "base" else c, "duration": 1.0} for c in columns
+        ],
+        "cells": cells,
+    }
+
+
+def main() -> None:
+    print(
+        f"{'contestants':>11} {'examiners':>9} {'suite':>6} {'cells':>8}  policy     ms/verdict   cells/s"
+    )
+    for contestants, examiners, suite in SIZES:
+        record = matrix(contestants, examiners, suite)
+        task = {"id": "bench-0000000001", "matrix": record, "attempts": []}
+        for policy in ("majority", "strict"):
+            rounds = 0
+            started = time.perf_counter()
+            while True:
+                judge_task(task, policy)
+                rounds += 1
+                elapsed = time.perf_counter() - started
+                if elapsed > 1.0 and rounds >= 3:
+                    break
+            per = elapsed / rounds
+            cells = len(record["cells"])
+            print(
+                f"{contestants:>11} {examiners:>9} {suite:>6} {cells:>8}  {policy:<9} "
+                f"{per * 1000:10.1f} {cells / per:11,.0f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
