@@ -147,7 +147,9 @@ def race_project(tmp_path: Path, demo_tasks: DemoTasks) -> Callable[..., Project
                     "env": {"NOTES": str(project.notes), "AGENT": name},
                     "state-dirs": [str(shared)],
                 }
-                entry.update((options or {}).get(name, {}))
+                extra = dict((options or {}).get(name, {}))
+                entry["env"].update(extra.pop("env", {}))
+                entry.update(extra)
                 blocks.append(
                     f"[[{table}]]\n" + "".join(f"{k} = {_toml(v)}\n" for k, v in entry.items())
                 )
