@@ -40,7 +40,7 @@ MAX_SOURCE_FILES = 2  # the default of [tasks] max-source-files
 @dataclass(frozen=True)
 class Task:
     key: str  # a short stable name for the bug
-    title: str  # first line of the fix commit's message
+    title: str  # first line of the fix commit's message (task_title: what a task says)
     refs: tuple[int, ...]  # issue / pull request numbers the commit message names
     issue: int  # the issue whose text is the statement (a PR's closed issue, not the PR)
     function: str  # the function the fix changes; statements name it, redaction removes it
@@ -55,6 +55,11 @@ class Task:
     pr_title: str | None = None  # for a merge: the PR title, the merge message's third line
     import_error_before: bool = False  # a new test module cannot import before the fix
     parametrize_cases_only: bool = False  # its new tests are new cases of an existing list
+
+    @property
+    def task_title(self) -> str:
+        """The title a task line carries: for a merge, the pull request's title."""
+        return self.pr_title if self.merge and self.pr_title else self.title
 
 
 FLAKY = "tests/test_counting.py::test_word_count_of_scratch_file"
