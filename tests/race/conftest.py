@@ -53,18 +53,40 @@ class DemoTasks:
         return found
 
 
+def task_line(repo_path: Path, fact: Any) -> dict[str, Any]:
+    """The task line of one of the demo's fixes, built from the facts in expected.py."""
+    import expected
+    from bb_core.git import open_repo
+    from bb_core.records import check
+    from issues import ISSUES
+
+    fix = expected.SHAS[fact.title]
+    issue = next(i for i in ISSUES if i["number"] == fact.issue)
+    with open_repo(repo_path) as repo:
+        base = repo.commit(fix).parents[0]
+        source_patch = repo.diff(base, fix, list(fact.source_files))
+        test_patch = repo.diff(base, fix, list(fact.test_files))
+    record = {
+        "kind": "task", "v": 1, "id": f"repo-{fix[:10]}", "repository": str(repo_path),
+        "base_commit": base, "fix_commit": fix, "title": fact.title,
+        "statement": f"{issue['title']}\n\n{issue['body']}", "statement_source": "export",
+        "source": expected.SOURCE, "tests": expected.TESTS,
+        "source_files": list(fact.source_files), "test_files": list(fact.test_files),
+        "protected_paths": sorted({*fact.test_files, *expected.PROTECTED}),
+        "reference_patch": source_patch, "test_patch": test_patch,
+    }  # fmt: skip
+    assert check(record, "task") is None
+    return record
+
+
 @pytest.fixture(scope="session")
 def demo_tasks(demo_build: Any, tmp_path_factory: pytest.TempPathFactory) -> DemoTasks:
-    """The demo's task lines, mined by the real ``bb-mine`` from a private copy."""
+    """Task lines for the demo's fixes, on a private copy of its repository (read only)."""
+    import expected
+
     root = tmp_path_factory.mktemp("race-demo") / "demo"
     shutil.copytree(demo_build.root, root, symlinks=True)
-    done = subprocess.run(
-        [str(BIN / "bb-mine"), "--config", str(root / "bugbout.toml")],
-        cwd=root, capture_output=True, check=False, timeout=120,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr.decode()
-    records = [json.loads(line) for line in done.stdout.splitlines()]
-    return DemoTasks(root / "repo", [r for r in records if r["kind"] == "task"])
+    return DemoTasks(root / "repo", [task_line(root / "repo", fact) for fact in expected.MINED])
 
 
 @dataclass

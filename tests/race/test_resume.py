@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import BIN, race_env
+
+BIN = Path(sys.executable).parent
 
 QUICK = """
 note("start")
@@ -60,7 +62,7 @@ def test_killing_the_race_and_running_again_repeats_no_finished_attempt(
     tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
     proc = subprocess.Popen(
         [str(BIN / "bb-race"), str(tasks), "--config", str(project.config)],
-        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=race_env(),
+        cwd=project.root, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
     try:
         # quick finished task 1; slow is running on task 1.

@@ -50,7 +50,7 @@ def import_root(source: str) -> str:
     return parent if parent not in ("", ".") else "."
 
 
-def test_command(
+def pytest_command(
     python: str,
     source: str,
     tests: str,

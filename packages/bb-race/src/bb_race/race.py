@@ -33,7 +33,7 @@ from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
 from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs
 from bb_race.lanes import Lanes
 from bb_race.live import LiveView
-from bb_race.prompt import test_command
+from bb_race.prompt import pytest_command
 from bb_race.reproduce import reproduce
 from bb_race.runner import Cancelled, RaceContext, attempt, crashed_record, finish, now_iso
 
@@ -89,9 +89,9 @@ class ProjectTests:
         source, tests = str(task["source"]), str(task["tests"])
         project = self.config.project
         if self._env is None:
-            return test_command("python", source, tests, pytest_args=project.pytest_args)
+            return pytest_command("python", source, tests, pytest_args=project.pytest_args)
         env = self._env
-        return test_command(
+        return pytest_command(
             str(env.python),
             source,
             tests,
@@ -203,18 +203,21 @@ class Race:
         view = LiveView(lanes.snapshot, reused=reused)
         written = 0
         futures: list[list[Future[dict[str, Any]]]] = []
+        # A task id given twice is raced once; both lines get the same attempts.
+        scheduled: dict[tuple[str, str], Future[dict[str, Any]]] = {}
         try:
             view.start()
             for line, row in zip(
                 (line for line in lines if line.known and line.kind == "task"), plan, strict=True
             ):
                 task = line.record
-                futures.append(
-                    [
-                        self._schedule(lanes, ctx, task, agent, stored, action)
-                        for agent, stored, action in row
-                    ]
-                )
+                mine = []
+                for agent, stored, action in row:
+                    key = (str(task["id"]), agent.name)
+                    if key not in scheduled:
+                        scheduled[key] = self._schedule(lanes, ctx, task, agent, stored, action)
+                    mine.append(scheduled[key])
+                futures.append(mine)
             task_no = 0
             for line in lines:
                 if not (line.known and line.kind == "task"):
