@@ -93,14 +93,13 @@ def main() -> None:
     base = statistics.median(times["bare pytest"])
     best = min(times["bare pytest"])
     print(f"{MODULES * TESTS} tests, {options.rounds} rounds, {python}")
+    print(f"{'':24} {'median':>8} {'best':>8}   overhead: median, best")
     for name, values in times.items():
         median = statistics.median(values)
-        extra = ""
+        line = f"{name:24} {median:7.3f}s {min(values):7.3f}s"
         if name != "bare pytest":
-            extra = (
-                f"   overhead {median - base:+.3f} s (median), {min(values) - best:+.3f} s (best)"
-            )
-        print(f"{name:24} median {median:.3f} s   best {min(values):.3f} s{extra}")
+            line += f"   {median - base:+.3f}s {min(values) - best:+.3f}s"
+        print(line)
 
 
 if __name__ == "__main__":

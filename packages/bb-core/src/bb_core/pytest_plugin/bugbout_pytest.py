@@ -2,7 +2,7 @@
 
 Loaded with ``-p bugbout_pytest`` from a folder bugbout puts on PYTHONPATH; the test
 environment does not have bugbout installed, so this module uses the standard library
-and pytest only, and runs on Python 3.7+ and pytest 7+.
+and pytest only, and runs on Python 3.8+ and pytest 7+.
 
 Settings arrive in environment variables, which are removed as soon as the plugin is
 imported, so the code under test does not see them:
