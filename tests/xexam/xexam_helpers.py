@@ -10,15 +10,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import expected
+from bb_core.config import load_config
 from bb_core.git import open_repo
 from bb_core.patches import diff_trees, files_in_patch, split_patch
+from bb_core.store import Store
+from bb_core.testrun import TestRun
 from bb_race.authored import authored_tests
+from bb_xexam import xexam
 
 BIN = Path(sys.executable).parent
 #: The demo tasks raced: camelCase's first word, and lone punctuation (whose careful fix
@@ -102,3 +106,31 @@ def make_attempt(
         "source_patch": source_patch, "test_patch": test_patch,
         "test_files": test_files, "tests": tests, "changed_files": files_in_patch(patch),
     }  # fmt: skip
+
+
+class Counter:
+    """Wraps run_pytest: how many runs were started, and how many pytest processes ran."""
+
+    def __init__(self, real: Callable[..., TestRun]) -> None:
+        self.real = real
+        self.calls = 0
+        self.processes = 0
+
+    def __call__(self, *args: Any, **kwargs: Any) -> TestRun:
+        self.calls += 1
+        run = self.real(*args, **kwargs)
+        self.processes += run.attempts
+        return run
+
+
+def cross(raced: Raced, task: dict[str, Any], store: Path, **settings: Any) -> dict[str, Any]:
+    config = load_config(raced.config)
+    examination = xexam.CrossExamination(
+        config, settings=xexam.Settings.from_config(config, **settings), store=Store(store)
+    )
+    [out] = examination(task)
+    return dict(out["matrix"])
+
+
+def outcomes(matrix: dict[str, Any]) -> dict[tuple[str, str, str], str]:
+    return {(c["author"], c["test"], c["column"]): c["outcome"] for c in matrix["cells"]}

@@ -1,0 +1,56 @@
+"""A patch that crashes pytest, hangs it or makes every import time out still yields a full
+column: an error cell for every expected test, never a missing one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_isolation import cross, outcomes
+from xexam_helpers import Raced
+
+INIT = "src/textkit/__init__.py"
+
+#: What each contestant appends to the package's __init__.py.
+SABOTAGE = {
+    # pytest's process dies while importing the package: no report at all.
+    "crasher": "import os\nos._exit(3)\n",
+    # An endless loop that blocks the per-test alarm: only the run's time limit ends it.
+    "sleeper": "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+    "while True:\n    pass\n",
+    # An endless loop the alarm interrupts: every module that imports the package fails.
+    "looper": "while True:\n    pass\n",
+}
+
+
+@pytest.mark.slow
+def test_crashing_and_hanging_patches_give_error_cells(
+    raced_demo: Raced, attempt_maker: Callable[..., dict[str, Any]], tmp_path: Path
+) -> None:
+    task = {**raced_demo.tasks["camel-first-word"]}
+    init = (raced_demo.root / "repo" / INIT).read_text()
+    made = [
+        attempt_maker(task, name, {INIT: init + "\n" + code}) for name, code in SABOTAGE.items()
+    ]
+    kept = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
+    task["attempts"] = [*kept, *made]
+    matrix = cross(raced_demo, task, tmp_path, run_suite=False, test_timeout=1, run_timeout=5)
+    columns = {c["name"]: c for c in matrix["columns"]}
+    assert list(columns) == ["base", "careful", "crasher", "sleeper", "looper"]
+    grid = outcomes(matrix)
+    tests = [(a["name"], t) for a in matrix["authors"] for t in a["tests"]]
+    assert len(tests) == 3  # careful's two, the examiner's one
+    assert len(grid) == len(tests) * len(columns)
+    for name in SABOTAGE:
+        assert {grid[author, test, name] for author, test in tests} == {"error"}, name
+    assert {grid[author, test, "careful"] for author, test in tests} == {"passed"}
+    crasher, sleeper, looper = columns["crasher"], columns["sleeper"], columns["looper"]
+    assert crasher["exit_code"] == 3 and "error" in crasher and not crasher["timed_out"]
+    assert sleeper["timed_out"] and sleeper["exit_code"] is None and "timed out" in sleeper["error"]
+    assert 4 <= sleeper["duration"] < 30
+    assert "error" not in looper and not looper["timed_out"]
+    assert sorted(looper["collection_errors"]) == sorted({t.split("::")[0] for _, t in tests})
+    for column in columns.values():
+        assert column["counts"] == {"error": 3} or column["name"] in ("base", "careful")
