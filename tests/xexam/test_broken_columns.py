@@ -34,16 +34,21 @@ def test_crashing_and_hanging_patches_give_error_cells(
     made = [
         attempt_maker(task, name, {INIT: init + "\n" + code}) for name, code in SABOTAGE.items()
     ]
+    # A patch made against another tree: its hunk does not match the unfixed one.
+    stale = attempt_maker(task, "stale", {INIT: init + "VERSION = 2\n"})
+    assert "\n+VERSION = 2\n" in stale["patch"]
+    stale["patch"] = stale["patch"].replace("\n+VERSION = 2\n", "\n-not there\n+VERSION = 2\n")
+    made.append(stale)
     kept = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
     task["attempts"] = [*kept, *made]
     matrix = cross(raced_demo, task, tmp_path, run_suite=False, test_timeout=1, run_timeout=5)
     columns = {c["name"]: c for c in matrix["columns"]}
-    assert list(columns) == ["base", "careful", "crasher", "sleeper", "looper"]
+    assert list(columns) == ["base", "careful", "crasher", "sleeper", "looper", "stale"]
     grid = outcomes(matrix)
     tests = [(a["name"], t) for a in matrix["authors"] for t in a["tests"]]
     assert len(tests) == 3  # careful's two, the examiner's one
     assert len(grid) == len(tests) * len(columns)
-    for name in SABOTAGE:
+    for name in [*SABOTAGE, "stale"]:
         assert {grid[author, test, name] for author, test in tests} == {"error"}, name
     assert {grid[author, test, "careful"] for author, test in tests} == {"passed"}
     crasher, sleeper, looper = columns["crasher"], columns["sleeper"], columns["looper"]
@@ -52,5 +57,7 @@ def test_crashing_and_hanging_patches_give_error_cells(
     assert 4 <= sleeper["duration"] < 30
     assert "error" not in looper and not looper["timed_out"]
     assert sorted(looper["collection_errors"]) == sorted({t.split("::")[0] for _, t in tests})
+    assert columns["stale"]["error"].startswith("the patch's source changes do not apply")
+    assert columns["stale"]["duration"] == 0 and "log" not in columns["stale"]
     for column in columns.values():
         assert column["counts"] == {"error": 3} or column["name"] in ("base", "careful")
