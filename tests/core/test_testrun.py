@@ -444,3 +444,55 @@ def test_runs_unconfined_with_sandbox_none(tmp_path: Path, host_env: TestEnv) ->
     result = run(project, host_env, NoSandbox())
     assert result.outcomes == {"tests/test_a.py::test_a": "passed"}
     assert os.path.exists(str(result.log) + ".report.jsonl")
+
+
+def test_targets_that_do_not_exist_are_missing_not_fatal(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """Regression: one unknown node id made pytest run nothing (exit status 4)."""
+    project = make_project(
+        tmp_path / "repo",
+        {
+            "tests/test_a.py": "import pytest\n@pytest.mark.parametrize('n', [1, 2])\ndef test_p(n): pass\ndef test_q(): pass\n"
+        },
+    ).parent
+    targets = [
+        "tests/test_a.py::test_p",
+        "tests/test_a.py::test_gone",
+        "tests/test_absent.py::test_x",
+    ]
+    wanted = [
+        "tests/test_a.py::test_p[1]",
+        "tests/test_a.py::test_p[2]",
+        "tests/test_a.py::test_q",
+        "tests/test_a.py::test_gone",
+        "tests/test_absent.py::test_x",
+    ]
+    result = run(project, host_env, bwrap_sandbox, targets=targets, nodeids=wanted)
+    assert result.outcomes == {
+        "tests/test_a.py::test_p[1]": "passed",
+        "tests/test_a.py::test_p[2]": "passed",
+        "tests/test_a.py::test_q": "missing",  # in the file, but not a target
+        "tests/test_a.py::test_gone": "missing",
+        "tests/test_absent.py::test_x": "missing",
+    }
+    assert result.problem is None
+    nothing = run(
+        project, host_env, bwrap_sandbox, targets=["tests/test_absent.py"], nodeids=wanted[-1:]
+    )
+    assert (nothing.outcomes, nothing.attempts) == ({"tests/test_absent.py::test_x": "missing"}, 0)
+    assert "left out, not in the checkout: tests/test_absent.py" in nothing.log.read_text()
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap", "none"])
+def test_missing_interpreter_is_an_error_run(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    from bb_core.sandbox import NoSandbox
+
+    sandbox = NoSandbox() if kind == "none" else request.getfixturevalue("bwrap_sandbox")
+    project = make_project(tmp_path / "repo", {"tests/test_a.py": "def test_a(): pass\n"}).parent
+    env = TestEnv(python=tmp_path / "gone" / "bin" / "python", env={}, key="gone")
+    result = run(project, env, sandbox, nodeids=["tests/test_a.py::test_a"])
+    assert result.outcomes == {"tests/test_a.py::test_a": "error"}
+    assert result.problem is not None

@@ -343,6 +343,83 @@ def _report_path(log_path: Path, attempt: int) -> Path:
     return log_path.with_name(log_path.name + suffix)
 
 
+def plan_targets(
+    checkout: Path, targets: Sequence[str]
+) -> tuple[list[str], list[str] | None, list[str]]:
+    """What to hand pytest for *targets*: (arguments, selection, targets left out).
+
+    pytest refuses to run anything when one node id it is given does not exist, so
+    node ids are not given to pytest: their files are, and the plugin keeps only the
+    tests the targets cover (the selection). Targets whose file or folder is absent are
+    left out; their tests are then ``missing``.
+    """
+    if any(os.path.isabs(t) or t.startswith("-") for t in targets):
+        return list(targets), None, []
+    args: dict[str, None] = {}
+    select: list[str] = []
+    absent: list[str] = []
+    for target in targets:
+        path, sep, rest = target.partition("::")
+        path = os.path.normpath(path).replace(os.sep, "/")
+        if not (checkout / path).exists():
+            absent.append(target)
+            continue
+        args[path] = None
+        select.append(f"{path}{sep}{rest}" if path != "." else "")
+    if not any("::" in t for t in targets):
+        return list(args), None, absent
+    return list(args), select, absent
+
+
+@dataclass
+class _Outcome:
+    """How one pytest process ended, as :func:`run_pytest` saw it."""
+
+    attempt: _Attempt
+    report: Report
+    exit_code: int
+    timed_out: bool = False
+    hung: str | None = None
+
+
+def _run_once(
+    running: Confined,
+    report: Report,
+    deadline: float,
+    test_timeout: float | None,
+) -> _Outcome:
+    """Watch one pytest process until it ends, its deadline, or a test that hangs."""
+    attempt = _Attempt()
+    grace = max(2.0, 0.2 * test_timeout) if test_timeout else None
+    poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
+    timed_out = False
+    hung: str | None = None
+    try:
+        while not running.wait(min(poll, deadline - time.monotonic())):
+            now = time.monotonic()
+            attempt.feed(report.read(), now)
+            if now >= deadline:
+                timed_out = True
+                running.kill()
+                break
+            if (
+                test_timeout
+                and grace is not None
+                and attempt.current is not None
+                and now - attempt.since > test_timeout + grace
+            ):
+                hung = attempt.current
+                running.kill()
+                break
+    except BaseException:
+        running.kill()
+        running.finish()
+        raise
+    completed = running.finish()
+    attempt.feed(report.read(), time.monotonic())
+    return _Outcome(attempt, report, completed.exit_code, timed_out, hung)
+
+
 def run_pytest(
     checkout: Path,
     env: Any,
@@ -359,30 +436,44 @@ def run_pytest(
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
-    ``targets``: what pytest runs - files, folders or node ids relative to the checkout
-    (empty: pytest's own discovery). ``nodeids``: the tests to report on; None reports
-    every test the run collected. ``pythonpath``: checkout-relative folders put on
-    PYTHONPATH, by default ``env.pythonpath`` (the checkout and, for a src layout, its
-    ``src``). Arguments are ``env.pytest_args`` then ``extra_args``. The combined output
-    goes to ``log_path``; the plugin's report beside it (``<log>.report.jsonl``).
+    ``targets``: what runs - files, folders or node ids relative to the checkout (empty:
+    pytest's own discovery); a target that does not exist is left out and its tests are
+    ``missing``. ``nodeids``: the tests to report on; None reports every test the run
+    collected. ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
+    ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). Arguments are
+    ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
+    the plugin's report beside it (``<log>.report.jsonl``).
     """
+    started = time.monotonic()
     checkout = Path(checkout).resolve()
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     python = Path(env.python)
     entries = list(pythonpath if pythonpath is not None else getattr(env, "pythonpath", ["."]))
     args = [*getattr(env, "pytest_args", ()), *extra_args]
+    pytest_targets, select, absent = plan_targets(checkout, list(targets))
+    argv = pytest_argv(python, checkout, pytest_targets, args)
+    with open(log_path, "wb") as log:
+        log.write(f"[bugbout: {' '.join(argv)}]\n".encode())
+        if absent:
+            log.write(f"[bugbout: left out, not in the checkout: {', '.join(absent)}]\n".encode())
+    if targets and not pytest_targets:
+        wanted = list(nodeids or ())
+        return TestRun(
+            dict.fromkeys(wanted, "missing"),
+            time.monotonic() - started,
+            None,
+            False,
+            log_path,
+            attempts=0,
+        )
+
     base_env = run_environment(python, checkout, entries, getattr(env, "env", {}))
     if test_timeout:
         base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
     readable = [PLUGIN_DIR, log_path.parent, python.parent.parent]
     readable.append(Path(os.path.realpath(python)).parent.parent)
     confinement = Confinement(writable=[checkout, *writable], network=False, readable=readable)
-    argv = pytest_argv(python, checkout, list(targets), args)
-    grace = max(2.0, 0.2 * test_timeout) if test_timeout else None
-    poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
-
-    started = time.monotonic()
     deadline = started + timeout
     final: dict[str, _Test] = {}
     collected: dict[str, None] = {}
@@ -394,16 +485,23 @@ def run_pytest(
     attempt_no = 0
     while True:
         attempt_no += 1
-        report_path = _report_path(log_path, attempt_no)
         run_env = dict(base_env)
-        if stuck or final:
-            deselect = log_path.with_name(log_path.name + ".deselect.json")
-            modules = [n for n, kind in stuck.items() if kind == "collect"]
-            skip = [*final, *(n for n, kind in stuck.items() if kind == "test")]
-            deselect.write_bytes(orjson.dumps({"nodeids": skip, "modules": modules}))
-            run_env["BUGBOUT_DESELECT"] = str(deselect)
+        if select is not None or stuck:
+            selection = log_path.with_name(log_path.name + ".selection.json")
+            selection.write_bytes(
+                orjson.dumps(
+                    {
+                        "select": select,
+                        "deselect": [*final, *(n for n, kind in stuck.items() if kind == "test")],
+                        "ignore": [n for n, kind in stuck.items() if kind == "collect"],
+                    }
+                )
+            )
+            run_env["BUGBOUT_SELECTION"] = str(selection)
+        if stuck:
             with open(log_path, "ab") as log:
                 log.write(f"\n[bugbout: re-running without {', '.join(stuck)}]\n".encode())
+        report_path = _report_path(log_path, attempt_no)
         fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         run_env["BUGBOUT_REPORT_FD"] = str(fd)
         try:
@@ -415,76 +513,89 @@ def run_pytest(
                 run_env,
                 stdout_path=log_path,
                 stderr_path=log_path,
-                append=attempt_no > 1,
+                append=True,
                 pass_fds=(fd,),
             )
+        except OSError as exc:
+            problem = f"pytest could not start: {exc}"
+            break
         finally:
             os.close(fd)
-        report = Report(report_path)
-        attempt = _Attempt()
-        hung: str | None = None
-        try:
-            while not running.wait(min(poll, deadline - time.monotonic())):
-                now = time.monotonic()
-                attempt.feed(report.read(), now)
-                if now >= deadline:
-                    timed_out = True
-                    running.kill()
-                    break
-                if (
-                    grace is not None
-                    and test_timeout
-                    and attempt.current is not None
-                    and now - attempt.since > test_timeout + grace
-                ):
-                    hung = attempt.current
-                    stuck[hung] = attempt.current_kind
-                    running.kill()
-                    break
-        except BaseException:
-            running.kill()
-            running.finish()
-            raise
-        completed = running.finish()
-        attempt.feed(report.read(), time.monotonic())
-        exit_code = None if timed_out else completed.exit_code
-        for nodeid in attempt.collected or ():
-            collected[nodeid] = None
-        collectors.update(attempt.collectors)
-        final.update(attempt.done())
-        if timed_out:
+        ended = _run_once(running, Report(report_path), deadline, test_timeout)
+        exit_code = None if ended.timed_out else ended.exit_code
+        collected.update(dict.fromkeys(ended.attempt.collected or ()))
+        collectors.update(ended.attempt.collectors)
+        final.update(ended.attempt.done())
+        if ended.timed_out:
+            timed_out = True
             break
-        if hung is not None:
+        if ended.hung is not None:
+            stuck[ended.hung] = ended.attempt.current_kind
             if time.monotonic() < deadline:
                 continue
             timed_out = True
             break
-        problem = _inconsistency(attempt, report, completed.exit_code)
+        problem = _inconsistency(ended.attempt, ended.report, ended.exit_code)
         break
+    return _assemble(
+        nodeids=nodeids,
+        final=final,
+        collected=collected,
+        collectors=collectors,
+        stuck=stuck,
+        problem=problem,
+        timed_out=timed_out,
+        exit_code=exit_code,
+        duration=time.monotonic() - started,
+        log_path=log_path,
+        attempts=attempt_no,
+        timeout=timeout,
+        test_timeout=test_timeout,
+    )
 
-    duration = time.monotonic() - started
+
+def _assemble(
+    *,
+    nodeids: Sequence[str] | None,
+    final: dict[str, _Test],
+    collected: dict[str, None],
+    collectors: dict[str, dict[str, Any]],
+    stuck: dict[str, str],
+    problem: str | None,
+    timed_out: bool,
+    exit_code: int | None,
+    duration: float,
+    log_path: Path,
+    attempts: int,
+    timeout: float,
+    test_timeout: float | None,
+) -> TestRun:
+    """The outcome of every requested test from what the attempts reported."""
     for nodeid, kind in stuck.items():
-        message = f"bugbout: timed out after {test_timeout:g}s and could not be interrupted"
+        message = f"bugbout: timed out after {test_timeout or 0:g}s and could not be interrupted"
         if kind == "test":
-            final[nodeid] = _Test(
-                {"call": {"outcome": "failed", "timeout": True, "message": message}, "teardown": {}}
-            )
+            phases = {
+                "call": {"outcome": "failed", "timeout": True, "message": message},
+                "teardown": {},
+            }
+            final[nodeid] = _Test(phases)
             collected.setdefault(nodeid, None)
         else:
             collectors[nodeid] = {"outcome": "failed", "timeout": True, "message": message}
-
     wanted = list(nodeids) if nodeids is not None else list(collected)
     outcomes: dict[str, str] = {}
     messages: dict[str, str] = {}
     for nodeid in wanted:
         test = final.get(nodeid)
+        cover = _covering(nodeid, collectors)
         if problem is not None:
             outcomes[nodeid] = "error"
+            messages[nodeid] = f"bugbout: {problem}"
         elif test is not None:
             outcomes[nodeid] = test.outcome()
             if outcomes[nodeid] != "passed" and test.message():
                 messages[nodeid] = test.message()
-        elif (cover := _covering(nodeid, collectors)) is not None:
+        elif cover is not None:
             outcomes[nodeid] = "skipped" if cover.get("outcome") == "skipped" else "error"
             messages[nodeid] = str(cover.get("message", ""))
         elif timed_out:
@@ -492,8 +603,6 @@ def run_pytest(
             messages[nodeid] = f"bugbout: the run was killed at its {timeout:g}s limit"
         else:
             outcomes[nodeid] = "missing"
-    if problem is not None:
-        messages = dict.fromkeys(wanted, f"bugbout: {problem}")
     errors = [
         CollectionError(nodeid, str(event.get("message", "")))
         for nodeid, event in collectors.items()
@@ -508,7 +617,7 @@ def run_pytest(
         log=log_path,
         collection_errors=errors,
         messages=messages,
-        timeouts=[n for n in timeouts if n in outcomes or nodeids is None],
+        timeouts=[n for n in timeouts if n in outcomes],
         problem=problem,
-        attempts=attempt_no,
+        attempts=attempts,
     )

@@ -15,9 +15,13 @@ imported, so the code under test does not see them:
     Seconds each test may take: setup and call share this budget, teardown has its own.
     When it runs out, SIGALRM raises :class:`BugboutTimeout` inside the test, which then
     fails alone with a clear message. Collecting one module has the same limit.
-``BUGBOUT_DESELECT``
-    A JSON file ``{"nodeids": [...], "modules": [...]}``: tests to leave out and modules
-    not to collect - bugbout's way to re-run what is left after a test hung.
+``BUGBOUT_SELECTION``
+    A JSON file ``{"select": [...], "deselect": [...], "ignore": [...]}``. ``select``:
+    node ids or their prefixes (a module, a class, a test without its parameters); only
+    tests they cover run - so a node id that does not exist is simply never reported,
+    where pytest would refuse to run anything. ``deselect``: exact node ids to leave
+    out; ``ignore``: modules not to collect - bugbout's way to re-run what is left after
+    a test hung.
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
@@ -31,7 +35,7 @@ import pytest
 
 _ENV_REPORT = "BUGBOUT_REPORT_FD"
 _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
-_ENV_DESELECT = "BUGBOUT_DESELECT"
+_ENV_SELECTION = "BUGBOUT_SELECTION"
 _MESSAGE_LIMIT = 4000
 
 
@@ -62,7 +66,7 @@ def _pop_float(name):
 
 _fd = _pop_int(_ENV_REPORT)
 _timeout = _pop_float(_ENV_TIMEOUT)
-_deselect_path = os.environ.pop(_ENV_DESELECT, "")
+_selection_path = os.environ.pop(_ENV_SELECTION, "")
 if _fd is not None:
     try:
         os.set_inheritable(_fd, False)
@@ -198,18 +202,34 @@ def pytest_configure(config):
     )
 
 
-def _load_deselect():
-    if not _deselect_path:
-        return set(), set()
+def _load_selection():
+    if not _selection_path:
+        return None, set(), set()
     try:
-        with open(_deselect_path) as handle:
+        with open(_selection_path) as handle:
             data = json.load(handle)
     except (OSError, ValueError):
-        return set(), set()
-    return set(data.get("nodeids", ())), set(data.get("modules", ()))
+        return None, set(), set()
+    select = data.get("select")
+    return (
+        None if select is None else tuple(select),
+        set(data.get("deselect") or ()),
+        set(data.get("ignore") or ()),
+    )
 
 
-_deselect_ids, _ignore_modules = _load_deselect()
+_select, _deselect_ids, _ignore_modules = _load_selection()
+
+
+def _selected(nodeid):
+    if _select is None:
+        return True
+    for prefix in _select:
+        if prefix in ("", ".") or nodeid == prefix:
+            return True
+        if nodeid.startswith(prefix) and nodeid[len(prefix)] in ":[/":
+            return True
+    return False
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -225,10 +245,14 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(session, config, items):
-    if not _deselect_ids:
+    if _select is None and not _deselect_ids:
         return
-    keep = [item for item in items if item.nodeid not in _deselect_ids]
-    dropped = [item for item in items if item.nodeid in _deselect_ids]
+    keep, dropped = [], []
+    for item in items:
+        if item.nodeid in _deselect_ids or not _selected(item.nodeid):
+            dropped.append(item)
+        else:
+            keep.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
