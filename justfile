@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge
+bench: bench-records bench-testrun bench-demo bench-judge bench-race
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -51,3 +51,7 @@ bench-demo:
 # Milliseconds the judge takes per verdict as the matrix grows to 100,000 cells.
 bench-judge:
     uv run --frozen python benchmarks/bench_judge.py
+
+# Taking and applying an agent's patch on a 3,000-file tree; the fixed cost of one attempt.
+bench-race:
+    uv run --frozen python benchmarks/bench_race.py
