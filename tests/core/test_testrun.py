@@ -7,7 +7,9 @@ import pickle
 import socket
 import textwrap
 from pathlib import Path
+from typing import Any
 
+import expected
 import orjson
 import pytest
 from bb_core.envs import TestEnv
@@ -496,3 +498,55 @@ def test_missing_interpreter_is_an_error_run(
     result = run(project, env, sandbox, nodeids=["tests/test_a.py::test_a"])
     assert result.outcomes == {"tests/test_a.py::test_a": "error"}
     assert result.problem is not None
+
+
+# --- on the demo repository -------------------------------------------------------------
+
+
+def _sides(demo_repo: Path, task: Any, dest: Path) -> tuple[Path, Path]:
+    """The task's base tree with the fix's test files on top, and the fix's own tree."""
+    from bb_core.git import open_repo
+
+    with open_repo(demo_repo) as repo:
+        fix = expected.SHAS[task.title]
+        base = repo.commit(fix).parents[0]
+        overlay = {path: repo.read_blob(fix, path) or b"" for path in task.test_files}
+        before = repo.materialize(base, dest / "before", overlay=overlay)
+        after = repo.materialize(fix, dest / "after")
+    return before, after
+
+
+@pytest.mark.parametrize("key", ["lone-punctuation", "truncation-width"])
+def test_demo_fix_flips_exactly_its_fail_to_pass(
+    key: str, demo_build: Any, tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    task = next(t for t in expected.GENUINE if t.key == key)
+    before, after = _sides(demo_build.repo, task, tmp_path)
+    wanted = [*task.fail_to_pass, *task.pass_to_pass]
+    runs = {
+        side: run_pytest(
+            tree,
+            host_env,
+            list(task.test_files),
+            nodeids=wanted,
+            sandbox=bwrap_sandbox,
+            timeout=60,
+            test_timeout=10,
+            log_path=tmp_path / "logs" / f"{side}.log",
+        )
+        for side, tree in (("before", before), ("after", after))
+    }
+    assert runs["after"].outcomes == dict.fromkeys(wanted, "passed")
+    before_run = runs["before"]
+    assert {n: before_run.outcomes[n] for n in task.pass_to_pass} == dict.fromkeys(
+        task.pass_to_pass, "passed"
+    )
+    assert all(before_run.outcomes[n] in ("failed", "error") for n in task.fail_to_pass)
+    if task.import_error_before:
+        assert before_run.collection_errors == ["tests/test_tokens.py"]
+        assert "split_words" in before_run.collection_errors[0].message
+        assert {before_run.outcomes[n] for n in task.fail_to_pass if "test_tokens" in n} == {
+            "error"
+        }
+    else:
+        assert before_run.collection_errors == []
