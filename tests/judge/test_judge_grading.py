@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from bb_core.errors import UsageError
 from bb_judge.grading import grade, source_filter
+from bb_judge.score import entries
 
 KEEP = source_filter("src/pkg", "tests", ["tests/test_core.py", "pyproject.toml"])
 
@@ -97,3 +99,27 @@ def test_no_fix_wins_but_keeps_the_counts() -> None:
 def test_the_reason_names_the_first_failing_test() -> None:
     result = grade({"t::a": "passed", "t::b": "error"}, F2P, P2P)
     assert "t::b (error)" in result.reason
+
+
+@pytest.mark.parametrize("name", ["reference", "pick"])
+def test_a_contestant_cannot_take_a_reserved_score_name(name: str) -> None:
+    task = {"id": "demo-1", "reference_patch": "", "attempts": [{"agent": name, "patch": ""}]}
+    with pytest.raises(UsageError, match=f"cannot be called '{name}'"):
+        entries(task)
+
+
+def test_examiners_are_not_scored() -> None:
+    task = {
+        "id": "demo-1",
+        "reference_patch": "ref",
+        "attempts": [
+            {"agent": "careful", "role": "contestant", "patch": "p", "status": "finished"},
+            {"agent": "examiner", "role": "examiner", "patch": "t", "status": "finished"},
+            {"agent": "idler", "role": "contestant", "patch": "", "status": "no-change"},
+        ],
+    }
+    assert [(e.name, e.patch, e.status) for e in entries(task)] == [
+        ("reference", "ref", "finished"),
+        ("careful", "p", "finished"),
+        ("idler", "", "no-change"),
+    ]

@@ -27,7 +27,7 @@ from typing import Any
 
 from bb_core.config import Config, is_url
 from bb_core.envs import TestEnv, ensure_env
-from bb_core.errors import EnvironmentFailed
+from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
 from bb_core.patches import PatchError, apply_patch
 from bb_core.sandbox import Sandbox, get_sandbox
@@ -109,6 +109,11 @@ def entries(task: Mapping[str, Any]) -> list[Entry]:
     found = [Entry(REFERENCE, str(task.get("reference_patch", "")))]
     for attempt in task.get("attempts", ()):
         if attempt.get("role", "contestant") == "contestant":
+            if attempt["agent"] in (REFERENCE, PICK):
+                raise UsageError(
+                    f"{task['id']}: a contestant cannot be called {attempt['agent']!r}",
+                    hint="the name is kept for the scores; rename it in bugbout.toml",
+                )
             found.append(
                 Entry(
                     str(attempt["agent"]),
