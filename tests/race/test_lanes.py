@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 from itertools import combinations
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 from bb_race.lanes import Lanes
-from bb_race.live import render
+from bb_race.live import LiveView, render
 
 # Notes when it starts and ends; sleeps long enough for overlaps to be unmistakable.
 NAPPER = """
@@ -114,3 +115,26 @@ def test_lanes_report_done_running_and_queued() -> None:
     second.result()
     lanes.shutdown()
     assert lanes.snapshot()["x"].done == 2
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_live_view_redraws_in_place_on_a_terminal_only() -> None:
+    lanes = Lanes({})
+    lanes.submit("codex", "task-1 codex/gpt-5", lambda: None).result()
+    lanes.shutdown()
+    screen = Terminal()
+    view = LiveView(lanes.snapshot, stream=screen)
+    view.draw()
+    view.draw()
+    first, second = screen.getvalue().split("\x1b[J")[:2]
+    assert "bb-race  1/1 runs" in first and "codex" in first and "done 1" in first
+    assert second.startswith("\x1b[1F")  # back to the top of the two lines drawn
+    view.close()
+    assert screen.getvalue().endswith("\x1b[1F\x1b[J")  # and wiped at the end
+    quiet = io.StringIO()
+    LiveView(lanes.snapshot, stream=quiet).draw()
+    assert quiet.getvalue() == ""

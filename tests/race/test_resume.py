@@ -203,3 +203,36 @@ def test_stored_attempts_are_one_file_per_agent_per_task(
     assert json.loads(path.read_text()) == task["attempts"][0]
     assert (project.root / ".bugbout" / ".gitignore").exists()
     assert not list(Path(project.attempts).rglob("*.tmp"))
+
+
+def test_a_task_given_twice_is_raced_once(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    project = race_project({"quick": QUICK})
+    [task] = demo_tasks.pick("User Name")
+    raced = race_lib(project, project.write_tasks([task, task]))
+    assert len(raced.records) == 2
+    assert raced.records[0] == raced.records[1]
+    assert [n["event"] for n in project.read_notes()] == ["start", "end"]
+
+
+@pytest.mark.parametrize("sandboxed", [True, False], ids=["sandboxed", "unsandboxed"])
+def test_an_agent_that_cannot_start_is_recorded_as_crashed(
+    race_project: Any, demo_tasks: Any, race_lib: Any, sandboxed: bool
+) -> None:
+    project = race_project(
+        {"missing": QUICK},
+        options={"missing": {"command": ["/no/such/agent"], "sandboxed": sandboxed}},
+    )
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    [attempt] = race_lib(project, tasks).attempts().values()
+    assert attempt["status"] == "crashed"
+    assert attempt["patch"] == ""
+    if sandboxed:  # the sandbox started and reported the missing program
+        assert attempt["exit_code"] != 0
+        assert "/no/such/agent" in (Path(attempt["logdir"]) / "stderr.log").read_text()
+    else:  # bugbout could not start it at all
+        assert attempt["exit_code"] is None
+        assert attempt["error"].startswith("bugbout could not run the attempt: FileNotFoundError")
+    stored = json.loads((project.attempts / attempt["task_id"] / "missing.json").read_text())
+    assert stored == attempt
