@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -55,3 +55,7 @@ bench-judge:
 # Taking and applying an agent's patch on a 3,000-file tree; the fixed cost of one attempt.
 bench-race:
     uv run --frozen python benchmarks/bench_race.py
+
+# The oracle on the demo's tasks next to the same pytest commands run bare (target < 1.3x).
+bench-oracle *opts:
+    uv run --frozen python benchmarks/bench_oracle.py {{opts}}
