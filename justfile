@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -59,3 +59,7 @@ bench-race:
 # The oracle on the demo's tasks next to the same pytest commands run bare (target < 1.3x).
 bench-oracle *opts:
     uv run --frozen python benchmarks/bench_oracle.py {{opts}}
+
+# A matrix of 7 authors x 7 columns: one pytest run per column next to one per author and column.
+bench-xexam *opts:
+    uv run --frozen python benchmarks/bench_xexam.py {{opts}}
