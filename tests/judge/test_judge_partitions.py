@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core.config import load_config
+from bb_core.config import Config, ProjectConfig, load_config
 from bb_core.git import open_repo
 from bb_core.patches import diff_trees
 from bb_core.records import check
-from bb_judge.score import Scorer, remove_stale
+from bb_judge.score import Scorer, ScoreSettings, remove_stale
 from build_demo import GitRepo
 
 BUGS: dict[str, dict[str, Any]] = {
@@ -318,3 +318,24 @@ def test_checkouts_of_killed_runs_are_swept(bugbout_home: Path) -> None:
     assert remove_stale() >= 1
     assert not dead.exists() and mine.exists()
     mine.rmdir()
+
+
+@pytest.mark.slow
+def test_tasks_carry_enough_to_be_scored_without_a_package_setting(
+    partitions: dict[str, Any],
+) -> None:
+    """With no [project] source, the task's own package folder goes on PYTHONPATH."""
+    root = partitions["root"]
+    config = Config(
+        path=None,
+        root=root,
+        project=ProjectConfig(interpreter=sys.executable, install_project=False),
+    )
+    scorer = Scorer(config, ScoreSettings(use_cache=False))
+    task = {**partitions["tasks"][2], "attempts": partitions["tasks"][2]["attempts"][-1:]}
+    scores = scorer.score_task(task)
+    assert [(s["patch"], s["category"]) for s in scores] == [
+        ("reference", "resolved"),
+        ("candidate-4", "resolved"),
+    ]
+    assert scorer.runs >= 1

@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -207,8 +207,12 @@ class Scorer:
             path = self.config.root / path
         return str(path.resolve())
 
-    def environment(self, repo: Repo) -> TestEnv:
-        """The project's test environment, built once per repository."""
+    def environment(self, repo: Repo, task: Mapping[str, Any]) -> TestEnv:
+        """The project's test environment, built once per repository.
+
+        Without ``[project] source`` in the configuration, the task's own package and tests
+        folders are used, so tasks carry enough to be scored without a bugbout.toml.
+        """
         with self._lock:
             known = self._envs.get(repo.location)
             if known is None:
@@ -218,8 +222,11 @@ class Scorer:
                     if isinstance(configured, Path) and configured.exists()
                     else repo.path
                 )
+                project = self.config.project
+                if not project.source:
+                    project = replace(project, source=task["source"], tests=task["tests"])
                 try:
-                    known = ensure_env(self.config.project, root)
+                    known = ensure_env(project, root)
                 except EnvironmentFailed as exc:
                     known = exc
                 self._envs[repo.location] = known
@@ -235,7 +242,7 @@ class Scorer:
         todo = entries(task)
         try:
             with open_repo(location) as repo:
-                env = self.environment(repo)
+                env = self.environment(repo, task)
         except EnvironmentFailed as exc:
             failed = Outcome(error=f"the test environment could not be built: {exc}")
             return self._records(task, todo, {e.patch: failed for e in todo}, pick)
