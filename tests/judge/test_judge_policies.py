@@ -421,3 +421,18 @@ def test_an_author_whose_tests_could_not_be_installed_is_no_evidence() -> None:
     verdict = judge_task(task_line(record, [attempt("alice")]), "unanimous")
     assert verdict["reproductions"] == [{"author": "exam", "test": "e1"}]
     assert verdict["pick"] == "alice"
+
+
+def test_the_reason_says_who_witnessed_a_counted_break() -> None:
+    alone = """
+    author  role      test  base  alice
+    exam    examiner  e1    F     P
+    repo    suite     s1    P     F
+    """
+    assert "that pass on the unfixed tree" in entry(verdict_of(alone), "alice")["reason"]
+    voted = """
+    author  role      test  base  alice  bob
+    exam    examiner  e1    F     P      P
+    repo    suite     s1    P     F      P
+    """
+    assert "most other patches keep passing" in entry(verdict_of(voted), "alice")["reason"]

@@ -264,11 +264,8 @@ def assess(
         for cell in (matrix.cell(t, matrix.base), matrix.cell(t, candidate.column))
     ]
     suite = _breaks(matrix, candidate, "suite")
-    if quorum:
-        voters = quorum_voters(matrix, candidate, others)
-        suite_broken = [t for t in suite if counts_against(matrix, t, voters)]
-    else:
-        suite_broken = suite
+    voters = quorum_voters(matrix, candidate, others) if quorum else []
+    suite_broken = [t for t in suite if counts_against(matrix, t, voters)]
     counted = set(suite_broken)
     excused = [t for t in suite if t not in counted]
     examiner_broken = _breaks(matrix, candidate, "examiner")
@@ -299,7 +296,7 @@ def assess(
     elif suite_broken:
         reason = (
             f"breaks {_plural(len(suite_broken), 'repository test')} that "
-            + ("most other patches keep passing" if quorum else "pass on the unfixed tree")
+            + ("most other patches keep passing" if voters else "pass on the unfixed tree")
             + f", first {suite_broken[0].test}"
         )
         cited += cells_of(suite_broken)
