@@ -85,6 +85,17 @@ def test_tasks_that_cannot_be_run_are_skipped_with_a_reason(
 
 
 @pytest.mark.slow
+def test_a_repository_given_as_a_url_is_read_from_a_mirror(small_project) -> None:
+    project = small_project()
+    task = {**simple_fix(project), "repository": project.repo.path.as_uri()}
+    done = run_tool("bb-oracle", "--repeat", "1", str(project.write_tasks(task)), cwd=project.root)
+    assert done.returncode == 0, done.stderr.decode()
+    [record] = lines(done.stdout)
+    assert record["oracle"]["fail_to_pass"] == ["tests/test_pkg.py::test_double"]
+    assert record["oracle"]["pass_to_pass"] == ["tests/test_pkg.py::test_zero_is_callable"]
+
+
+@pytest.mark.slow
 def test_an_environment_uv_cannot_build_skips_with_uvs_error(small_project) -> None:
     project = small_project()
     project.configure('test-dependencies = ["pytest", "bugbout-no-such-package-anywhere"]\n')
@@ -94,6 +105,7 @@ def test_an_environment_uv_cannot_build_skips_with_uvs_error(small_project) -> N
     [skip] = lines(done.stdout)
     assert skip["reason"] == "environment-failed"
     assert "bugbout-no-such-package-anywhere" in skip["message"]
+    assert "bugbout-no-such-package-anywhere" in skip["detail"]["uv_output"]
     assert not list((project.root / ".bugbout" / "cache" / "oracle").glob("*.json"))
 
 

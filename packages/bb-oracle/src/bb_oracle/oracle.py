@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env
+from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.progress import Progress
@@ -145,6 +145,8 @@ class Oracle:
         self._env_locks: dict[str, threading.Lock] = {}
         self._local = threading.local()
         self._repos: list[Repo] = []
+        self._paths: dict[str, str] = {}
+        self._open_lock = threading.Lock()
 
     # -- the stage's handler ---------------------------------------------------------------
 
@@ -272,16 +274,28 @@ class Oracle:
             self._ready = True
 
     def _repo(self, location: str) -> Repo:
-        """This thread's handle on *location*: dulwich objects are not shared across threads."""
+        """This thread's handle on *location*: dulwich objects are not shared across threads.
+
+        A URL is cloned (or brought up to date) once per run; every thread then opens the
+        local mirror.
+        """
         opened: dict[str, Repo] = getattr(self._local, "repos", None) or {}
         self._local.repos = opened
-        resolved = self._locate(location)
-        if resolved not in opened:
-            repo = open_repo(resolved)
-            opened[resolved] = repo
+        if location not in opened:
             with self._lock:
-                self._repos.append(repo)
-        return opened[resolved]
+                local = self._paths.get(location)
+            if local is None:
+                with self._open_lock:
+                    local = self._paths.get(location)
+                    if local is None:
+                        repo = open_repo(self._locate(location))
+                        local = self._paths[location] = str(repo.path)
+                        opened[location] = repo
+            if location not in opened:
+                opened[location] = open_repo(local)
+            with self._lock:
+                self._repos.append(opened[location])
+        return opened[location]
 
     def _locate(self, location: str) -> str:
         """A task's repository: a URL as is, a path from the current folder or the config's."""
@@ -305,7 +319,12 @@ class Oracle:
                     known = exc
                 self._envs[repo.location] = known
         if isinstance(known, EnvironmentFailed):
-            raise Skip("environment-failed", f"the test environment could not be built: {known}")
+            detail: dict[str, Any] = {}
+            if isinstance(known, EnvBuildFailed):
+                detail = {"uv_output": known.output[-4000:], "log": str(known.log or "")}
+            raise Skip(
+                "environment-failed", f"the test environment could not be built: {known}", detail
+            )
         return known
 
     def close(self) -> None:
