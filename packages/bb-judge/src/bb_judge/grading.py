@@ -34,7 +34,7 @@ CONFIG_NAMES = frozenset(
     }
 )
 
-#: Why an attempt that did not finish (or left no patch) is no fix, whatever its tests do.
+#: Why an attempt that did not finish (or left no patch) is no fix and cannot be picked.
 NO_FIX_STATUS = {
     "no-change": "the agent changed nothing",
     "timed-out": "the attempt timed out",

@@ -17,6 +17,7 @@ from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from bb_judge.gate import decision, gate
+from bb_judge.grading import NO_FIX_STATUS
 from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
 from bb_judge.policies import (
     Assessment,
@@ -28,14 +29,6 @@ from bb_judge.policies import (
     own_columns,
 )
 from bb_judge.ranking import rank, ranking_key
-
-#: Why an attempt that did not finish cannot be picked.
-UNFINISHED = {
-    "no-change": "the agent changed nothing",
-    "timed-out": "the attempt timed out",
-    "crashed": "the attempt crashed",
-    "quota": "the agent ran out of quota",
-}
 
 
 @dataclass(frozen=True)
@@ -104,10 +97,11 @@ def candidates(
         size = 0
         if attempt is not None:
             status = str(attempt.get("status", "finished"))
-            size = patch_size(source_patch(attempt))
-            if status in UNFINISHED:
-                ineligible = UNFINISHED[status]
-            elif size == 0:
+            changes = source_patch(attempt)
+            size = patch_size(changes)
+            if status in NO_FIX_STATUS:
+                ineligible = NO_FIX_STATUS[status]
+            elif not changes.strip():
                 ineligible = "its patch changes nothing in the package"
         found.append(Candidate(owner, column.name, vendors.get(owner), size, ineligible))
     return found
