@@ -208,3 +208,47 @@ def test_a_hanging_unsandboxed_agent_is_killed_too(
     [attempt] = race_lib(project, tasks).attempts().values()
     assert attempt["status"] == "timed-out"
     assert _sleepers() - before == set()
+
+
+ONLY_MODEL = """
+import socket, urllib.request
+def fetch(url):
+    try:
+        return urllib.request.urlopen(url, timeout=5).read().decode()
+    except Exception as exc:
+        return type(exc).__name__ + ": " + str(getattr(exc, "code", ""))
+note("model", got=fetch("http://127.0.0.1:{port}/chat"))
+note("other", got=fetch("http://localhost:{port}/the-fix"))
+try:
+    socket.create_connection(("127.0.0.1", {port}), timeout=5).close()
+    note("direct", got="connected")
+except OSError as exc:
+    note("direct", got=type(exc).__name__)
+tunnel = socket.create_connection(("127.0.0.1", 3128), timeout=5)
+tunnel.sendall(b"CONNECT 127.0.0.1:{port} HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+answer = tunnel.recv(4096)
+tunnel.sendall(b"GET /tunnelled HTTP/1.0\\r\\n\\r\\n")
+body = b""
+while chunk := tunnel.recv(4096):
+    body += chunk
+note("tunnel", got=(answer.split(b"\\r\\n")[0] + b" | " + body.split(b"\\r\\n\\r\\n")[-1]).decode())
+"""
+
+
+def test_an_agent_limited_to_its_model_reaches_nothing_else(
+    race_project: Any, demo_tasks: Any, race_lib: Any, loopback_server: tuple[int, list[str]]
+) -> None:
+    port, hits = loopback_server
+    project = race_project(
+        {"modelled": ONLY_MODEL.replace("{port}", str(port))},
+        options={"modelled": {"network": [f"127.0.0.1:{port}"]}},
+    )
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    [attempt] = race_lib(project, tasks).attempts().values()
+    got = {n["event"]: n["got"] for n in project.read_notes()}
+    assert got["model"] == "the fix is in commit abc123"  # through the egress proxy
+    assert got["other"] == "HTTPError: 403"  # another host: refused by the proxy
+    assert got["direct"] == "ConnectionRefusedError"  # around the proxy: no network
+    assert got["tunnel"] == "HTTP/1.1 200 Connection established | the fix is in commit abc123"
+    assert hits == ["/chat", "/tunnelled"]
+    assert f"network-refused:localhost:{port}" in attempt["flags"]

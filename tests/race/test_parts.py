@@ -13,6 +13,7 @@ from bb_core.sandbox import Completed, NoSandbox
 from bb_race.adapters.command import CommandAgent
 from bb_race.attempts import AttemptStore, file_name, needs_reproduction, needs_run
 from bb_race.authored import authored_tests, collect_tests
+from bb_race.egress import host_allowed
 from bb_race.prompt import build_prompt, pytest_command
 from bb_race.runner import decide_status
 
@@ -239,3 +240,28 @@ def test_attempt_files_are_named_safely(tmp_path: Path) -> None:
     examiner = {**record, "role": "examiner", "tests": ["tests/test_a.py::test_b"]}
     assert needs_reproduction(examiner)
     assert not needs_reproduction({**examiner, "reproducing": {}})
+
+
+@pytest.mark.parametrize(
+    ("host", "port", "allowed"),
+    [
+        ("api.openai.com", 443, True),
+        ("API.OpenAI.com.", 443, True),
+        ("chatgpt.com", 443, False),
+        ("generativelanguage.googleapis.com", 443, True),
+        ("googleapis.com", 443, False),  # *.domain means a subdomain
+        ("localhost", 11434, True),
+        ("localhost", 8080, False),
+        ("github.com", 443, False),
+    ],
+)
+def test_egress_allows_only_the_listed_hosts(host: str, port: int, allowed: bool) -> None:
+    patterns = ["api.openai.com", "*.googleapis.com", "localhost:11434"]
+    assert host_allowed(host, port, patterns) is allowed
+
+
+def test_a_network_list_must_hold_hosts() -> None:
+    with pytest.raises(ConfigError, match="network must be true, false or a list of hosts"):
+        CommandAgent(name="n", options={"command": ["x"], "network": "api.openai.com"})
+    agent = CommandAgent(name="n", options={"command": ["x"], "network": ["api.openai.com"]})
+    assert agent.invocation(command_session(Path("/tmp"))).network == ["api.openai.com"]

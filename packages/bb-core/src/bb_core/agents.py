@@ -51,9 +51,11 @@ class Invocation:
     text (None: the agent reads an empty stdin). ``env`` is added to the minimal base
     environment (see :func:`agent_environment`). With ``confine`` the race engine wraps
     ``argv`` in bugbout's sandbox - writes only in the workdir, logdir, home,
-    ``state_dirs`` and temp, and the network only when ``network`` (the default, so the
-    agent reaches its model); ``confine=False`` is for CLIs that confine their own shell
-    commands.
+    ``state_dirs`` and temp. ``network``: True (the default) keeps the whole network,
+    False none, and a list of hosts (``"api.openai.com"``, ``"localhost:11434"``,
+    ``"*.googleapis.com"``) only those, through bugbout's egress proxy - the way to let
+    an agent reach its model and nothing else. ``confine=False`` is for CLIs that
+    confine their own shell commands.
     """
 
     argv: list[str]
@@ -61,7 +63,7 @@ class Invocation:
     env: dict[str, str] = field(default_factory=dict)
     confine: bool = True
     state_dirs: list[Path] = field(default_factory=list)
-    network: bool = True
+    network: bool | list[str] = True
 
 
 @dataclass

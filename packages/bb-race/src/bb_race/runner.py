@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import tempfile
 import threading
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,11 +30,20 @@ from bb_core.agents import (
 )
 from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
 from bb_core.records import check
-from bb_core.sandbox import Completed, Confined, Confinement, NoSandbox, Sandbox, cap_file
+from bb_core.sandbox import (
+    Bubblewrap,
+    Completed,
+    Confined,
+    Confinement,
+    NoSandbox,
+    Sandbox,
+    cap_file,
+)
 from bb_core.schemas import VERSION
 
 from bb_race.authored import authored_tests
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
+from bb_race.egress import EgressProxy
 from bb_race.prompt import build_prompt
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
@@ -151,17 +162,33 @@ def run_agent(
 
 
 def _confinement(
-    ctx: RaceContext, dirs: AttemptDirs, invocation: Invocation
+    ctx: RaceContext, dirs: AttemptDirs, invocation: Invocation, network: bool, extra: list[Path]
 ) -> tuple[Sandbox, Confinement]:
     if not invocation.confine:
         return NoSandbox(), Confinement()
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
-    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state]
+    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *extra]
     return ctx.sandbox, Confinement(
-        writable=writable, network=invocation.network, readable=ctx.readable, temp=dirs.tmp
+        writable=writable, network=network, readable=ctx.readable, temp=dirs.tmp
     )
+
+
+def _egress(
+    ctx: RaceContext, invocation: Invocation, stack: ExitStack
+) -> tuple[bool, EgressProxy | None, list[str]]:
+    """How the agent may use the network: (whole network?, its proxy, flags)."""
+    network = invocation.network
+    if isinstance(network, bool):
+        return network, None, []
+    if not invocation.confine or not isinstance(ctx.sandbox, Bubblewrap):
+        # Without bubblewrap's private network there is nothing to hold the agent to
+        # its proxy, so it keeps the whole network, and the record says so.
+        return True, None, [f"network-not-narrowed: {ctx.sandbox.name} cannot limit it to hosts"]
+    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bb-egress-")))
+    proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network)))
+    return False, proxy, []
 
 
 def attempt(
@@ -211,21 +238,32 @@ def _attempt(
     version = ctx.version_of(agent)
     invocation = agent.invocation(session)
     env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=dirs.tmp)
-    sandbox, confinement = _confinement(ctx, dirs, invocation)
-    completed, stopped = run_agent(
-        list(invocation.argv),
-        sandbox=sandbox,
-        confinement=confinement,
-        cwd=dirs.work,
-        env=env,
-        stdin=invocation.stdin,
-        logs=dirs.logs,
-        timeout=ctx.timeout,
-        cancel=ctx.cancel,
-    )
+    argv = list(invocation.argv)
+    with ExitStack() as stack:
+        network, proxy, net_flags = _egress(ctx, invocation, stack)
+        extra: list[Path] = []
+        if proxy is not None:
+            argv = proxy.wrap(argv)
+            env.update(proxy.environment())
+            extra.append(proxy.path.parent)
+        sandbox, confinement = _confinement(ctx, dirs, invocation, network, extra)
+        completed, stopped = run_agent(
+            argv,
+            sandbox=sandbox,
+            confinement=confinement,
+            cwd=dirs.work,
+            env=env,
+            stdin=invocation.stdin,
+            logs=dirs.logs,
+            timeout=ctx.timeout,
+            cancel=ctx.cancel,
+        )
+        if proxy is not None:
+            net_flags += [f"network-refused:{where}" for where in proxy.refused]
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)
     record = collect(task, agent, dirs, completed, stopped)
+    record["flags"] = [*record["flags"], *net_flags]
     record["started"] = started
     if version:
         record["version"] = version

@@ -13,8 +13,9 @@ Placeholders in ``command``: ``{prompt}``, ``{prompt_file}``, ``{workdir}``, ``{
 ``{model}``. Without ``{prompt}`` or ``{prompt_file}`` the prompt arrives on stdin.
 ``env`` adds variables, ``state-dirs`` are extra writable folders (``~`` is the user's
 home), ``quota-pattern`` is a regular expression that, found in the end of the logs of a
-run that changed nothing, marks the attempt ``quota``, ``network = false`` confines the command without network (for agents whose
-model runs in-process, or scripted agents), and ``sandboxed = false`` runs the command
+run that changed nothing, marks the attempt ``quota``, ``network`` limits the network
+(``false``: none, for scripted agents or in-process models; a list of hosts: only those,
+e.g. the model's API), and ``sandboxed = false`` runs the command
 without bugbout's sandbox - only for agents that confine themselves.
 """
 
@@ -80,9 +81,13 @@ class CommandAgent(CodingAgent):
                 raise ConfigError(
                     f"{self.name}: quota-pattern is not a regular expression: {exc}"
                 ) from exc
-        for key in ("sandboxed", "network"):
-            if not isinstance(self.options.get(key, True), bool):
-                raise ConfigError(f"{self.name}: {key} must be true or false")
+        if not isinstance(self.options.get("sandboxed", True), bool):
+            raise ConfigError(f"{self.name}: sandboxed must be true or false")
+        network = self.options.get("network", True)
+        if not isinstance(network, bool) and not (
+            isinstance(network, list) and all(isinstance(h, str) and h for h in network)
+        ):
+            raise ConfigError(f"{self.name}: network must be true, false or a list of hosts")
 
     @property
     def argv_template(self) -> list[str]:
@@ -110,7 +115,7 @@ class CommandAgent(CodingAgent):
             env=dict(self.options.get("env", {})),
             confine=bool(self.options.get("sandboxed", True)),
             state_dirs=state_dirs,
-            network=bool(self.options.get("network", True)),
+            network=self.options.get("network", True),
         )
 
     def quota_exhausted(self, logdir: Path) -> bool:

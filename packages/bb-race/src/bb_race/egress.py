@@ -1,0 +1,192 @@
+"""Network for an agent's model and nothing else: an allow-list proxy outside its sandbox.
+
+An adapter whose agent must reach its model but nothing more says so with
+``Invocation(network=["api.example.com", ...])``. The agent's sandbox then gets no
+network at all - only a private loopback - and :mod:`bb_race.bridge` relays a loopback
+port inside it to an :class:`EgressProxy` on a Unix socket outside. ``HTTPS_PROXY`` and
+``HTTP_PROXY`` point the agent at that port. The proxy lets through ``CONNECT`` tunnels
+and plain HTTP requests to the allowed hosts only, refuses everything else with 403, and
+records what it refused, so an agent that reached for GitHub to read the fix is
+visible in its attempt's flags.
+
+Allowed hosts are written ``host`` (any port), ``host:port`` or ``*.domain`` (any
+subdomain).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import socketserver
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+#: The port the bridge listens on inside each sandbox (each has its own loopback).
+BRIDGE_PORT = 3128
+HEAD_LIMIT = 64 * 1024
+BRIDGE = Path(__file__).resolve().parent / "bridge.py"
+
+
+def host_allowed(host: str, port: int, allowed: Sequence[str]) -> bool:
+    """Whether *host*:*port* matches one of the *allowed* patterns."""
+    host = host.strip("[]").lower().rstrip(".")
+    for pattern in allowed:
+        name, _, want_port = pattern.lower().partition(":")
+        if want_port and want_port != str(port):
+            continue
+        if name.startswith("*."):
+            if host.endswith(name[1:]) and host != name[2:]:
+                return True
+        elif host == name:
+            return True
+    return False
+
+
+def split_target(target: str, default_port: int) -> tuple[str, int]:
+    """``host:port`` (or ``[v6]:port``) -> (host, port)."""
+    if target.startswith("["):
+        host, _, rest = target[1:].partition("]")
+        port = rest.lstrip(":")
+    else:
+        host, _, port = target.rpartition(":") if target.count(":") == 1 else (target, "", "")
+    return host, int(port) if port.isdigit() else default_port
+
+
+class _Handler(socketserver.BaseRequestHandler):
+    server: _Server
+
+    def handle(self) -> None:
+        client: socket.socket = self.request
+        head = b""
+        while b"\r\n\r\n" not in head and len(head) < HEAD_LIMIT:
+            chunk = client.recv(4096)
+            if not chunk:
+                return
+            head += chunk
+        header, _, rest = head.partition(b"\r\n\r\n")
+        lines = header.decode("latin-1").split("\r\n")
+        try:
+            method, target, version = lines[0].split(" ", 2)
+        except ValueError:
+            return self.refuse(client, "?", "a malformed request")
+        if method.upper() == "CONNECT":
+            host, port = split_target(target, 443)
+            if not host_allowed(host, port, self.server.allowed):
+                return self.refuse(client, f"{host}:{port}", "not an allowed host")
+            upstream = self.open(client, host, port)
+            if upstream is None:
+                return None
+            client.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+            if rest:
+                upstream.sendall(rest)
+            return self.splice(client, upstream)
+        if not target.lower().startswith("http://"):
+            return self.refuse(client, target, "only proxy requests are served")
+        authority, _, path = target[7:].partition("/")
+        host, port = split_target(authority, 80)
+        if not host_allowed(host, port, self.server.allowed):
+            return self.refuse(client, f"{host}:{port}", "not an allowed host")
+        upstream = self.open(client, host, port)
+        if upstream is None:
+            return None
+        kept = [
+            line for line in lines[1:]
+            if not line.lower().startswith(("proxy-", "connection:", "keep-alive:"))
+        ]  # fmt: skip
+        request = [f"{method} /{path} {version}", *kept, "Connection: close", "", ""]
+        upstream.sendall("\r\n".join(request).encode("latin-1") + rest)
+        return self.splice(client, upstream)
+
+    def open(self, client: socket.socket, host: str, port: int) -> socket.socket | None:
+        try:
+            return socket.create_connection((host, port), timeout=30)
+        except OSError as exc:
+            message = f"bugbout: cannot reach {host}:{port}: {exc}".encode()
+            client.sendall(
+                b"HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: "
+                + str(len(message)).encode() + b"\r\n\r\n" + message
+            )  # fmt: skip
+            return None
+
+    def refuse(self, client: socket.socket, where: str, why: str) -> None:
+        with self.server.lock:
+            self.server.refused.append(where)
+        message = f"bugbout: {where} is out of reach from this sandbox ({why})".encode()
+        client.sendall(
+            b"HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: "
+            + str(len(message)).encode() + b"\r\n\r\n" + message
+        )  # fmt: skip
+
+    def splice(self, client: socket.socket, upstream: socket.socket) -> None:
+        upstream.settimeout(None)
+
+        def copy(source: socket.socket, target: socket.socket) -> None:
+            try:
+                while data := source.recv(65536):
+                    target.sendall(data)
+            except OSError:
+                pass
+            finally:
+                with contextlib.suppress(OSError):
+                    target.shutdown(socket.SHUT_WR)
+
+        back = threading.Thread(target=copy, args=(upstream, client), daemon=True)
+        back.start()
+        copy(client, upstream)
+        back.join()
+        upstream.close()
+
+
+class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
+    daemon_threads = True
+    allowed: Sequence[str]
+    refused: list[str]
+    lock: threading.Lock
+
+
+class EgressProxy:
+    """The proxy for one attempt, on a Unix socket the agent's sandbox can reach."""
+
+    def __init__(self, socket_path: Path, allowed: Sequence[str]) -> None:
+        self.path = Path(socket_path)
+        self.allowed = [a for a in allowed if a]
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> EgressProxy:
+        self.path.unlink(missing_ok=True)
+        server = _Server(str(self.path), _Handler)
+        server.allowed = self.allowed
+        server.refused = []
+        server.lock = threading.Lock()
+        self._server = server
+        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        self.path.unlink(missing_ok=True)
+
+    @property
+    def refused(self) -> list[str]:
+        """Every host:port an agent asked for and did not get, once each, in order."""
+        if self._server is None:
+            return []
+        with self._server.lock:
+            return list(dict.fromkeys(self._server.refused))
+
+    def wrap(self, argv: Sequence[str]) -> list[str]:
+        """*argv* run behind the bridge that leads to this proxy."""
+        return [sys.executable, "-I", str(BRIDGE), str(self.path), str(BRIDGE_PORT), "--", *argv]
+
+    @staticmethod
+    def environment() -> dict[str, str]:
+        """The variables that send an agent's HTTP(S) through the bridge."""
+        url = f"http://127.0.0.1:{BRIDGE_PORT}"
+        names = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
+        return {**dict.fromkeys(names, url), "NO_PROXY": "", "no_proxy": ""}
