@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from bb_core.errors import UsageError
 from bb_judge.grading import grade, source_filter
-from bb_judge.score import entries
+from bb_judge.score import entries, restore
 
 KEEP = source_filter("src/pkg", "tests", ["tests/test_core.py", "pyproject.toml"])
 
@@ -123,3 +125,9 @@ def test_examiners_are_not_scored() -> None:
         ("careful", "p", "finished"),
         ("idler", "", "no-change"),
     ]
+
+
+@pytest.mark.parametrize("path", ["../outside.py", "/etc/passwd", "tests/../../x", ".git/config"])
+def test_restore_refuses_paths_outside_the_checkout(path: str, tmp_path: Path) -> None:
+    with pytest.raises(UsageError, match="refusing to restore"):
+        restore(None, "0" * 40, tmp_path, [path])  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bb_core.config import Config, is_url
@@ -124,7 +124,7 @@ def entries(task: Mapping[str, Any]) -> list[Entry]:
     return found
 
 
-def test_modules(task: Mapping[str, Any]) -> list[str]:
+def hidden_modules(task: Mapping[str, Any]) -> list[str]:
     """The files to hand pytest: the oracle's modules, else those of its test ids."""
     oracle = task["oracle"]
     modules = oracle.get("test_modules")
@@ -152,6 +152,9 @@ def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outc
 def restore(repo: Repo, fix_commit: str, dest: Path, paths: Sequence[str]) -> None:
     """Make every path in *paths* exactly what it is in the fix: rewritten, or removed."""
     for path in paths:
+        parts = PurePosixPath(path).parts
+        if not parts or PurePosixPath(path).is_absolute() or ".." in parts or ".git" in parts:
+            raise UsageError(f"refusing to restore {path!r}: not a path inside the repository")
         target = dest / path
         if target.is_symlink() or target.is_file():
             target.unlink()
@@ -331,7 +334,7 @@ class Scorer:
             protected_paths(task),
             sorted(oracle["fail_to_pass"]),
             sorted(oracle["pass_to_pass"]),
-            test_modules(task),
+            hidden_modules(task),
             patch,
             env.key,
             self.settings.sandbox,
@@ -375,7 +378,7 @@ class Scorer:
                 run = self.runner(
                     dest,
                     env,
-                    test_modules(task),
+                    hidden_modules(task),
                     nodeids=[*task["oracle"]["fail_to_pass"], *task["oracle"]["pass_to_pass"]],
                     sandbox=self.sandbox(),
                     timeout=self.settings.run_limit,
