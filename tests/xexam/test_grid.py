@@ -197,3 +197,17 @@ def test_an_author_whose_tests_did_not_install_errors_everywhere() -> None:
     assert authors[0]["error"] == "does not apply"
     assert [c["outcome"] for c in cells] == ["error"]
     assert counts == {"base": {"error": 1}}
+
+
+def test_an_unreadable_patch_makes_an_error_author_and_an_error_column() -> None:
+    """A patch cut short mid-hunk cannot be read: the agent's tests and column are errors."""
+    cut = "diff --git a/src/demo/x.py b/src/demo/x.py\n--- a/src/demo/x.py\n+++ b/src/demo/x.py\n@@ -1,2 +1,2 @@\n-a\n"
+    task = task_with(attempt("cutter", patch=cut, tests=["tests/test_x.py::test_x"]))
+    [author, _suite] = authors_of(task, run_suite=True)
+    assert author.error is not None and "ends early" in author.error
+    [_base, column] = columns_of(task)
+    assert (column.name, column.error) == ("cutter", author.error)
+    item = Placed(author, error=author.error)
+    authors, cells, _ = build_grid([item], [column_run("base", [item], sound=True, outcomes={})])
+    assert authors[0]["tests"] == ["tests/test_x.py::test_x"]
+    assert [c["outcome"] for c in cells] == ["error"]

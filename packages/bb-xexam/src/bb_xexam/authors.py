@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core.errors import UsageError
-from bb_core.patches import files_in_patch
+from bb_core.patches import PatchError, files_in_patch
 
 #: The column of the unfixed tree.
 BASE = "base"
@@ -47,6 +47,8 @@ class Author:
     dropped: list[str] = field(default_factory=list)
     #: The test ids the attempt declared; empty means "every test in its files".
     declared: list[str] = field(default_factory=list)
+    #: Why its patch cannot be read; its tests are then error rows.
+    error: str | None = None
 
     @property
     def folder(self) -> str:
@@ -63,6 +65,8 @@ class Column:
     patch: str = ""
     #: The patch's files under the package source: what this column applies.
     source_files: list[str] = field(default_factory=list)
+    #: Why its patch cannot be read; the column is then an error column.
+    error: str | None = None
 
 
 def slug(name: str) -> str:
@@ -138,7 +142,8 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
             patch = str(attempt.get("patch") or "")
             files: list[str] = []
             dropped: list[str] = []
-            for path in files_in_patch(patch):
+            paths, error = _paths(patch)
+            for path in paths:
                 (files if classify(path, source, tests) == "test" else dropped).append(path)
             authors.append(
                 Author(
@@ -149,6 +154,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
                     files=sorted(files),
                     dropped=sorted(dropped),
                     declared=list(attempt.get("tests") or []),
+                    error=error,
                 )
             )
     if run_suite:
@@ -163,8 +169,19 @@ def columns_of(task: Mapping[str, Any]) -> list[Column]:
     columns = [Column(name=BASE, patch_of=None)]
     for attempt in _finished(task.get("attempts") or [], "contestant"):
         patch = str(attempt.get("patch") or "")
-        changed = [p for p in files_in_patch(patch) if classify(p, source, tests) == "source"]
-        if changed:
+        paths, error = _paths(patch)
+        changed = [p for p in paths if classify(p, source, tests) == "source"]
+        if changed or error:
             name = str(attempt["agent"])
-            columns.append(Column(name=name, patch_of=name, patch=patch, source_files=changed))
+            columns.append(
+                Column(name=name, patch_of=name, patch=patch, source_files=changed, error=error)
+            )
     return columns
+
+
+def _paths(patch: str) -> tuple[list[str], str | None]:
+    """The files *patch* touches, or why it cannot be read."""
+    try:
+        return files_in_patch(patch), None
+    except PatchError as exc:
+        return [], f"its patch cannot be read: {exc}"

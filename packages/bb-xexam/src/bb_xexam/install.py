@@ -82,6 +82,8 @@ def _suite_targets(stage: Path, tests: str) -> list[str]:
 
 
 def _place(stage: Path, author: Author, tests: str) -> Placed:
+    if author.error is not None:
+        return Placed(author, error=author.error)
     root = stage / author.folder
     root.mkdir(parents=True, exist_ok=True)
     _copy_support(stage, root, tests)

@@ -260,13 +260,16 @@ def _run_column(
     try:
         if column.name != BASE:
             source, tests = str(task["source"]), str(task["tests"])
-            try:
-                apply_patch(
-                    column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
-                )
-            except BbError as exc:
-                record.update(duration=0.0, exit_code=None, timed_out=False)
-                record["error"] = f"the patch's source changes do not apply: {exc}"
+            problem = column.error
+            if problem is None:
+                try:
+                    apply_patch(
+                        column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+                    )
+                except BbError as exc:
+                    problem = f"the patch's source changes do not apply: {exc}"
+            if problem is not None:
+                record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
                 return record, column_run(column.name, placed, sound=False, outcomes={})
         if not targets:
             record.update(duration=0.0, exit_code=None, timed_out=False)
