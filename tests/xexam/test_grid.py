@@ -211,3 +211,11 @@ def test_an_unreadable_patch_makes_an_error_author_and_an_error_column() -> None
     authors, cells, _ = build_grid([item], [column_run("base", [item], sound=True, outcomes={})])
     assert authors[0]["tests"] == ["tests/test_x.py::test_x"]
     assert [c["outcome"] for c in cells] == ["error"]
+
+
+def test_a_patch_reaching_outside_the_tree_is_refused() -> None:
+    """A path with .. in an attempt's patch must not lead installation outside the tree."""
+    task = task_with(attempt("climber", patch=patch_touching("tests/../../outside/test_x.py")))
+    [author] = authors_of(task, run_suite=False)
+    assert author.error is not None and "unsafe path" in author.error
+    assert author.files == []

@@ -182,6 +182,11 @@ def columns_of(task: Mapping[str, Any]) -> list[Column]:
 def _paths(patch: str) -> tuple[list[str], str | None]:
     """The files *patch* touches, or why it cannot be read."""
     try:
-        return files_in_patch(patch), None
+        paths = files_in_patch(patch)
     except PatchError as exc:
         return [], f"its patch cannot be read: {exc}"
+    for path in paths:
+        parts = path.split("/")
+        if path.startswith("/") or any(part in ("", ".", "..", ".git") for part in parts):
+            return [], f"its patch names an unsafe path: {path!r}"
+    return paths, None
