@@ -1,0 +1,200 @@
+"""The records of a bout, gathered per task: what each section of the report reads.
+
+Records arrive as the stages wrote them: task lines at any point of their growth, skip
+lines, summary lines, and possibly sections cut out of task lines (attempt, matrix,
+verdict and score lines carry their task's id). A later task line with the same id
+replaces an earlier one (it has grown further); a standalone section is attached to its
+task, replacing that task's own copy for the same agent or patch. Lines of other kinds
+are counted and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: Score records that are not a contestant's patch.
+REFERENCE = "reference"
+PICK = "pick"
+
+#: The unfixed tree's column in a matrix.
+BASE = "base"
+
+#: How far a task line has grown, in pipeline order.
+STAGES = ("mined", "grounded", "raced", "cross-examined", "judged", "scored")
+
+#: Categories of a score, best first.
+CATEGORIES = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
+RESOLVED = "resolved"
+
+
+@dataclass
+class Task:
+    """One task with every section the records hold for it."""
+
+    id: str
+    title: str = ""
+    line: bool = False  # a task line was seen (not only sections cut out of one)
+    oracle: Mapping[str, Any] | None = None
+    attempts: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by agent
+    matrix: Mapping[str, Any] | None = None
+    verdict: Mapping[str, Any] | None = None
+    scores: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by patch
+
+    @property
+    def stage(self) -> str:
+        """The furthest stage whose section the task carries."""
+        if self.contestant_scores():
+            return "scored"
+        if self.verdict is not None:
+            return "judged"
+        if self.matrix is not None:
+            return "cross-examined"
+        if self.attempts:
+            return "raced"
+        if self.oracle is not None:
+            return "grounded"
+        return "mined"
+
+    def reached(self, stage: str) -> bool:
+        return STAGES.index(self.stage) >= STAGES.index(stage)
+
+    def contestant_scores(self) -> dict[str, Mapping[str, Any]]:
+        return {k: v for k, v in self.scores.items() if k not in (REFERENCE, PICK)}
+
+    @property
+    def environment_broken(self) -> bool:
+        """The reference fix did not resolve here, so the task counts against no agent."""
+        if any(s.get("environment_broken") for s in self.scores.values()):
+            return True
+        reference = self.scores.get(REFERENCE)
+        return reference is not None and reference.get("category") != RESOLVED
+
+    @property
+    def counted(self) -> bool:
+        """Scored, with an environment in which the reference fix resolves."""
+        return bool(self.contestant_scores()) and not self.environment_broken
+
+    def category(self, agent: str) -> str | None:
+        score = self.scores.get(agent)
+        return None if score is None else str(score.get("category"))
+
+    def contestants(self) -> list[str]:
+        """Contestants of this task: attempts first, then scores and matrix columns."""
+        names = [a for a, rec in self.attempts.items() if rec.get("role") == "contestant"]
+        names += list(self.contestant_scores())
+        if self.matrix is not None:
+            names += [
+                str(c["patch_of"]) for c in self.matrix.get("columns", ()) if c.get("patch_of")
+            ]
+        return list(dict.fromkeys(names))
+
+    def examiners(self) -> list[str]:
+        names = [a for a, rec in self.attempts.items() if rec.get("role") == "examiner"]
+        if self.matrix is not None:
+            names += [
+                str(a["name"])
+                for a in self.matrix.get("authors", ())
+                if a.get("role") == "examiner"
+            ]
+        return list(dict.fromkeys(names))
+
+    def pick_category(self) -> str | None:
+        """The category of the judge's pick: its ``pick`` score, else its contestant's."""
+        if self.verdict is None or self.verdict.get("pick") is None:
+            return None
+        pick = self.scores.get(PICK)
+        if pick is not None:
+            return str(pick.get("category"))
+        return self.category(str(self.verdict["pick"]))
+
+
+@dataclass
+class Bout:
+    """Everything the records say, by task."""
+
+    tasks: dict[str, Task] = field(default_factory=dict)
+    skips: list[Mapping[str, Any]] = field(default_factory=list)
+    summaries: list[Mapping[str, Any]] = field(default_factory=list)
+    kinds: Counter[str] = field(default_factory=Counter)  # every record read, by kind
+    repeated: Counter[str] = field(default_factory=Counter)  # task ids seen on >1 task line
+    vendors: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.tasks or self.skips or self.summaries)
+
+    def ordered(self) -> list[Task]:
+        return list(self.tasks.values())
+
+    def contestants(self) -> list[str]:
+        return list(dict.fromkeys(n for t in self.tasks.values() for n in t.contestants()))
+
+    def examiners(self) -> list[str]:
+        return list(dict.fromkeys(n for t in self.tasks.values() for n in t.examiners()))
+
+
+def _task(bout: Bout, task_id: str) -> Task:
+    if task_id not in bout.tasks:
+        bout.tasks[task_id] = Task(task_id)
+    return bout.tasks[task_id]
+
+
+def _note_vendor(bout: Bout, name: str, vendor: Any) -> None:
+    if isinstance(vendor, str) and vendor and name not in bout.vendors:
+        bout.vendors[name] = vendor
+
+
+def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
+    """Sort *records* into a :class:`Bout`."""
+    bout = Bout()
+    loose: list[Mapping[str, Any]] = []
+    for record in records:
+        kind = str(record.get("kind"))
+        bout.kinds[kind] += 1
+        if kind == "task":
+            task_id = str(record["id"])
+            if task_id in bout.tasks and bout.tasks[task_id].line:
+                bout.repeated[task_id] += 1
+            bout.tasks[task_id] = _from_line(record)
+        elif kind == "skip":
+            bout.skips.append(record)
+        elif kind == "summary":
+            bout.summaries.append(record)
+        elif kind in ("attempt", "matrix", "verdict", "score") and "task_id" in record:
+            loose.append(record)
+    for record in loose:
+        _attach(_task(bout, str(record["task_id"])), record)
+    for task in bout.tasks.values():
+        for name, attempt in task.attempts.items():
+            _note_vendor(bout, name, attempt.get("vendor"))
+        if task.matrix is not None:
+            for author in task.matrix.get("authors", ()):
+                _note_vendor(bout, str(author["name"]), author.get("vendor"))
+    return bout
+
+
+def _from_line(record: Mapping[str, Any]) -> Task:
+    task = Task(str(record["id"]), str(record.get("title", "")), line=True)
+    task.oracle = record.get("oracle")
+    for attempt in record.get("attempts", ()):
+        task.attempts[str(attempt["agent"])] = attempt
+    task.matrix = record.get("matrix")
+    task.verdict = record.get("verdict")
+    for score in record.get("scores", ()):
+        task.scores[str(score["patch"])] = score
+    return task
+
+
+def _attach(task: Task, record: Mapping[str, Any]) -> None:
+    kind = record["kind"]
+    if kind == "attempt":
+        task.attempts[str(record["agent"])] = record
+    elif kind == "score":
+        task.scores[str(record["patch"])] = record
+    elif kind == "matrix":
+        task.matrix = record
+    else:
+        task.verdict = record

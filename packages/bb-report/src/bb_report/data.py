@@ -1,0 +1,264 @@
+"""The shapes of the report: plain frozen dataclasses, one per section and row.
+
+The renderers read these and compute nothing; :mod:`bb_report.jsonout` turns them into
+the ``report`` record of ``schemas/report.json`` field for field.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bb_report.stats import proportion_interval
+
+
+@dataclass(frozen=True)
+class Rate:
+    """*count* out of *total*, with its 95% interval; value and ends are None when total is 0."""
+
+    count: int
+    total: int
+    value: float | None
+    low: float | None
+    high: float | None
+
+    @classmethod
+    def of(cls, count: int, total: int) -> Rate:
+        if total <= 0:
+            return cls(count, total, None, None, None)
+        low, high = proportion_interval(count, total)
+        return cls(count, total, count / total, low, high)
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Wall time (seconds) or tokens: in all, per attempt and per resolved task.
+
+    *measured* attempts reported it, out of *attempts*. ``per_resolved`` is None when
+    nothing was resolved or when some attempt did not report it (the total would be short).
+    """
+
+    attempts: int
+    measured: int
+    total: float | None
+    per_attempt: float | None
+    per_resolved: float | None
+
+
+@dataclass(frozen=True)
+class Overview:
+    empty: bool
+    records: dict[str, int]
+    tasks: int
+    stages: dict[str, int]  # tasks by the furthest stage they reached
+    contestants: list[str]
+    examiners: list[str]
+    policies: list[str]
+    counted: int
+    environment_broken: list[str]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    name: str
+    vendor: str | None
+    tasks: int
+    categories: dict[str, int]  # resolved, fixed-but-broke, wrong-fix, no-fix
+    resolve_rate: Rate
+    statuses: dict[str, int]  # how its attempts on counted tasks ended
+    environment_broken: int
+    unscored: int
+    time: Cost
+    tokens: Cost
+
+
+@dataclass(frozen=True)
+class ExaminerRow:
+    name: str
+    vendor: str | None
+    tasks: int
+    tests: int
+    statuses: dict[str, int]
+    time: Cost
+    tokens: Cost
+
+
+@dataclass(frozen=True)
+class AgentsSection:
+    tasks: int
+    rows: list[AgentRow]
+    examiners: list[ExaminerRow]
+    environment_broken: list[str]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class PickRow:
+    """One way of choosing a patch per task, and how many of its choices resolved."""
+
+    kind: str  # judge, best-agent, random, oracle
+    label: str
+    agents: list[str]
+    resolved: float  # a count; the random choice's is an expectation
+    total: int
+    rate: float | None
+    low: float | None
+    high: float | None
+
+
+@dataclass(frozen=True)
+class PickingSection:
+    tasks: int
+    policies: list[str]
+    rows: list[PickRow]
+    picks: int
+    abstained: int
+    abstained_with_resolving: int
+    picked_wrong_with_resolving: int
+    pick_categories: dict[str, int]
+    precision: Rate
+    versus_best: Comparison | None
+    sentences: list[str]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class GateRow:
+    name: str  # an agent, or "all"
+    patches: int
+    approved_right: int
+    approved_wrong: int
+    stopped: int
+    wrongly_rejected: int
+    no_patch: int
+
+
+@dataclass(frozen=True)
+class GateSection:
+    tasks: int
+    rows: list[GateRow]
+    total: GateRow
+    precision: Rate  # approvals that were right
+    stopped: Rate  # wrong patches rejected, of the wrong patches
+    wrongly_rejected: Rate  # resolved patches rejected, of the resolved patches
+    stopped_by_category: dict[str, Rate]
+    sentences: list[str]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class AuthorRow:
+    author: str
+    role: str  # contestant, examiner, suite
+    tasks: int
+    tests: int
+    passed_on_resolved: Rate
+    failed_on_wrong: Rate
+    accuracy: Rate
+    separation: float | None
+    sentence: str
+
+
+@dataclass(frozen=True)
+class TestsSection:
+    tasks: int
+    rows: list[AuthorRow]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class FunnelStep:
+    key: str
+    label: str
+    count: int | None
+
+
+@dataclass(frozen=True)
+class SkipCount:
+    stage: str
+    reason: str
+    count: int
+    example: str | None
+
+
+@dataclass(frozen=True)
+class FunnelSection:
+    steps: list[FunnelStep]
+    skips: list[SkipCount]
+    repositories: list[str]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    a: str
+    b: str
+    tasks: int
+    both: int
+    a_only: int
+    b_only: int
+    neither: int
+    p: float
+    p_adjusted: float
+    finding: str  # a-more, b-more, not-distinguishable, no-common-tasks
+    sentence: str
+
+
+@dataclass(frozen=True)
+class ComparisonsSection:
+    pairs: int
+    rows: list[Comparison]
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class MatrixColumn:
+    name: str
+    patch_of: str | None
+    category: str | None
+    error: str | None
+
+
+@dataclass(frozen=True)
+class MatrixRow:
+    author: str
+    role: str
+    test: str
+    outcomes: list[str]  # one per column, in column order
+
+
+@dataclass(frozen=True)
+class MatrixView:
+    columns: list[MatrixColumn]
+    rows: list[MatrixRow]
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    id: str
+    title: str
+    stage: str
+    environment_broken: bool
+    policy: str | None
+    pick: str | None
+    abstained: bool | None
+    pick_category: str | None
+    categories: dict[str, str]
+    missing: list[str]
+    matrix: MatrixView | None = None
+
+
+@dataclass(frozen=True)
+class Report:
+    overview: Overview
+    agents: AgentsSection
+    picking: PickingSection
+    gate: GateSection
+    tests: TestsSection
+    funnel: FunnelSection
+    comparisons: ComparisonsSection
+    tasks: list[TaskRow] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return self.overview.empty

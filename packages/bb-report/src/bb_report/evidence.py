@@ -1,0 +1,242 @@
+"""Sections read from the cross-examination matrices: which authors' tests tell a right
+fix from a wrong one, and each task's matrix as a grid for the heat map.
+
+An author's tests *accept* a patch when every one of its informative tests passes on the
+patch's column. A test is informative when it passed on the unfixed tree (it guards
+behaviour the patch must keep) or, for a contestant's or examiner's test, when it failed
+there (it reproduces the bug, so the patch must turn it green). The repository suite's
+tests that already failed on the unfixed tree are old failures, not evidence; tests
+skipped or missing on the unfixed tree said nothing and are left out too. An author's own
+patch is never counted: nobody vouches for themselves.
+
+Against the hidden tests' verdict, each author then has:
+
+- *passed on resolved*: resolved patches its tests accepted;
+- *failed on wrong*: patches that did not resolve which its tests rejected;
+- *separation*: the first share plus the second, minus one (Youden's J): 1 when its tests
+  tell every right patch from every wrong one, 0 when they do no better than a coin (or
+  accept or reject everything), negative when they prefer the wrong ones.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from bb_report.bout import BASE, RESOLVED, Bout, Task
+from bb_report.data import (
+    AuthorRow,
+    MatrixColumn,
+    MatrixRow,
+    MatrixView,
+    Rate,
+    TaskRow,
+    TestsSection,
+)
+from bb_report.words import plural
+
+FAILING = frozenset({"failed", "error"})
+ROLES = ("contestant", "examiner", "suite")
+
+
+def base_column(matrix: Mapping[str, Any]) -> str | None:
+    """The unfixed tree's column: ``base``, else the first column without a patch."""
+    names = [str(c["name"]) for c in matrix.get("columns", ())]
+    if BASE in names:
+        return BASE
+    unpatched = [str(c["name"]) for c in matrix.get("columns", ()) if c.get("patch_of") is None]
+    return unpatched[0] if unpatched else None
+
+
+def _cells(matrix: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
+    return {
+        (str(c["author"]), str(c["test"]), str(c["column"])): str(c["outcome"])
+        for c in matrix.get("cells", ())
+    }
+
+
+def informative(role: str, base_outcome: str) -> bool:
+    """Whether a test with *base_outcome* on the unfixed tree says anything about a patch."""
+    if base_outcome == "passed":
+        return True
+    return base_outcome in FAILING and role != "suite"
+
+
+def separation(right: Rate, wrong: Rate) -> float | None:
+    if right.value is None or wrong.value is None:
+        return None
+    return right.value + wrong.value - 1
+
+
+def describe(author: str, right: Rate, wrong: Rate, score: float | None) -> str:
+    """One sentence on how well *author*'s tests separate right patches from wrong ones."""
+    subject = "The repository's own tests" if author == "suite" else f"Tests written by {author}"
+    parts = []
+    if right.total:
+        parts.append(
+            f"passed on {right.count} of {plural(right.total, 'resolved patch', 'resolved patches')}"
+        )
+    if wrong.total:
+        parts.append(f"failed on {wrong.count} of {plural(wrong.total, 'wrong one')}")
+    if not parts:
+        return f"{subject} judged no patch."
+    sentence = f"{subject} {' and '.join(parts)}"
+    if score is None:
+        missing = "resolved" if not right.total else "wrong"
+        return sentence + f"; with no {missing} patch to judge, their separation is unknown."
+    if score >= 0.8:
+        how = "tell right from wrong almost perfectly"
+    elif score >= 0.5:
+        how = "tell right from wrong well"
+    elif score >= 0.2:
+        how = "tell right from wrong weakly"
+    elif score > -0.2:
+        how = "hardly tell right from wrong"
+    else:
+        how = "favour the wrong patches"
+    return sentence + f": they {how} (separation {score:.2f})."
+
+
+def tests_section(bout: Bout) -> TestsSection:
+    tasks = [t for t in bout.ordered() if t.counted and t.matrix is not None]
+    tally: dict[str, Counter[str]] = {}
+    roles: dict[str, str] = {}
+    seen_tests: dict[str, set[tuple[str, str]]] = {}
+    notes = []
+    failed_installs = []
+    for t in tasks:
+        matrix = t.matrix or {}
+        base = base_column(matrix)
+        if base is None:
+            notes.append(f"{t.id}: the matrix has no column for the unfixed tree; left out.")
+            continue
+        cells = _cells(matrix)
+        columns = [c for c in matrix.get("columns", ()) if c.get("patch_of")]
+        for author in matrix.get("authors", ()):
+            name, role = str(author["name"]), str(author["role"])
+            roles.setdefault(name, role)
+            if author.get("error"):
+                failed_installs.append(f"{name} on {t.id}")
+                continue
+            useful = [
+                test
+                for test in author.get("tests", ())
+                if informative(role, cells.get((name, test, base), "missing"))
+            ]
+            if not useful:
+                continue
+            counts = tally.setdefault(name, Counter())
+            counts["tasks"] += 1
+            seen_tests.setdefault(name, set()).update((t.id, test) for test in useful)
+            for column in columns:
+                owner = str(column["patch_of"])
+                category = t.category(owner)
+                if owner == name or category is None:
+                    continue
+                accepted = all(
+                    cells.get((name, test, str(column["name"]))) == "passed" for test in useful
+                )
+                if category == RESOLVED:
+                    counts["resolved"] += 1
+                    counts["accepted_resolved"] += int(accepted)
+                else:
+                    counts["wrong"] += 1
+                    counts["rejected_wrong"] += int(not accepted)
+    if failed_installs:
+        notes.append(
+            "Tests that could not be installed are left out: " + ", ".join(failed_installs) + "."
+        )
+    if not tasks:
+        notes.insert(0, "No scored task has a cross-examination matrix, so no test is judged.")
+    rank = {role: i for i, role in enumerate(ROLES)}
+    names = sorted(tally, key=lambda n: rank.get(roles[n], len(ROLES)))
+    rows = []
+    for name in names:
+        counts = tally[name]
+        right = Rate.of(counts["accepted_resolved"], counts["resolved"])
+        wrong = Rate.of(counts["rejected_wrong"], counts["wrong"])
+        accuracy = Rate.of(right.count + wrong.count, right.total + wrong.total)
+        score = separation(right, wrong)
+        rows.append(
+            AuthorRow(
+                author=name,
+                role=roles[name],
+                tasks=counts["tasks"],
+                tests=len(seen_tests.get(name, ())),
+                passed_on_resolved=right,
+                failed_on_wrong=wrong,
+                accuracy=accuracy,
+                separation=score,
+                sentence=describe(name, right, wrong, score),
+            )
+        )
+    return TestsSection(len(tasks), rows, notes)
+
+
+def matrix_view(task: Task) -> MatrixView | None:
+    """The task's matrix as a grid: one row per (author, test), one column per tree."""
+    if task.matrix is None:
+        return None
+    cells = _cells(task.matrix)
+    columns = [
+        MatrixColumn(
+            name=str(c["name"]),
+            patch_of=c.get("patch_of"),
+            category=task.category(str(c["patch_of"])) if c.get("patch_of") else None,
+            error=c.get("error"),
+        )
+        for c in task.matrix.get("columns", ())
+    ]
+    rows = [
+        MatrixRow(
+            author=str(a["name"]),
+            role=str(a["role"]),
+            test=str(test),
+            outcomes=[cells.get((str(a["name"]), str(test), c.name), "missing") for c in columns],
+        )
+        for a in task.matrix.get("authors", ())
+        for test in a.get("tests", ())
+    ]
+    return MatrixView(columns, rows)
+
+
+def _missing(task: Task) -> list[str]:
+    missing = []
+    if not task.line:
+        missing.append("task line")
+    for section, present in (
+        ("oracle", task.oracle is not None),
+        ("attempts", bool(task.attempts)),
+        ("matrix", task.matrix is not None),
+        ("verdict", task.verdict is not None),
+        ("scores", bool(task.contestant_scores())),
+    ):
+        if not present:
+            missing.append(section)
+    return missing
+
+
+def task_rows(bout: Bout) -> list[TaskRow]:
+    rows = []
+    for t in bout.ordered():
+        verdict = t.verdict
+        rows.append(
+            TaskRow(
+                id=t.id,
+                title=t.title,
+                stage=t.stage,
+                environment_broken=bool(t.contestant_scores()) and t.environment_broken,
+                policy=None if verdict is None else str(verdict.get("policy")),
+                pick=None if verdict is None else verdict.get("pick"),
+                abstained=None if verdict is None else bool(verdict.get("abstained")),
+                pick_category=t.pick_category(),
+                categories={
+                    name: str(score.get("category"))
+                    for name, score in t.contestant_scores().items()
+                },
+                missing=_missing(t),
+                matrix=matrix_view(t),
+            )
+        )
+    return rows

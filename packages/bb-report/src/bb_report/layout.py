@@ -1,0 +1,463 @@
+"""The report laid out as a document: titled sections of sentences, tables and notes.
+
+Terminal, Markdown and HTML all render this one document, so they show the same tables
+with the same wording; HTML adds its charts beside them. Cells carry a *tone* (good,
+warn, bad, muted) that a format may show as colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from bb_report.data import Cost, GateRow, Rate, Report, TaskRow
+from bb_report.words import interval, p_value, percent, plural, seconds, tokens
+
+#: How each category reads, and its tone.
+CATEGORY_TONE = {
+    "resolved": "good",
+    "fixed-but-broke": "warn",
+    "wrong-fix": "bad",
+    "no-fix": "muted",
+}
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    tone: str = ""
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
+class Table:
+    headers: list[str]
+    rows: list[list[Cell]]
+    total: list[Cell] | None = None
+
+
+@dataclass(frozen=True)
+class Text:
+    """Sentences; *bullets* shows them as a list."""
+
+    lines: list[str]
+    bullets: bool = False
+
+
+@dataclass(frozen=True)
+class Notes:
+    lines: list[str]
+
+
+Block = Table | Text | Notes
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    lead: str
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Document:
+    title: str
+    summary: str
+    notes: list[str]
+    sections: list[Section]
+
+
+def num(text: str, tone: str = "") -> Cell:
+    return Cell(text, tone, numeric=True)
+
+
+def category_cell(category: str | None) -> Cell:
+    if category is None:
+        return Cell("-", "muted")
+    return Cell(category, CATEGORY_TONE.get(category, ""))
+
+
+def rate_cells(rate: Rate) -> list[Cell]:
+    """``count/total``, the percentage and the interval."""
+    if rate.total == 0:
+        return [num("-"), num("-"), num("-")]
+    return [num(f"{rate.count}/{rate.total}"), num(percent(rate.value)), num(interval(rate))]
+
+
+def cost_cells(cost: Cost) -> list[Cell]:
+    return [num(seconds(cost.per_attempt)), num(seconds(cost.per_resolved))]
+
+
+def token_cells(cost: Cost) -> list[Cell]:
+    return [num(tokens(cost.per_attempt)), num(tokens(cost.per_resolved))]
+
+
+def _nonzero(count: int, tone: str) -> Cell:
+    return num(str(count), tone if count else "muted")
+
+
+# -- sections ---------------------------------------------------------------------------------
+
+
+def agents(report: Report) -> Section:
+    section = report.agents
+    lead = (
+        f"Each contestant's patches against the maintainers' hidden tests, on the "
+        f"{plural(section.tasks, 'counted task')}. Resolved: every fail-to-pass test passes and "
+        "no pass-to-pass test fails. Fixed but broke: the bug is fixed but a pass-to-pass test "
+        "fails. Wrong fix: some fail-to-pass test still fails. No fix: nothing changed, the "
+        "attempt timed out, crashed or ran out of quota, or its patch does not apply."
+    )
+    blocks: list[Block] = []
+    if section.rows:
+        rows = []
+        for row in section.rows:
+            c = row.categories
+            rows.append(
+                [
+                    Cell(row.name),
+                    num(str(row.tasks)),
+                    _nonzero(c["resolved"], "good"),
+                    _nonzero(c["fixed-but-broke"], "warn"),
+                    _nonzero(c["wrong-fix"], "bad"),
+                    _nonzero(c["no-fix"], "muted"),
+                    *rate_cells(row.resolve_rate)[1:],
+                ]
+            )
+        blocks.append(
+            Table(
+                [
+                    "agent",
+                    "tasks",
+                    "resolved",
+                    "fixed but broke",
+                    "wrong fix",
+                    "no fix",
+                    "resolve rate",
+                    "95% interval",
+                ],
+                rows,
+            )
+        )
+        blocks.append(
+            Table(
+                [
+                    "agent",
+                    "time per attempt",
+                    "time per resolved",
+                    "tokens per attempt",
+                    "tokens per resolved",
+                ],
+                [[Cell(r.name), *cost_cells(r.time), *token_cells(r.tokens)] for r in section.rows],
+            )
+        )
+    if section.examiners:
+        blocks.append(
+            Table(
+                ["examiner", "tasks", "tests written", "time per attempt", "tokens per attempt"],
+                [
+                    [
+                        Cell(e.name),
+                        num(str(e.tasks)),
+                        num(str(e.tests)),
+                        num(seconds(e.time.per_attempt)),
+                        num(tokens(e.tokens.per_attempt)),
+                    ]
+                    for e in section.examiners
+                ],
+            )
+        )
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("agents", "Agents", lead, blocks)
+
+
+def picking(report: Report) -> Section:
+    section = report.picking
+    lead = (
+        "One patch per bug: the judge's picks, made from executed evidence alone, against the "
+        "best single agent (chosen in hindsight), an agent chosen at random (what it would "
+        "resolve on average) and the best any choice could do (a task counts when any patch "
+        "resolved it)."
+    )
+    blocks: list[Block] = []
+    if section.tasks:
+        rows = []
+        for row in section.rows:
+            label = row.label
+            if row.kind == "best-agent" and row.agents:
+                label += f": {', '.join(row.agents)}"
+            resolved = f"{row.resolved:.2f}" if row.kind == "random" else f"{row.resolved:g}"
+            spread = (
+                "-"
+                if row.low is None or row.high is None
+                else (f"{100 * row.low:.0f}-{100 * row.high:.0f}%")
+            )
+            rows.append(
+                [
+                    Cell(label),
+                    num(f"{resolved}/{row.total}"),
+                    num(percent(row.rate)),
+                    num(
+                        spread if row.kind != "random" else "(an expectation)",
+                        "muted" if row.kind == "random" else "",
+                    ),
+                ]
+            )
+        blocks.append(Table(["way of choosing", "resolved", "rate", "95% interval"], rows))
+        blocks.append(
+            Table(
+                ["the judge", "tasks"],
+                [
+                    [Cell("picked a patch"), num(str(section.picks))],
+                    [Cell("picks that resolved"), num(str(section.precision.count), "good")],
+                    [Cell("abstained"), num(str(section.abstained))],
+                    [
+                        Cell("abstentions where some patch resolved"),
+                        _nonzero(section.abstained_with_resolving, "warn"),
+                    ],
+                    [
+                        Cell("wrong picks where a right patch existed"),
+                        _nonzero(section.picked_wrong_with_resolving, "bad"),
+                    ],
+                ],
+            )
+        )
+    if section.sentences:
+        blocks.append(Text(section.sentences))
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("picking", "Picking one patch per bug", lead, blocks)
+
+
+def gate(report: Report) -> Section:
+    section = report.gate
+    lead = (
+        "Every patch judged alone, as a merge gate would judge it when one agent says it is "
+        "done, and the gate's decision checked against the hidden tests."
+    )
+    blocks: list[Block] = []
+    if section.total.patches or section.total.no_patch:
+
+        def cells(r: GateRow) -> list[Cell]:
+            return [
+                Cell(r.name),
+                num(str(r.patches)),
+                _nonzero(r.approved_right, "good"),
+                _nonzero(r.approved_wrong, "bad"),
+                _nonzero(r.stopped, "good"),
+                _nonzero(r.wrongly_rejected, "bad"),
+                num(str(r.no_patch), "muted"),
+            ]
+
+        blocks.append(
+            Table(
+                [
+                    "agent",
+                    "patches",
+                    "approved, right",
+                    "approved, wrong",
+                    "wrong, stopped",
+                    "right, rejected",
+                    "no patch",
+                ],
+                [cells(r) for r in section.rows],
+                total=cells(section.total),
+            )
+        )
+    if section.sentences:
+        blocks.append(Text(section.sentences))
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("gate", "Every patch through a merge gate", lead, blocks)
+
+
+def tests(report: Report) -> Section:
+    section = report.tests
+    lead = (
+        "For each author of tests, and for the repository's own suite: how often its tests "
+        "passed on patches that resolved the task and failed on patches that did not. A test "
+        "counts when it passed on the unfixed tree or, for an agent's test, failed there; an "
+        "author's own patch is not counted. Separation is the first share plus the second "
+        "minus one: 1 sorts every patch right, 0 is no better than chance."
+    )
+    blocks: list[Block] = []
+    if section.rows:
+        rows = []
+        for row in section.rows:
+            sep = "-" if row.separation is None else f"{row.separation:.2f}"
+            tone = ""
+            if row.separation is not None:
+                tone = (
+                    "good" if row.separation >= 0.5 else "bad" if row.separation < 0.2 else "warn"
+                )
+            rows.append(
+                [
+                    Cell(row.author),
+                    Cell(row.role),
+                    num(str(row.tasks)),
+                    num(str(row.tests)),
+                    rate_cells(row.passed_on_resolved)[0],
+                    rate_cells(row.failed_on_wrong)[0],
+                    rate_cells(row.accuracy)[1],
+                    num(sep, tone),
+                ]
+            )
+        blocks.append(
+            Table(
+                [
+                    "author",
+                    "role",
+                    "tasks",
+                    "tests",
+                    "passed on resolved",
+                    "failed on wrong",
+                    "accuracy",
+                    "separation",
+                ],
+                rows,
+            )
+        )
+        blocks.append(Text([row.sentence for row in section.rows], bullets=True))
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("tests", "Which tests tell a right fix from a wrong one", lead, blocks)
+
+
+def funnel(report: Report) -> Section:
+    section = report.funnel
+    where = ", ".join(section.repositories)
+    lead = "How much history was examined, and why fixes were left out" + (
+        f" ({where})." if where else "."
+    )
+    steps = Table(
+        ["step", "count"],
+        [
+            [Cell(step.label), num("-" if step.count is None else str(step.count))]
+            for step in section.steps
+        ],
+    )
+    blocks: list[Block] = [steps]
+    if section.skips:
+        blocks.append(
+            Table(
+                ["stage", "reason", "count", "for example"],
+                [
+                    [
+                        Cell(s.stage),
+                        Cell(s.reason),
+                        num(str(s.count)),
+                        Cell(s.example or "", "muted"),
+                    ]
+                    for s in section.skips
+                ],
+            )
+        )
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("funnel", "How the tasks were found", lead, blocks)
+
+
+def comparisons(report: Report) -> Section:
+    section = report.comparisons
+    lead = (
+        "Every two contestants compared on the tasks both were scored on, with an exact "
+        "paired test, so that noise is not read as a ranking. A 95% interval on each resolve "
+        "rate is in the Agents table."
+    )
+    blocks: list[Block] = []
+    if section.rows:
+        blocks.append(Text([row.sentence for row in section.rows], bullets=True))
+        blocks.append(
+            Table(
+                ["a", "b", "tasks", "both", "a only", "b only", "neither", "p", "adjusted p"],
+                [
+                    [
+                        Cell(r.a),
+                        Cell(r.b),
+                        num(str(r.tasks)),
+                        num(str(r.both)),
+                        num(str(r.a_only)),
+                        num(str(r.b_only)),
+                        num(str(r.neither)),
+                        num(p_value(r.p)),
+                        num(
+                            p_value(r.p_adjusted),
+                            "good" if r.finding in ("a-more", "b-more") else "",
+                        ),
+                    ]
+                    for r in section.rows
+                ],
+            )
+        )
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("comparisons", "Beyond the ranking: is the difference real?", lead, blocks)
+
+
+def _pick_cell(task: TaskRow) -> Cell:
+    if task.policy is None:
+        return Cell("-", "muted")
+    if task.abstained:
+        return Cell("abstained", "muted")
+    if task.pick_category is None:
+        return Cell(str(task.pick))
+    return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
+
+
+def task_table(report: Report) -> Section:
+    names = report.overview.contestants
+    rows = []
+    for task in report.tasks:
+        stage = task.stage + (" (environment broken)" if task.environment_broken else "")
+        rows.append(
+            [
+                Cell(task.id),
+                Cell(task.title),
+                Cell(stage, "bad" if task.environment_broken else ""),
+                _pick_cell(task),
+                *[category_cell(task.categories.get(name)) for name in names],
+            ]
+        )
+    blocks: list[Block] = []
+    if rows:
+        blocks.append(Table(["task", "title", "stage", "judge's pick", *names], rows))
+    return Section(
+        "tasks",
+        "Tasks",
+        "Every task, how far it got through the pipeline, the judge's pick and each patch's "
+        "category by the hidden tests.",
+        blocks,
+    )
+
+
+def document(report: Report) -> Document:
+    """The whole report as a :class:`Document`; a short one when there is nothing to report."""
+    o = report.overview
+    if o.empty:
+        return Document(
+            "bugbout report",
+            "Nothing to report: the input held no task, skip or summary lines.",
+            [n for n in o.notes if not n.startswith("There is nothing")],
+            [],
+        )
+    summary = (
+        f"{plural(o.tasks, 'task')} ({o.counted} counted), "
+        f"{plural(len(o.contestants), 'contestant')}, {plural(len(o.examiners), 'examiner')}"
+        + (f"; judged under {', '.join(o.policies)}" if o.policies else "")
+        + "."
+    )
+    return Document(
+        "bugbout report",
+        summary,
+        o.notes,
+        [
+            agents(report),
+            picking(report),
+            gate(report),
+            tests(report),
+            funnel(report),
+            comparisons(report),
+            task_table(report),
+        ],
+    )

@@ -1,0 +1,75 @@
+"""The report as GitHub-flavoured Markdown: headings, pipe tables, notes as quotes.
+
+Text from the records (titles, agent names, test ids) is escaped so that it can neither
+break a table (``|``) nor turn into markup (``*``, ``_``, ``<``...).
+"""
+
+from __future__ import annotations
+
+import re
+
+from tabulate import tabulate
+
+from bb_report.data import Report
+from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
+_LEADING_MARK = re.compile(r"^([#+\-=])")
+_LEADING_NUMBER = re.compile(r"^(\d+)([.)])")
+
+
+def escape(text: str) -> str:
+    """*text* as literal Markdown, on one line: emphasis, code, links, HTML, table pipes
+    and a leading heading or list marker are all escaped."""
+    flat = _SPECIAL.sub(r"\\\1", " ".join(text.split()))
+    flat = _LEADING_MARK.sub(r"\\\1", flat)
+    return _LEADING_NUMBER.sub(r"\1\\\2", flat)
+
+
+def _cell(cell: Cell) -> str:
+    return escape(cell.text)
+
+
+def _table(table: Table) -> str:
+    rows = [[_cell(c) for c in row] for row in table.rows]
+    if table.total is not None:
+        rows.append([f"**{_cell(c)}**" if c.text else "" for c in table.total])
+    sample = table.rows[0] if table.rows else table.total or []
+    align = ["right" if c.numeric else "left" for c in sample]
+    return tabulate(
+        rows,
+        headers=[escape(h) for h in table.headers],
+        tablefmt="pipe",
+        colalign=align or None,
+        disable_numparse=True,
+    )
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, Table):
+        return _table(block)
+    if isinstance(block, Text):
+        if block.bullets:
+            return "\n".join(f"- {escape(line)}" for line in block.lines)
+        return "\n\n".join(escape(line) for line in block.lines)
+    if isinstance(block, Notes):
+        return "\n>\n".join(f"> {escape(line)}" for line in block.lines)
+    raise TypeError(block)
+
+
+def render_document(doc: Document) -> str:
+    parts = [f"# {escape(doc.title)}", escape(doc.summary)]
+    if doc.notes:
+        parts.append("\n>\n".join(f"> {escape(n)}" for n in doc.notes))
+    for section in doc.sections:
+        parts.append(f"## {escape(section.title)}")
+        parts.append(f"*{escape(section.lead)}*")
+        if not section.blocks:
+            parts.append("Nothing to show yet.")
+        parts.extend(_block(block) for block in section.blocks)
+    return "\n\n".join(parts) + "\n"
+
+
+def render_markdown(report: Report) -> str:
+    """The report as GitHub-flavoured Markdown."""
+    return render_document(document(report))

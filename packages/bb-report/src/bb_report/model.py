@@ -1,0 +1,47 @@
+"""The report as an object: every section, computed from the records alone.
+
+:func:`build_report` gathers the records (:mod:`bb_report.bout`) and computes each
+section (:mod:`bb_report.outcomes`, :mod:`bb_report.evidence`, :mod:`bb_report.funnel`)
+into the dataclasses of :mod:`bb_report.data`. The renderers (terminal, Markdown, JSON,
+HTML) only format what is there, so every format says the same thing.
+
+What is counted where:
+
+- A task is *counted* once it is scored and its reference fix resolves in the test
+  environment. Tasks whose reference fix does not resolve (``environment_broken``) count
+  against no agent and are listed apart.
+- Every proportion is a :class:`~bb_report.data.Rate`: the count, the total and a 95%
+  Clopper-Pearson interval (:mod:`bb_report.stats`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from bb_report import evidence, funnel, outcomes
+from bb_report.bout import gather
+from bb_report.data import Report
+
+__all__ = ["Report", "build_report"]
+
+
+def build_report(records: Iterable[Mapping[str, Any]]) -> Report:
+    """The report of *records* (task, skip and summary lines, and sections cut from tasks).
+
+    Records are taken as read (validate them first, e.g. with
+    :func:`bb_core.records.read_lines`); lines of other kinds are counted and ignored.
+    """
+    bout = gather(records)
+    agents = outcomes.agents_section(bout)
+    order = [row.name for row in agents.rows]
+    return Report(
+        overview=outcomes.overview(bout),
+        agents=agents,
+        picking=outcomes.picking_section(bout),
+        gate=outcomes.gate_section(bout, order),
+        tests=evidence.tests_section(bout),
+        funnel=funnel.funnel_section(bout),
+        comparisons=outcomes.comparisons_section(bout, order),
+        tasks=evidence.task_rows(bout),
+    )
