@@ -11,21 +11,23 @@ interpreter shuts down.
 
 from __future__ import annotations
 
+import binascii
+import difflib
 import io
 import os
 import re
 import shutil
 import stat
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 from dulwich.errors import NotGitRepository
 from dulwich.objects import Blob, Tree
 from dulwich.objects import Commit as DulwichCommit
-from dulwich.patch import write_object_diff
 from dulwich.repo import Repo as DulwichRepo
 
 from bb_core.errors import GitError
@@ -33,6 +35,11 @@ from bb_core.store import cache_key, home_dir
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
+_ZERO = "0" * 40
+#: How many parsed trees a repository keeps in memory.
+_TREE_CACHE = 4096
+#: Pack type numbers of whole objects: commit, tree, blob, tag (not deltas).
+_WHOLE_TYPES = frozenset({1, 2, 3, 4})
 
 #: Change types, as :attr:`Change.type` spells them.
 ADD, MODIFY, DELETE, RENAME = "add", "modify", "delete", "rename"
@@ -149,6 +156,10 @@ class Repo:
         # dulwich's NewTypes for object ids and ref names add nothing over bytes here.
         self._store: Any = inner.object_store
         self._refs: Any = inner.refs
+        self._packs: list[Any] = list(inner.object_store.packs)
+        self._fast = True
+        self._commit_trees: dict[str, bytes] = {}
+        self._trees: OrderedDict[bytes, dict[str, tuple[int, bytes]]] = OrderedDict()
         self.location = location
         self.name = name
         self.path = Path(inner.path)
@@ -262,35 +273,92 @@ class Repo:
 
     # -- history --------------------------------------------------------------------------
 
-    def commit(self, sha: str) -> Commit:
-        return _to_commit(self._commit_object(sha))
+    def _raw(self, sha: bytes) -> tuple[int, bytes]:
+        """(type number, content) of object *sha* (hex); KeyError when it is absent.
 
-    def _commit_object(self, sha: str) -> DulwichCommit:
+        Whole (undeltified) objects in packs are inflated straight from the pack index's
+        offset, which walks long histories several times faster than the general lookup;
+        deltas and loose objects take dulwich's general path.
+        """
+        if self._fast:
+            try:
+                binsha = binascii.unhexlify(sha)
+                for pack in self._packs:
+                    try:
+                        offset = pack.index.object_offset(binsha)
+                    except KeyError:
+                        continue
+                    unpacked = pack.data.get_unpacked_object_at(offset)
+                    if unpacked.pack_type_num in _WHOLE_TYPES:
+                        return unpacked.pack_type_num, b"".join(unpacked.decomp_chunks)
+                    kind, chunks = pack.resolve_object(offset, *pack.data.get_object_at(offset))
+                    return kind, b"".join(chunks)
+            except (AttributeError, TypeError, ValueError, AssertionError):
+                self._fast = False  # another dulwich: the general path always works
+        kind, raw = self._store.get_raw(sha)
+        return kind, raw
+
+    def _commit_raw(self, sha: str) -> bytes:
         try:
-            obj = self._store[sha.encode()]
+            kind, raw = self._raw(sha.encode())
         except KeyError as exc:
             raise GitError(f"{self.location}: unknown commit {sha}") from exc
-        if not isinstance(obj, DulwichCommit):
+        if kind != DulwichCommit.type_num:
             raise GitError(f"{self.location}: {sha} is not a commit")
-        return obj
+        return raw
+
+    def commit(self, sha: str) -> Commit:
+        return _parse_commit(sha, self._commit_raw(sha))
 
     def first_parent(self, branch: str | None = None) -> Iterator[Commit]:
         """The first-parent history of *branch* (default branch when None), newest first."""
-        start = self.branch_head(branch if branch is not None else self.default_branch())
-        sha: bytes | None = start.encode()
-        store = self._store
+        sha: str | None = self.branch_head(branch if branch is not None else self.default_branch())
         while sha is not None:
-            obj = store[sha]
-            assert isinstance(obj, DulwichCommit)
-            yield _to_commit(obj)
-            sha = obj.parents[0] if obj.parents else None
+            commit = self.commit(sha)
+            yield commit
+            sha = commit.parents[0] if commit.parents else None
 
     # -- trees ----------------------------------------------------------------------------
 
     def _tree_of(self, sha: str | None) -> bytes | None:
         if sha is None:
             return None
-        return self._commit_object(sha).tree
+        tree = self._commit_trees.get(sha)
+        if tree is None:
+            raw = self._commit_raw(sha)
+            if not raw.startswith(b"tree "):
+                raise GitError(f"{self.location}: commit {sha} has no tree")
+            tree = raw[5:45]
+            if len(self._commit_trees) >= _TREE_CACHE:
+                self._commit_trees.clear()
+            self._commit_trees[sha] = tree
+        return tree
+
+    def _items(self, sha: bytes) -> dict[str, tuple[int, bytes]]:
+        """The entries of tree *sha*: name -> (mode, sha); recently read trees are kept."""
+        cached = self._trees.get(sha)
+        if cached is not None:
+            self._trees.move_to_end(sha)
+            return cached
+        kind, raw = self._raw(sha)
+        if kind != Tree.type_num:
+            raise GitError(f"{self.location}: {sha.decode()} is not a tree")
+        tree: Any = Tree.from_raw_string(kind, raw)
+        items = {
+            item.path.decode("utf-8", "surrogateescape"): (item.mode, item.sha)
+            for item in tree.iteritems()
+        }
+        self._trees[sha] = items
+        if len(self._trees) > _TREE_CACHE:
+            self._trees.popitem(last=False)
+        return items
+
+    def read_object(self, sha: str | None) -> bytes | None:
+        """The contents of blob *sha*, or None for None."""
+        if sha is None:
+            return None
+        kind, raw = self._raw(sha.encode())
+        return raw if kind == Blob.type_num else None
 
     def _entry(self, tree: bytes | None, path: str) -> tuple[int, bytes] | None:
         """(mode, sha) of *path* inside *tree*, or None; ``""`` is the tree itself."""
@@ -303,12 +371,10 @@ class Repo:
         for part in path.split("/"):
             if not stat.S_ISDIR(mode):
                 return None
-            obj = self._store[current]
-            assert isinstance(obj, Tree)
-            try:
-                mode, current = obj[part.encode()]
-            except KeyError:
+            found = self._items(current).get(part)
+            if found is None:
                 return None
+            mode, current = found
         return mode, current
 
     def exists(self, sha: str, path: str) -> bool:
@@ -332,8 +398,7 @@ class Repo:
         entry = self._entry(self._tree_of(sha), _norm(path))
         if entry is None or entry[0] == 0o160000 or stat.S_ISDIR(entry[0]):
             return None
-        obj = self._store[entry[1]]
-        return obj.as_raw_string() if isinstance(obj, Blob) else None
+        return self.read_object(entry[1].decode())
 
     def list_files(self, sha: str, path: str = "") -> list[str]:
         """Every file path under *path* (a folder or a file) at commit *sha*."""
@@ -348,11 +413,8 @@ class Repo:
         if not stat.S_ISDIR(mode):
             yield prefix, mode, sha
             return
-        tree = self._store[sha]
-        assert isinstance(tree, Tree)
-        for item in tree.iteritems():
-            name = item.path.decode("utf-8", "surrogateescape")
-            yield from self._walk((item.mode, item.sha), f"{prefix}/{name}" if prefix else name)
+        for name, child in self._items(sha).items():
+            yield from self._walk(child, f"{prefix}/{name}" if prefix else name)
 
     # -- changes and diffs ----------------------------------------------------------------
 
@@ -387,8 +449,9 @@ class Repo:
             if old is not None and not old_dir:
                 out.append(Change(path, None, DELETE, old[0], None, old[1].decode(), None))
             for name in sorted(old_items.keys() | new_items.keys()):
-                child = f"{path}/{name}" if path else name
-                self._diff(old_items.get(name), new_items.get(name), child, out)
+                before, after = old_items.get(name), new_items.get(name)
+                if before != after:
+                    self._diff(before, after, f"{path}/{name}" if path else name, out)
             if new is not None and not new_dir:
                 out.append(Change(path, None, ADD, None, new[0], None, new[1].decode()))
             return
@@ -402,12 +465,7 @@ class Repo:
 
     def _children(self, entry: tuple[int, bytes] | None) -> dict[str, tuple[int, bytes]]:
         assert entry is not None
-        tree = self._store[entry[1]]
-        assert isinstance(tree, Tree)
-        return {
-            item.path.decode("utf-8", "surrogateescape"): (item.mode, item.sha)
-            for item in tree.iteritems()
-        }
+        return self._items(entry[1])
 
     def diff(self, sha_a: str | None, sha_b: str, paths: Sequence[str] | None = None) -> str:
         """A git-format unified diff from *sha_a* (None: empty tree) to *sha_b*.
@@ -419,37 +477,64 @@ class Repo:
 
     def diff_changes(self, changes: Iterable[Change]) -> str:
         """The git-format diff of *changes* (as :meth:`changes` returns them)."""
-        buffer = io.BytesIO()
+        out: list[bytes] = []
         for change in changes:
-            parts: list[Change] = (
-                [
-                    Change(
-                        change.old_path or change.path,
-                        None,
-                        DELETE,
+            if change.type == RENAME:
+                old_path = change.old_path or change.path
+                out.append(self._file_diff(old_path, change.old_mode, change.old_sha, None, None))
+                out.append(
+                    self._file_diff(change.path, None, None, change.new_mode, change.new_sha)
+                )
+            else:
+                out.append(
+                    self._file_diff(
+                        change.path,
                         change.old_mode,
-                        None,
                         change.old_sha,
-                        None,
-                    ),
-                    Change(change.path, None, ADD, None, change.new_mode, None, change.new_sha),
-                ]
-                if change.type == RENAME
-                else [change]
-            )
-            for part in parts:
-                old_file = (
-                    (part.path.encode(), part.old_mode, part.old_sha.encode())
-                    if part.old_sha
-                    else (None, None, None)
+                        change.new_mode,
+                        change.new_sha,
+                    )
                 )
-                new_file = (
-                    (part.path.encode(), part.new_mode, part.new_sha.encode())
-                    if part.new_sha
-                    else (None, None, None)
-                )
-                write_object_diff(buffer, self._store, old_file, new_file)  # type: ignore[arg-type]
-        return buffer.getvalue().decode("utf-8", "surrogateescape")
+        return b"".join(out).decode("utf-8", "surrogateescape")
+
+    def _file_diff(
+        self,
+        path: str,
+        old_mode: int | None,
+        old_sha: str | None,
+        new_mode: int | None,
+        new_sha: str | None,
+    ) -> bytes:
+        name = path.encode("utf-8", "surrogateescape")
+        lines = [b"diff --git a/" + name + b" b/" + name + b"\n"]
+        if old_sha is None and new_mode is not None:
+            lines.append(b"new file mode %o\n" % new_mode)
+        elif new_sha is None and old_mode is not None:
+            lines.append(b"deleted file mode %o\n" % old_mode)
+        elif old_mode != new_mode and old_mode is not None and new_mode is not None:
+            lines.append(b"old mode %o\nnew mode %o\n" % (old_mode, new_mode))
+        index = b"index %s..%s" % ((old_sha or _ZERO)[:7].encode(), (new_sha or _ZERO)[:7].encode())
+        if old_mode == new_mode and old_mode is not None:
+            index += b" %o" % old_mode
+        lines.append(index + b"\n")
+        old = self._content(old_mode, old_sha)
+        new = self._content(new_mode, new_sha)
+        old_label = b"a/" + name if old_sha else b"/dev/null"
+        new_label = b"b/" + name if new_sha else b"/dev/null"
+        if b"\0" in old[:8000] or b"\0" in new[:8000]:
+            if old != new:
+                lines.append(b"Binary files " + old_label + b" and " + new_label + b" differ\n")
+        elif old != new:
+            lines.append(b"--- " + old_label + b"\n+++ " + new_label + b"\n")
+            lines.extend(unified_hunks(old, new))
+        return b"".join(lines)
+
+    def _content(self, mode: int | None, sha: str | None) -> bytes:
+        if sha is None:
+            return b""
+        if mode == 0o160000:
+            return b"Subproject commit " + sha.encode() + b"\n"
+        return self.read_object(sha) or b""
 
     # -- checkouts ------------------------------------------------------------------------
 
@@ -479,8 +564,7 @@ class Repo:
             if mode == 0o160000:
                 target.mkdir(exist_ok=True)
                 continue
-            blob = self._store[obj_sha]
-            data = blob.as_raw_string()
+            data = self.read_object(obj_sha.decode()) or b""
             if stat.S_ISLNK(mode):
                 if target.is_symlink() or target.exists():
                     target.unlink()
@@ -502,23 +586,137 @@ class Repo:
         return root
 
 
-def _to_commit(obj: DulwichCommit) -> Commit:
-    encoding = (obj.encoding or b"utf-8").decode("ascii", "replace")
+def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:
+    """difflib opcodes from *a* to *b*, with the common head and tail matched first.
+
+    Most changes touch a few lines of a long file; trimming what is equal at both ends
+    leaves difflib a small middle to compare, so diffs of large files stay cheap.
+    """
+    limit = min(len(a), len(b))
+    head = 0
+    while head < limit and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
+        tail += 1
+    codes: list[tuple[str, int, int, int, int]] = []
+    if head:
+        codes.append(("equal", 0, head, 0, head))
+    middle = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail])
+    for tag, i1, i2, j1, j2 in middle.get_opcodes():
+        codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    if tail:
+        codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
+    merged: list[tuple[str, int, int, int, int]] = []
+    for code in codes:
+        if merged and code[0] == "equal" and merged[-1][0] == "equal":
+            merged[-1] = ("equal", merged[-1][1], code[2], merged[-1][3], code[4])
+        else:
+            merged.append(code)
+    return merged
+
+
+def unified_hunks(old: bytes, new: bytes, context: int = 3) -> list[bytes]:
+    """The ``@@`` hunks of a unified diff from *old* to *new*, as git writes them."""
+    a = old.splitlines(keepends=True)
+    b = new.splitlines(keepends=True)
+    out: list[bytes] = []
+    for group in _grouped(line_opcodes(a, b), context):
+        first, last = group[0], group[-1]
+        out.append(b"@@ -%s +%s @@\n" % (_range(first[1], last[2]), _range(first[3], last[4])))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(_line(b" ", line) for line in a[i1:i2])
+                continue
+            out.extend(_line(b"-", line) for line in a[i1:i2])
+            out.extend(_line(b"+", line) for line in b[j1:j2])
+    return out
+
+
+def _line(sign: bytes, line: bytes) -> bytes:
+    if line.endswith(b"\n"):
+        return sign + line
+    return sign + line + b"\n\\ No newline at end of file\n"
+
+
+def _range(start: int, stop: int) -> bytes:
+    length = stop - start
+    if length == 1:
+        return b"%d" % (start + 1)
+    return b"%d,%d" % (start + 1 if length else start, length)
+
+
+def _grouped(
+    codes: list[tuple[str, int, int, int, int]], context: int
+) -> Iterator[list[tuple[str, int, int, int, int]]]:
+    """Opcodes in hunks with *context* lines around each change (difflib's grouping)."""
+    if not codes:
+        return
+    codes = list(codes)
+    if codes[0][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[0]
+        codes[0] = tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2
+    if codes[-1][0] == "equal":
+        tag, i1, i2, j1, j2 = codes[-1]
+        codes[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
+    group: list[tuple[str, int, int, int, int]] = []
+    for tag, i1, i2, j1, j2 in codes:
+        if tag == "equal" and i2 - i1 > 2 * context:
+            group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
+            yield group
+            group = []
+            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
+        group.append((tag, i1, i2, j1, j2))
+    if group and not (len(group) == 1 and group[0][0] == "equal"):
+        yield group
+
+
+def _parse_commit(sha: str, raw: bytes) -> Commit:
+    """A commit from its raw object text (headers, a blank line, the message)."""
+    header, _, body = raw.partition(b"\n\n")
+    parents: list[str] = []
+    author = committer = b""
+    encoding = "utf-8"
+    for line in header.split(b"\n"):
+        if line.startswith(b"parent "):
+            parents.append(line[7:47].decode("ascii"))
+        elif line.startswith(b"author "):
+            author = line[7:]
+        elif line.startswith(b"committer "):
+            committer = line[10:]
+        elif line.startswith(b"encoding "):
+            encoding = line[9:].decode("ascii", "replace").strip()
     try:
-        message = obj.message.decode(encoding, "replace")
+        message = body.decode(encoding, "replace")
     except LookupError:
-        message = obj.message.decode("utf-8", "replace")
+        message = body.decode("utf-8", "replace")
     stripped = message.strip()
     title = stripped.splitlines()[0].strip() if stripped else ""
+    who, author_date = _signature(author)
+    _, date = _signature(committer or author)
     return Commit(
-        sha=obj.id.decode(),
-        parents=tuple(p.decode() for p in obj.parents),
+        sha=sha,
+        parents=tuple(parents),
         title=title,
         message=message,
-        date=_when(obj.commit_time, obj.commit_timezone),
-        author=obj.author.decode("utf-8", "replace"),
-        author_date=_when(obj.author_time, obj.author_timezone),
+        date=date,
+        author=who,
+        author_date=author_date,
     )
+
+
+def _signature(value: bytes) -> tuple[str, datetime]:
+    """``Name <email> 1700000000 +0100`` -> ("Name <email>", aware datetime)."""
+    parts = value.rsplit(b" ", 2)
+    try:
+        seconds = int(parts[1])
+        zone = parts[2]
+        sign = -1 if zone.startswith(b"-") else 1
+        offset = sign * (int(zone[-4:-2]) * 3600 + int(zone[-2:]) * 60)
+        who = parts[0]
+    except (IndexError, ValueError):
+        return value.decode("utf-8", "replace"), datetime.fromtimestamp(0, UTC)
+    return who.decode("utf-8", "replace"), _when(seconds, offset)
 
 
 def _when(seconds: int, offset: int) -> datetime:

@@ -59,6 +59,29 @@ class MiningCache:
         self.facts[sha] = facts
         self.dirty = True
 
+    def replay(self, key: str) -> list[dict[str, Any]] | None:
+        """The records of the last run made with *key* (same tip, options and issues), if any."""
+        try:
+            data = orjson.loads(self._replay_path.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return None
+        if (
+            not isinstance(data, dict)
+            or data.get("key") != key
+            or data.get("version") != RULES_VERSION
+        ):
+            return None
+        records = data.get("records")
+        return records if isinstance(records, list) and records else None
+
+    def remember_replay(self, key: str, records: list[dict[str, Any]]) -> None:
+        document = {"version": RULES_VERSION, "key": key, "records": records}
+        atomic_write(self._replay_path, orjson.dumps(document))
+
+    @property
+    def _replay_path(self) -> Path:
+        return self.path.with_suffix(".last-run.json")
+
     def save(self) -> None:
         if not self.dirty:
             return

@@ -26,28 +26,20 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.errors import GitError, UsageError
-from bb_core.git import DELETE, Change, Commit, Repo, open_repo
+from bb_core.git import Commit, Repo, open_repo
 from bb_core.progress import Progress
 from bb_core.schemas import VERSION
+from bb_core.store import cache_key
 
 from bb_mine.cache import History, MiningCache
+from bb_mine.facts import FactFinder
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.redact import redact
 from bb_mine.rules import (
-    PYTEST_CONFIG_FILES,
     ChangeText,
     IssueRef,
-    change_text,
-    conftest_candidates,
-    holds_pytest_config,
-    is_test_module,
-    issue_refs,
-    reads_like_fix,
-    under,
 )
 from bb_mine.statements import IssueExport, StatementFinder
-from bb_mine.symbols import modified_names
-from bb_mine.tests_added import Unparseable, added_tests
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = (
@@ -127,11 +119,45 @@ class _Miner:
             _identity(repo), self.branch, self.source, self.tests, (self.github_repo or "").lower()
         )
         self.repository = _identity(repo)
+        self.fact_finder = FactFinder(repo, self.source, self.tests, self.github_repo)
 
     # -- the walk -------------------------------------------------------------------------
 
     def run(self) -> Iterator[dict[str, Any]]:
+        """Replay the last identical run from the cache, else mine (and remember the result)."""
         started = time.monotonic()
+        if not self.options.use_cache:
+            yield from self._mine(started)
+            return
+        key = self._replay_key()
+        replay = self.cache.replay(key)
+        if replay is not None:
+            *records, summary = replay
+            yield from records
+            yield summary | {"elapsed": round(time.monotonic() - started, 3)}
+            return
+        produced: list[dict[str, Any]] = []
+        for record in self._mine(started):
+            produced.append(record)
+            yield record
+        if not self.finder.degraded:  # a run that lost GitHub half-way is not worth replaying
+            self.cache.remember_replay(key, produced)
+
+    def _replay_key(self) -> str:
+        opts = self.options
+        export = self.finder.export
+        return cache_key(
+            self.head,
+            opts.since.isoformat() if opts.since else None,
+            opts.limit,
+            opts.max_source_files,
+            opts.strict_tests,
+            opts.explain,
+            export.fingerprint if export is not None else None,
+            self.finder.github.repo if self.finder.github is not None else None,
+        )
+
+    def _mine(self, started: float) -> Iterator[dict[str, Any]]:
         opts = self.options
         since = opts.since.timestamp() if opts.since else None
         counts = dict.fromkeys(REASONS, 0)
@@ -223,9 +249,7 @@ class _Miner:
         cached = self.cache.facts.get(sha) if self.options.use_cache else None
         if cached is not None:
             return cached
-        facts = commit_facts(
-            self.repo, commit or self.repo.commit(sha), self.source, self.tests, self.github_repo
-        )
+        facts = self.fact_finder.facts(commit or self.repo.commit(sha))
         if self.options.use_cache:
             self.cache.remember(sha, facts)
         return facts
@@ -334,95 +358,6 @@ def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:
 def _key_text(key: tuple[str, int]) -> str:
     repo, number = key
     return f"{repo}#{number}" if repo else f"#{number}"
-
-
-# -- per-commit facts ---------------------------------------------------------------------
-
-
-def commit_facts(
-    repo: Repo, commit: Commit, source: str, tests: str, own_repo: str | None
-) -> dict[str, Any]:
-    """Everything the rules need to know about one commit, independent of other commits."""
-    text = change_text(commit.message, commit.is_merge)
-    facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
-    if not facts["fix"]:
-        return facts
-    refs = issue_refs(text, own_repo)
-    facts |= {
-        "date": commit.date.isoformat(),
-        "body": text.body,
-        "pr": text.pull_request,
-        "refs": [r.to_record() | ({"closing": True} if r.closing else {}) for r in refs],
-    }
-    if not refs:
-        return facts
-    if not commit.parents:
-        facts["root"] = True
-        return facts
-    parent = commit.parents[0]
-    facts["parent"] = parent
-    changes = repo.changes(commit.sha, parent, [source, tests])
-    source_changes = [c for c in changes if _in(c, source) and not _in(c, tests)]
-    test_changes = [c for c in changes if _in(c, tests)]
-    source_files = sorted({c.path for c in source_changes if c.path.endswith(".py")})
-    facts["source_files"] = source_files
-    if not source_files:
-        return facts
-    facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
-    added: list[str] = []
-    strict: list[str] = []
-    for change in test_changes:
-        if change.type == DELETE or not is_test_module(change.path):
-            continue
-        old = (
-            repo.read_blob(parent, change.old_path or change.path) if change.type != "add" else None
-        )
-        new = repo.read_blob(commit.sha, change.path)
-        try:
-            added += added_tests(old, new, path=change.path)
-            strict += added_tests(old, new, path=change.path, strict=True)
-        except Unparseable as exc:
-            facts["unreadable"] = str(exc)
-            return facts
-    facts["added"], facts["added_strict"] = added, strict
-    if not added:
-        return facts
-    facts["reference_patch"] = repo.diff_changes(source_changes)
-    facts["test_patch"] = repo.diff_changes(test_changes)
-    facts["protected_paths"] = protected_paths(repo, commit.sha, test_changes)
-    facts["names"] = modified_names(
-        (
-            (
-                c.path,
-                repo.read_blob(parent, c.old_path or c.path) if c.old_sha else None,
-                repo.read_blob(commit.sha, c.path) if c.new_sha else None,
-            )
-            for c in source_changes
-            if c.path.endswith(".py")
-        ),
-        source,
-    )
-    return facts
-
-
-def _in(change: Change, folder: str) -> bool:
-    return under(change.path, folder) or (
-        change.old_path is not None and under(change.old_path, folder)
-    )
-
-
-def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[str]:
-    """The fix's test files, every conftest.py above them, and pytest's config files."""
-    files = {c.path for c in test_changes if c.type != DELETE}
-    paths = set(files)
-    paths.update(
-        p for p in conftest_candidates(sorted(files)) if repo.read_blob(sha, p) is not None
-    )
-    for name in PYTEST_CONFIG_FILES:
-        content = repo.read_blob(sha, name)
-        if content is not None and holds_pytest_config(name, content):
-            paths.add(name)
-    return sorted(paths)
 
 
 # -- repository facts ---------------------------------------------------------------------

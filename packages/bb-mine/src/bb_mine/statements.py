@@ -8,6 +8,7 @@ offline: GitHub is not asked when one is given.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -60,9 +61,10 @@ class Statement:
 class IssueExport:
     """An offline export: one JSON object a line with number, title, body, is_pull_request, closes."""
 
-    def __init__(self, items: dict[int, Issue], path: Path) -> None:
+    def __init__(self, items: dict[int, Issue], path: Path, fingerprint: str = "") -> None:
         self.items = items
         self.path = path
+        self.fingerprint = fingerprint
 
     @classmethod
     def load(cls, path: str | Path) -> IssueExport:
@@ -77,7 +79,7 @@ class IssueExport:
                 continue
             issue = _parse_export_line(raw, str(file), lineno)
             items[issue.number] = issue
-        return cls(items, file)
+        return cls(items, file, hashlib.sha256(b"\n".join(raw_lines)).hexdigest())
 
     def get(self, ref: IssueRef) -> Issue | None:
         if ref.repo:
@@ -133,6 +135,11 @@ class StatementFinder:
         self.github = github
         self.warn = warn
         self._warned = False
+
+    @property
+    def degraded(self) -> bool:
+        """True once GitHub stopped answering during this run."""
+        return self._warned
 
     def find(self, refs: list[IssueRef], change: ChangeText) -> Statement:
         notes: list[str] = []

@@ -9,18 +9,18 @@ and its dotted module name).
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Iterable
+
+from bb_core.git import line_opcodes
 
 
 def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[int]]:
     """1-based line numbers that differ: those removed from *old*, those added in *new*."""
-    old_lines = (old or b"").decode("utf-8", "replace").splitlines()
-    new_lines = (new or b"").decode("utf-8", "replace").splitlines()
+    old_lines = (old or b"").splitlines()
+    new_lines = (new or b"").splitlines()
     removed: set[int] = set()
     added: set[int] = set()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    for tag, i1, i2, j1, j2 in line_opcodes(old_lines, new_lines):
         if tag == "equal":
             continue
         removed.update(range(i1 + 1, i2 + 1))
@@ -28,13 +28,18 @@ def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[i
     return removed, added
 
 
-def touched_names(source: bytes | None, lines: set[int]) -> set[str]:
-    """Names of definitions in *source* that hold any of *lines*."""
-    if not source or not lines:
-        return set()
+def _parse(source: bytes | None) -> ast.Module | None:
+    if not source:
+        return None
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError):
+        return None
+
+
+def touched_names(tree: ast.Module | None, lines: set[int]) -> set[str]:
+    """Names of definitions in module *tree* that hold any of *lines*."""
+    if tree is None or not lines:
         return set()
     names: set[str] = set()
     _visit(tree.body, [], lines, names)
@@ -69,23 +74,21 @@ def _visit(body: list[ast.stmt], owners: list[str], lines: set[int], names: set[
             names.update(t.id for t in targets if isinstance(t, ast.Name))
 
 
-def added_definitions(old: bytes | None, new: bytes | None) -> set[str]:
-    """Functions and classes defined in *new* but not in *old*."""
+def added_definitions(old: ast.Module | None, new: ast.Module | None) -> set[str]:
+    """Functions and classes defined in module *new* but not in *old*."""
     return _definitions(new) - _definitions(old)
 
 
-def _definitions(source: bytes | None) -> set[str]:
-    if not source:
-        return set()
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
-    return {
-        node.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-    }
+def _definitions(tree: ast.Module | None) -> set[str]:
+    """Names of the functions and classes a module defines, at any depth of definitions."""
+    names: set[str] = set()
+    stack: list[ast.stmt] = list(tree.body) if tree is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+            stack.extend(node.body)
+    return names
 
 
 def file_names(path: str, source_dir: str) -> set[str]:
@@ -108,8 +111,9 @@ def modified_names(
     names: set[str] = set()
     for path, old, new in files:
         removed, added = changed_lines(old, new)
-        names |= touched_names(old, removed)
-        names |= touched_names(new, added)
-        names |= added_definitions(old, new)
+        old_tree, new_tree = _parse(old), _parse(new)
+        names |= touched_names(old_tree, removed)
+        names |= touched_names(new_tree, added)
+        names |= added_definitions(old_tree, new_tree)
         names |= file_names(path, source_dir)
     return sorted(n for n in names if not n.startswith("__") or "." in n or "/" in n)

@@ -12,6 +12,8 @@ methods of ``Test*`` classes (or ``unittest.TestCase`` subclasses), nested class
 from __future__ import annotations
 
 import ast
+import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
 
@@ -21,23 +23,87 @@ class Unparseable(Exception):
 
 @dataclass(slots=True)
 class Collected:
-    """One test function as collected: its body's fingerprint and its parametrize cases."""
+    """One test function as collected: its definition and its parametrize cases."""
 
     qualname: str
-    fingerprint: str
+    node: ast.FunctionDef | ast.AsyncFunctionDef
     cases: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def fingerprint(self) -> str:
+        """The test's arguments and body, without its name, position or docstring."""
+        body = self.node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        return ast.dump(self.node.args) + "".join(ast.dump(stmt) for stmt in body)
 
 
 def collect(source: bytes | None, name: str = "<test module>") -> dict[str, Collected]:
-    """The tests defined in a module's *source*, by ``Class::method`` qualified name."""
+    """The tests defined in a module's *source*, by ``Class::method`` qualified name.
+
+    The module is cut at top-level ``def``/``class``/decorator lines and each piece is
+    parsed on its own, remembered by its text: successive versions of a test module share
+    almost every piece, so a long history parses each test once. When a piece does not
+    parse alone (a cut inside a string, say), the whole module is parsed instead.
+    """
     if source is None:
         return {}
+    found: dict[str, Collected] = {}
+    pieces = _pieces(source)
+    if pieces is not None:
+        try:
+            for piece in pieces:
+                for qualname, test in _piece_tests(piece).items():
+                    found.pop(qualname, None)  # a later definition replaces an earlier one
+                    found[qualname] = test
+            return found
+        except SyntaxError:
+            found = {}
     try:
         tree = ast.parse(source, filename=name)
     except (SyntaxError, ValueError) as exc:
         raise Unparseable(f"{name}: {exc}") from exc
+    _collect_body(tree.body, "", frozenset(), found)
+    return found
+
+
+_STARTS = (b"def ", b"async def ", b"class ", b"@")
+_PIECES: OrderedDict[bytes, dict[str, Collected]] = OrderedDict()
+_PIECES_KEPT = 8192
+
+
+def _pieces(source: bytes) -> list[bytes] | None:
+    """Top-level pieces of *source*, or None when it must be parsed whole."""
+    head = source[:200]
+    if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
+        return None
+    lines = source.splitlines(keepends=True)
+    pieces: list[bytes] = []
+    start = 0
+    previous_decorator = False
+    for index, line in enumerate(lines):
+        if line.startswith(_STARTS) and index > start and not previous_decorator:
+            pieces.append(b"".join(lines[start:index]))
+            start = index
+        if line.strip():
+            previous_decorator = line.startswith(b"@") or (
+                previous_decorator and not line.startswith(_STARTS)
+            )
+    pieces.append(b"".join(lines[start:]))
+    return pieces
+
+
+def _piece_tests(piece: bytes) -> dict[str, Collected]:
+    cached = _PIECES.get(piece)
+    if cached is not None:
+        _PIECES.move_to_end(piece)
+        return cached
+    tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
     found: dict[str, Collected] = {}
     _collect_body(tree.body, "", frozenset(), found)
+    _PIECES[piece] = found
+    if len(_PIECES) > _PIECES_KEPT:
+        _PIECES.popitem(last=False)
     return found
 
 
@@ -45,22 +111,34 @@ def added_tests(
     old: bytes | None, new: bytes | None, *, path: str = "", strict: bool = False
 ) -> list[str]:
     """Test ids in *new* that *old* lacks: ``path::name`` or ``path::name[case]``."""
-    before = collect(old, f"{path} (before)")
-    after = collect(new, path)
-    removed_prints = {t.fingerprint for q, t in before.items() if q not in after}
+    functions, cases = compare(collect(old, f"{path} (before)"), collect(new, path), path)
+    return functions if strict else functions + cases
+
+
+def compare(
+    before: dict[str, Collected], after: dict[str, Collected], path: str = ""
+) -> tuple[list[str], list[str]]:
+    """(new test functions, new parametrize cases of existing tests) from *before* to *after*.
+
+    A new name whose arguments and body match a test that vanished is a rename, not new.
+    """
     prefix = f"{path}::" if path else ""
-    added: list[str] = []
-    for qualname, test in after.items():
-        previous = before.get(qualname)
-        if previous is None:
-            if test.fingerprint in removed_prints:
-                continue  # renamed, not added
-            added.append(prefix + qualname)
-        elif not strict:
-            added.extend(
-                f"{prefix}{qualname}[{case}]" for case in sorted(test.cases - previous.cases)
-            )
-    return added
+    new_names = [q for q in after if q not in before]
+    removed = [t for q, t in before.items() if q not in after]
+    # Fingerprints are costly; only needed when a test appeared while another vanished.
+    removed_prints = {t.fingerprint for t in removed} if new_names and removed else set()
+    functions = (
+        [prefix + q for q in new_names if after[q].fingerprint not in removed_prints]
+        if removed_prints
+        else [prefix + q for q in new_names]
+    )
+    cases = [
+        f"{prefix}{q}[{case}]"
+        for q, test in after.items()
+        if q in before and test.cases != before[q].cases
+        for case in sorted(test.cases - before[q].cases)
+    ]
+    return functions, cases
 
 
 def _collect_body(
@@ -72,13 +150,13 @@ def _collect_body(
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            out[qualname] = Collected(qualname, _fingerprint(node), cases)
-        elif isinstance(node, ast.ClassDef) and _is_test_class(node, bool(owner)):
+            out[qualname] = Collected(qualname, node, cases)
+        elif isinstance(node, ast.ClassDef) and _is_test_class(node):
             qualname = f"{owner}::{node.name}" if owner else node.name
             _collect_body(node.body, qualname, inherited | _cases(node.decorator_list), out)
 
 
-def _is_test_class(node: ast.ClassDef, nested: bool) -> bool:
+def _is_test_class(node: ast.ClassDef) -> bool:
     if node.name.startswith("Test"):
         return True
     for base in node.bases:
@@ -86,14 +164,6 @@ def _is_test_class(node: ast.ClassDef, nested: bool) -> bool:
         if name.endswith("TestCase"):
             return True
     return False
-
-
-def _fingerprint(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
-    """The test's arguments and body, without its name, position or docstring."""
-    body = node.body
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-        body = body[1:]
-    return ast.dump(node.args) + "".join(ast.dump(stmt) for stmt in body)
 
 
 def _cases(decorators: list[ast.expr]) -> frozenset[str]:

@@ -1,0 +1,157 @@
+"""How long bb-mine takes on 20,000 first-parent commits, next to git log on the same repository.
+
+Builds a repository with ``git fast-import`` (a few seconds): every 10th commit is a fix
+that names an issue, changes one source file and adds a test; the others change a source
+or documentation file under titles that are not fixes. Then times, in the same run:
+
+- ``git log --first-parent --name-status`` (the yardstick);
+- ``bb-mine --issues FILE --limit 0`` with an empty cache (the first run);
+- the same command again with no new commits (served by the mining cache);
+- the same command after 10 new commits have landed.
+
+Targets (issue 3): the first run at most 5x git log; a re-run with no new commits < 1 s.
+
+    python benchmarks/bench_mine.py [--commits N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+MODULES = 40
+TESTS = 20
+DOCS = 30
+EPOCH = 1_600_000_000
+
+
+class Builder:
+    """Writes a fast-import stream: whole-file contents kept per path, one commit per step."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, str] = {}
+        self.chunks: list[bytes] = []
+        self.mark = 0
+
+    def commit(self, message: str, changes: dict[str, str], when: int) -> None:
+        self.mark += 1
+        out = [f"commit refs/heads/main\nmark :{self.mark}\n".encode()]
+        out.append(f"author Bench <bench@example.com> {when} +0000\n".encode())
+        out.append(f"committer Bench <bench@example.com> {when} +0000\n".encode())
+        data = message.encode()
+        out.append(f"data {len(data)}\n".encode() + data + b"\n")
+        if self.mark > 1:
+            out.append(f"from :{self.mark - 1}\n".encode())
+        for path, text in changes.items():
+            self.files[path] = text
+            blob = text.encode()
+            out.append(f"M 100644 inline {path}\ndata {len(blob)}\n".encode() + blob + b"\n")
+        out.append(b"\n")
+        self.chunks.append(b"".join(out))
+
+    def stream(self) -> bytes:
+        return b"".join(self.chunks) + b"done\n"
+
+
+def module(index: int, version: int) -> str:
+    return f'"""Module {index}."""\n\n\ndef compute_{index}(value):\n    return value + {version}\n'
+
+
+def build(dest: Path, commits: int) -> tuple[Path, Path]:
+    builder = Builder()
+    initial = {f"src/pkg/mod_{m}.py": module(m, 0) for m in range(MODULES)}
+    initial["src/pkg/__init__.py"] = ""
+    initial |= {f"tests/test_mod_{t}.py": f"from pkg.mod_{t} import compute_{t}\n" for t in range(TESTS)}
+    initial |= {f"docs/page_{d}.md": f"# Page {d}\n" for d in range(DOCS)}
+    initial["pyproject.toml"] = '[project]\nname = "pkg"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    builder.commit("Start the package", initial, EPOCH)
+    issues = []
+    for n in range(1, commits):
+        when = EPOCH + n * 600
+        if n % 10 == 0:
+            m, t = (n // 10) % MODULES, (n // 10) % TESTS
+            test_path = f"tests/test_mod_{t}.py"
+            test_text = builder.files[test_path] + f"\n\ndef test_case_{n}():\n    assert compute_{t}({n}) == {n}\n"
+            builder.commit(
+                f"Fix compute_{m} off by one (#{n})\n\nFixes #{n}.\n",
+                {f"src/pkg/mod_{m}.py": module(m, n), test_path: test_text},
+                when,
+            )
+            issues.append(
+                {
+                    "number": n,
+                    "title": f"compute_{m} is off by one",
+                    "body": f"Calling it with {n} gives the wrong answer.\n\n## Solution\n\nChange mod_{m}.py.\n",
+                    "is_pull_request": False,
+                    "closes": [],
+                }
+            )
+        elif n % 3 == 0:
+            d = n % DOCS
+            builder.commit(f"Document page {d}, revision {n}", {f"docs/page_{d}.md": f"# Page {d}\n\nRevision {n}\n"}, when)
+        else:
+            m = n % MODULES
+            builder.commit(f"Tune module {m}, step {n}", {f"src/pkg/mod_{m}.py": module(m, n)}, when)
+    repo = dest / "repo"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=builder.stream(), check=True)
+    subprocess.run(["git", "checkout", "-q", "main"], cwd=repo, check=True)
+    export = dest / "issues.jsonl"
+    export.write_text("".join(json.dumps(i) + "\n" for i in issues))
+    return repo, export
+
+
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, bytes]:
+    started = time.perf_counter()
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        sys.exit(f"{argv[0]} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
+    if argv[0].endswith("bb-mine") and done.stderr:
+        sys.exit(f"bb-mine wrote on stderr: {done.stderr.decode()[:500]}")
+    return elapsed, done.stdout
+
+
+def add_commits(repo: Path, count: int) -> None:
+    env = os.environ | {"GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@e", "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@e"}
+    for n in range(count):
+        (repo / "docs" / "late.md").write_text(f"late {n}\n")
+        subprocess.run(["git", "add", "docs/late.md"], cwd=repo, check=True, env=env)
+        subprocess.run(["git", "commit", "-qm", f"Late note {n}"], cwd=repo, check=True, env=env)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--commits", type=int, default=20_000)
+    args = parser.parse_args()
+    bb_mine = shutil.which("bb-mine") or str(Path(sys.executable).with_name("bb-mine"))
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        started = time.perf_counter()
+        repo, export = build(root, args.commits)
+        print(f"built {args.commits:,} commits with git fast-import in {time.perf_counter() - started:.1f} s")
+        env = os.environ | {"BUGBOUT_HOME": str(root / "home")}
+        git_s, _ = timed(["git", "log", "--first-parent", "--name-status"], repo, env)
+        mine = [bb_mine, str(repo), "--source", "src/pkg", "--issues", str(export), "--limit", "0"]
+        first_s, out = timed(mine, root, env)
+        summary = json.loads(out.splitlines()[-1])
+        again_s, again = timed(mine, root, env)
+        assert again.splitlines()[:-1] == out.splitlines()[:-1], "the cached run differs"
+        add_commits(repo, 10)
+        new_s, _ = timed(mine, root, env)
+    print(f"git log --first-parent --name-status  {git_s:7.2f} s")
+    print(f"bb-mine, first run                    {first_s:7.2f} s  ({first_s / git_s:.1f}x git log; target <= 5x)")
+    print(f"bb-mine, re-run, no new commits       {again_s:7.2f} s  (target < 1 s)")
+    print(f"bb-mine, re-run after 10 new commits  {new_s:7.2f} s")
+    print(f"examined {summary['examined']:,} commits, {summary['candidates']:,} fix-titled, {summary['tasks']:,} tasks")
+
+
+if __name__ == "__main__":
+    main()
