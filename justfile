@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -63,3 +63,7 @@ bench-oracle *opts:
 # A matrix of 7 authors x 7 columns: one pytest run per column next to one per author and column.
 bench-xexam *opts:
     uv run --frozen python benchmarks/bench_xexam.py {{opts}}
+
+# bb-mine on 20,000 first-parent commits against git log, first run and re-run.
+bench-mine *opts:
+    uv run --frozen python benchmarks/bench_mine.py {{opts}}
