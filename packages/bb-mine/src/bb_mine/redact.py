@@ -2,13 +2,13 @@
 
 Three rules, applied in this order, each counted in the task's ``redactions``:
 
+``diff_blocks``
+    A fenced block marked ``diff``/``patch`` or holding a unified diff, and an unfenced
+    unified diff - wherever it stands, so a diff inside a fix section counts here too.
 ``fix_sections``
     A section under a heading in which the author describes the fix: *Solution*,
     *Proposed fix*, *Changes*, *Implementation*, *Root cause* ... (Markdown ``#``
     headings, setext headings, a line in bold, or a ``Solution:`` label line).
-``diff_blocks``
-    A fenced block marked ``diff``/``patch`` or holding a unified diff, and an unfenced
-    unified diff.
 ``naming_sentences``
     A sentence of prose naming a function, class, method or file that the reference
     patch modifies. Names that are also plain words (``parse``, ``run``) count only when
@@ -91,8 +91,8 @@ def redact(text: str, names: Iterable[str] = ()) -> Redacted:
     """*text* without fix sections, diffs and sentences naming any of *names*."""
     result = Redacted(text="")
     blocks = _blocks(text.replace("\r\n", "\n"))
-    blocks = _drop_fix_sections(blocks, result.counts)
     blocks = _drop_diffs(blocks, result.counts)
+    blocks = _drop_fix_sections(blocks, result.counts)
     matchers = _name_matchers(names)
     if matchers:
         blocks = [_drop_naming_sentences(b, matchers, result.counts) for b in blocks]
