@@ -423,7 +423,21 @@ class Confined:
         threading.Thread(target=self._reap, daemon=True).start()
 
     def _reap(self) -> None:
-        self.proc.wait()
+        # Wait for the exit without reaping: until finish() reaps it, the main process
+        # stays a zombie, so its pid - which names the session and process group the
+        # sweep looks for - cannot be reused by an unrelated process meanwhile.
+        waitid = getattr(os, "waitid", None)
+        if waitid is not None:
+            while True:
+                try:
+                    waitid(os.P_PID, self.proc.pid, os.WEXITED | os.WNOWAIT)
+                except InterruptedError:
+                    continue
+                except ChildProcessError:
+                    pass
+                break
+        else:
+            self.proc.wait()
         self.ended = time.monotonic()
         self._exited.set()
 
@@ -457,7 +471,7 @@ class Confined:
         self.leftovers = len(procs.sweep(self.proc.pid, marker=self.marker))
         self.close()
         ended = self.ended if self.ended is not None else time.monotonic()
-        code = self.proc.returncode
+        code = self.proc.wait()
         return Completed(
             exit_code=code if code is not None else -9,
             timed_out=self.timed_out,
