@@ -22,4 +22,14 @@ if ! command -v bwrap >/dev/null 2>&1; then
     fi
 fi
 
+# Chromium renders the HTML report in its test; without it that one test is skipped.
+if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing chromium with apt-get (for the HTML report's test)" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    { $SUDO apt-get install -y -qq chromium >/dev/null 2>&1 \
+        || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null; }; } \
+        || echo "setup: chromium could not be installed; the HTML rendering test will be skipped" >&2
+fi
+
 uv sync --frozen --all-packages

@@ -90,7 +90,9 @@ def overview(bout: Bout) -> Overview:
     loose = {k: n for k, n in other.items() if k in ("attempt", "matrix", "verdict", "score")}
     ignored = {k: n for k, n in other.items() if k not in loose}
     if loose:
-        listed = ", ".join(f"{plural(n, k)}" for k, n in sorted(loose.items()))
+        listed = ", ".join(
+            plural(n, k, "matrices" if k == "matrix" else None) for k, n in sorted(loose.items())
+        )
         notes.append(f"Read {listed} on lines of their own and joined them to their tasks.")
     if ignored:
         listed = ", ".join(f"{n} {k}" for k, n in sorted(ignored.items()))
