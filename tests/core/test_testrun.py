@@ -437,6 +437,10 @@ def test_conftest_import_failure_is_an_error_run(
     result = run(project, host_env, bwrap_sandbox, nodeids=["tests/test_a.py::test_a"])
     assert result.outcomes == {"tests/test_a.py::test_a": "error"}
     assert result.problem is not None and "status 4" in result.problem
+    assert (
+        "the log ends with: E   ModuleNotFoundError: No module named 'not_installed_anywhere'"
+        in result.problem
+    )
 
 
 def test_runs_unconfined_with_sandbox_none(tmp_path: Path, host_env: TestEnv) -> None:
@@ -550,3 +554,18 @@ def test_demo_fix_flips_exactly_its_fail_to_pass(
         }
     else:
         assert before_run.collection_errors == []
+
+
+def test_huge_output_is_capped(tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox) -> None:
+    project = make_project(
+        tmp_path / "repo",
+        {
+            "tests/test_loud.py": "import sys\ndef test_loud():\n    sys.stdout.write('x' * 12_000_000)\n"
+        },
+    ).parent
+    env = TestEnv(host_env.python, {}, "host", pytest_args=("-s",))
+    result = run(project, env, bwrap_sandbox)
+    assert result.outcomes == {"tests/test_loud.py::test_loud": "passed"}
+    log = result.log.read_bytes()
+    assert len(log) < 8_500_000
+    assert b"bytes cut by bugbout" in log and log.startswith(b"[bugbout: ")

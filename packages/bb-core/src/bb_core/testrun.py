@@ -34,13 +34,14 @@ from typing import Any, ClassVar
 
 import orjson
 
-from bb_core.sandbox import Confined, Confinement, Sandbox
+from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 PLUGIN = "bugbout_pytest"
 OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 # Variables of our own environment that test runs keep; everything else is left out
 # (credentials in particular), and [project].env is added on top.
+LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
 KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
 
 
@@ -338,6 +339,19 @@ def _inconsistency(attempt: _Attempt, report: Report, exit_code: int) -> str | N
 # --- running ----------------------------------------------------------------------------
 
 
+def _last_line(path: Path) -> str:
+    """The last line of a log that says something, shortened."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, os.path.getsize(path) - 4096))
+            tail = handle.read().decode("utf-8", "replace")
+    except OSError:
+        return ""
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    return last if len(last) <= 300 else last[:297] + "..."
+
+
 def _report_path(log_path: Path, attempt: int) -> Path:
     suffix = ".report.jsonl" if attempt == 1 else f".report-{attempt}.jsonl"
     return log_path.with_name(log_path.name + suffix)
@@ -502,7 +516,7 @@ def run_pytest(
             with open(log_path, "ab") as log:
                 log.write(f"\n[bugbout: re-running without {', '.join(stuck)}]\n".encode())
         report_path = _report_path(log_path, attempt_no)
-        fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         run_env["BUGBOUT_REPORT_FD"] = str(fd)
         try:
             running = Confined(
@@ -536,7 +550,11 @@ def run_pytest(
             timed_out = True
             break
         problem = _inconsistency(ended.attempt, ended.report, ended.exit_code)
+        if problem is not None and ended.attempt.finish is None:
+            last = _last_line(log_path)
+            problem += f"; the log ends with: {last}" if last else ""
         break
+    cap_file(log_path, LOG_LIMIT)
     return _assemble(
         nodeids=nodeids,
         final=final,
