@@ -52,9 +52,7 @@ def test_second_call_reuses_the_env_without_uv(
         raise AssertionError("uv ran again")
 
     monkeypatch.setattr(envs, "_uv", no_uv)
-    started = time.perf_counter()
     again = ensure_env(Project(source="src/envproj", env={"ENVPROJ_MODE": "test"}), env_project)
-    assert time.perf_counter() - started < 0.05
     assert again == built_env
 
 
