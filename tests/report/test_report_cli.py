@@ -16,6 +16,8 @@ from bb_report import build_report, render
 from conftest import BOUT
 
 BB_REPORT = str(Path(sys.executable).parent / "bb-report")
+UMASK = os.umask(0)
+os.umask(UMASK)
 
 
 def run(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
@@ -96,6 +98,7 @@ def test_output_file_format_follows_its_suffix(tmp_path: Path, name: str, starts
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
     assert target.read_text().startswith(starts)
     assert sorted(p.name for p in target.parent.iterdir()) == [name]  # no temporary left
+    assert target.stat().st_mode & 0o777 == 0o666 & ~UMASK
 
 
 def test_output_replaces_an_existing_file_whole(tmp_path: Path) -> None:

@@ -219,4 +219,16 @@ def test_tasks_list_every_task_with_what_it_lacks(report: Report) -> None:
     assert [(c.name, c.category) for c in matrix.columns] == [
         ("base", None), ("alpha", "resolved"), ("beta", "fixed-but-broke"), ("gamma", "wrong-fix"),
     ]  # fmt: skip
-    assert len(matrix.rows) == 7  # alpha, beta, gamma, echo: 1 each; suite: 3
+    # alpha, beta, gamma, echo: 1 each; the suite's test_a and test_b differ between trees,
+    # test_old_failure fails on every one: folded into a row of its own.
+    assert [(r.author, r.test, r.tests) for r in matrix.rows][-3:] == [
+        ("suite", "tests/test_core.py::test_a", 1),
+        ("suite", "tests/test_core.py::test_b", 1),
+        ("suite", "1 test failed on every tree", 1),
+    ]
+    t1 = rows["textkit-t1"].matrix
+    assert t1 is not None
+    assert [(r.test, r.tests, r.outcomes) for r in t1.rows if r.role == "suite"] == [
+        ("2 tests passed on every tree", 2, ["passed"] * 3),
+        ("1 test failed on every tree", 1, ["failed"] * 3),
+    ]

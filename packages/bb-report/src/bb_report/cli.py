@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -68,5 +69,9 @@ def main(
         return
     try:
         atomic_write(output, text)
+        # A report is for sharing: the usual permissions of a new file, not the temporary's.
+        mask = os.umask(0)
+        os.umask(mask)
+        output.chmod(0o666 & ~mask)
     except OSError as exc:
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc

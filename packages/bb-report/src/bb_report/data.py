@@ -223,8 +223,9 @@ class MatrixColumn:
 class MatrixRow:
     author: str
     role: str
-    test: str
+    test: str  # the test id; for a folded row, what it stands for
     outcomes: list[str]  # one per column, in column order
+    tests: int = 1  # how many tests the row stands for: more than one when folded
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from bb_report.data import (
 from bb_report.words import plural
 
 FAILING = frozenset({"failed", "error"})
+OUTCOME_ORDER = ("passed", "failed", "error", "skipped", "missing")
 ROLES = ("contestant", "examiner", "suite")
 
 
@@ -175,7 +176,12 @@ def tests_section(bout: Bout) -> TestsSection:
 
 
 def matrix_view(task: Task) -> MatrixView | None:
-    """The task's matrix as a grid: one row per (author, test), one column per tree."""
+    """The task's matrix as a grid: one row per (author, test), one column per tree.
+
+    The repository suite's tests that had the same outcome on every tree say nothing
+    about any patch; they are folded into one row per outcome, so a suite of thousands
+    of tests costs a handful of rows.
+    """
     if task.matrix is None:
         return None
     cells = _cells(task.matrix)
@@ -188,16 +194,20 @@ def matrix_view(task: Task) -> MatrixView | None:
         )
         for c in task.matrix.get("columns", ())
     ]
-    rows = [
-        MatrixRow(
-            author=str(a["name"]),
-            role=str(a["role"]),
-            test=str(test),
-            outcomes=[cells.get((str(a["name"]), str(test), c.name), "missing") for c in columns],
-        )
-        for a in task.matrix.get("authors", ())
-        for test in a.get("tests", ())
-    ]
+    rows = []
+    for author in task.matrix.get("authors", ()):
+        name, role = str(author["name"]), str(author["role"])
+        same: Counter[str] = Counter()
+        for test in author.get("tests", ()):
+            outcomes = [cells.get((name, str(test), c.name), "missing") for c in columns]
+            if role == "suite" and len(set(outcomes)) == 1:
+                same[outcomes[0]] += 1
+            else:
+                rows.append(MatrixRow(name, role, str(test), outcomes))
+        for outcome in sorted(same, key=OUTCOME_ORDER.index):
+            count = same[outcome]
+            what = f"{plural(count, 'test')} {outcome} on every tree"
+            rows.append(MatrixRow(name, role, what, [outcome] * len(columns), count))
     return MatrixView(columns, rows)
 
 

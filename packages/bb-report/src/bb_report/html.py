@@ -259,7 +259,7 @@ def heatmap(task: TaskRow, view: MatrixView) -> str:
         for j, (column, outcome) in enumerate(zip(view.columns, row.outcomes, strict=True)):
             parts.append(
                 f'<rect class="cell {outcome}" data-author="{_e(row.author)}" '
-                f'data-test="{_e(row.test)}" data-column="{_e(column.name)}" '
+                f'data-test="{_e(row.test)}" data-tests="{row.tests}" data-column="{_e(column.name)}" '
                 f'data-outcome="{outcome}" x="{label + j * cell_w:.1f}" y="{top:.1f}" '
                 f'width="{cell_w}" height="{cell_h}"><title>{_e(row.author)} '
                 f"{_e(row.test)} on {_e(column.name)}: {outcome}</title></rect>"
