@@ -1,0 +1,197 @@
+"""``codex``: OpenAI's Codex CLI, run as ``codex exec``.
+
+The command line (see docs/agents.md for the source of every flag)::
+
+    codex exec --json --color never --skip-git-repo-check --ephemeral
+        --ignore-user-config --ignore-rules
+        --sandbox workspace-write -c sandbox_workspace_write.network_access=false
+        -c web_search="disabled" -c project_doc_max_bytes=0
+        [-m MODEL] [-c model_reasoning_effort="high"] [--oss --local-provider ollama]
+        -o LOGDIR/last-message.txt -
+
+with the prompt on stdin (``-``), ``CODEX_HOME`` a fresh folder in the attempt's home
+holding only a link to the user's ``auth.json``, and Codex's own sandbox confining the
+shell commands (no network, writes in the checkout and temp). The whole process is not
+put in bugbout's sandbox: Codex's sandbox is bubblewrap too on Linux, and it needs to
+create its own namespaces.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.errors import ConfigError
+
+from bb_race.adapters._logs import (
+    json_lines,
+    link_file,
+    log_text,
+    matches_any,
+    minimal_env,
+    run_quietly,
+    summary_text,
+    token_counts,
+    user_home,
+)
+
+EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
+LOCAL_PROVIDERS = ("ollama", "lmstudio")
+LAST_MESSAGE = "last-message.txt"
+
+#: Codex's texts for a spent plan or quota (codex-rs/core/src/error.rs).
+QUOTA_PATTERNS = (
+    re.compile(r"You've hit your usage limit", re.IGNORECASE),
+    re.compile(r"Quota exceeded\. Check your plan and billing details", re.IGNORECASE),
+    re.compile(r"To use Codex with your ChatGPT plan, upgrade to", re.IGNORECASE),
+    re.compile(r"exceeded retry limit, last status: 429", re.IGNORECASE),
+    re.compile(r"usage_limit_reached|insufficient_quota", re.IGNORECASE),
+)
+
+
+def codex_home_of_user() -> Path:
+    """Where the user's own Codex keeps its login: ``$CODEX_HOME`` or ``~/.codex``."""
+    configured = os.environ.get("CODEX_HOME")
+    return Path(configured).expanduser() if configured else user_home() / ".codex"
+
+
+class CodexAgent(CodingAgent):
+    """OpenAI's Codex CLI in ``codex exec`` mode, in its own ``workspace-write`` sandbox."""
+
+    harness: ClassVar[str] = "codex"
+    executable: ClassVar[str] = "codex"
+    default_vendor: ClassVar[str | None] = "openai"
+    version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    credential_env: ClassVar[tuple[str, ...]] = (
+        "CODEX_API_KEY",
+        "CODEX_ACCESS_TOKEN",
+        "OPENAI_API_KEY",
+        "CODEX_OSS_BASE_URL",
+        "CODEX_OSS_PORT",
+    )
+    option_names: ClassVar[frozenset[str]] = frozenset({"reasoning-effort", "local-provider"})
+
+    def validate(self) -> None:
+        effort = self.options.get("reasoning-effort")
+        if effort is not None and effort not in EFFORTS:
+            raise ConfigError(
+                f"{self.name}: reasoning-effort must be one of {', '.join(EFFORTS)}, not {effort!r}"
+            )
+        provider = self.options.get("local-provider")
+        if provider is not None and provider not in LOCAL_PROVIDERS:
+            raise ConfigError(
+                f"{self.name}: local-provider must be one of {', '.join(LOCAL_PROVIDERS)}, "
+                f"not {provider!r}"
+            )
+
+    def arguments(self, session: Session) -> list[str]:
+        """Everything after ``codex``."""
+        argv = [
+            "exec",
+            "--json",
+            "--color", "never",
+            "--skip-git-repo-check",
+            "--ephemeral",
+            "--ignore-user-config",
+            "--ignore-rules",
+            "--sandbox", "workspace-write",
+            "-c", "sandbox_workspace_write.network_access=false",
+            "-c", 'web_search="disabled"',
+            "-c", "project_doc_max_bytes=0",
+        ]  # fmt: skip
+        if self.model:
+            argv += ["-m", self.model]
+        effort = self.options.get("reasoning-effort")
+        if effort:
+            argv += ["-c", f"model_reasoning_effort={json.dumps(effort)}"]
+        provider = self.options.get("local-provider")
+        if provider:
+            argv += ["--oss", "--local-provider", provider]
+        argv += ["-o", str(session.logdir / LAST_MESSAGE), "-"]
+        return argv
+
+    def invocation(self, session: Session) -> Invocation:
+        home = session.home / ".codex"
+        home.mkdir(parents=True, exist_ok=True)  # codex refuses a CODEX_HOME that is missing
+        # A link, not a copy: Codex rewrites auth.json in place when it refreshes a
+        # ChatGPT login, so the user's own file stays current.
+        link_file(codex_home_of_user() / "auth.json", home / "auth.json")
+        return Invocation(
+            argv=[self.command(), *self.arguments(session)],
+            stdin=session.prompt,
+            env={"CODEX_HOME": str(home)},
+            confine=False,
+        )
+
+    def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
+        """The last agent message and the thread's token usage, from the JSONL events."""
+        summary = ""
+        usage: dict[str, Any] = {}
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            kind = event.get("type")
+            item = event.get("item")
+            if kind == "item.completed" and isinstance(item, dict):
+                if item.get("type") == "agent_message" and isinstance(item.get("text"), str):
+                    summary = item["text"]
+            elif kind == "turn.completed" and isinstance(event.get("usage"), dict):
+                usage = event["usage"]  # cumulative for the thread: the last one counts
+        if not summary:
+            summary = log_text(logdir, LAST_MESSAGE)
+        return summary_text(summary), codex_tokens(usage)
+
+    def quota_exhausted(self, logdir: Path) -> bool:
+        """An ``error`` or ``turn.failed`` event carrying one of Codex's usage-limit texts."""
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            kind = event.get("type")
+            message = ""
+            if kind == "error":
+                message = str(event.get("message", ""))
+            elif kind == "turn.failed" and isinstance(event.get("error"), dict):
+                message = str(event["error"].get("message", ""))
+            if message and matches_any(message, QUOTA_PATTERNS):
+                return True
+        return False
+
+    def login_status(self) -> str | None:
+        for name in ("CODEX_API_KEY", "CODEX_ACCESS_TOKEN"):
+            if os.environ.get(name):
+                return f"logged in: {name} is set"
+        if self.options.get("local-provider"):
+            return f"local model through {self.options['local-provider']}: no login needed"
+        home = codex_home_of_user()
+        if not (home / "auth.json").is_file():
+            return (
+                f"not logged in: no {home / 'auth.json'} (run `codex login`) and no CODEX_API_KEY"
+            )
+        ran = run_quietly(
+            [self.command(), "login", "status"], minimal_env({"CODEX_HOME": str(home)})
+        )
+        if ran is None:
+            return None
+        code, text = ran
+        lines = [
+            line.strip()
+            for line in text.splitlines()
+            if line.strip() and not line.startswith("WARNING")
+        ]
+        said = lines[-1] if lines else "no answer"
+        return said if code == 0 else f"not logged in: {said}"
+
+
+def codex_tokens(usage: dict[str, Any]) -> dict[str, int]:
+    """Codex's usage in bugbout's terms. ``input_tokens`` already includes the cached
+    ones; ``output_tokens`` includes reasoning."""
+    tokens = token_counts(
+        input=usage.get("input_tokens"),
+        cached_input=usage.get("cached_input_tokens"),
+        cache_write=usage.get("cache_write_input_tokens"),
+        output=usage.get("output_tokens"),
+        reasoning=usage.get("reasoning_output_tokens"),
+    )
+    if "input" in tokens or "output" in tokens:
+        tokens["total"] = tokens.get("input", 0) + tokens.get("output", 0)
+    return tokens

@@ -1,0 +1,240 @@
+"""``gemini-cli``: Google's Gemini CLI, run headless with ``gemini --prompt``.
+
+The command line (see docs/agents.md for the source of every flag)::
+
+    gemini --prompt=PROMPT --output-format json --approval-mode yolo --skip-trust
+        --extensions none [--model MODEL]
+
+with ``GEMINI_CLI_HOME`` the attempt's fresh home, whose ``.gemini/settings.json`` and
+``.gemini/policies/bugbout.toml`` (written here) take the web tools away. Gemini CLI's
+own sandbox is a container, so instead the whole process runs in bugbout's sandbox: it
+keeps the network to reach the Gemini API, and writes only in the checkout, its logs,
+its fresh home and temp. ``yolo`` is needed because headless Gemini CLI refuses every
+tool call that would ask for approval.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bb_core.agents import CodingAgent, Invocation, Session
+
+from bb_race.adapters._logs import (
+    json_lines,
+    last_json_object,
+    log_text,
+    matches_any,
+    summary_text,
+    token_counts,
+    user_home,
+    write_json_file,
+)
+
+WEB_TOOLS = ("google_web_search", "web_fetch")
+
+#: A deny rule without argument pattern hides a tool from the model altogether.
+WEB_POLICY = """\
+# Written by bugbout: no web tools, so that no agent can look up the fix.
+[[rule]]
+toolName = ["google_web_search", "web_fetch"]
+decision = "deny"
+priority = 999
+denyMessage = "Web access is turned off for this task."
+"""
+
+QUOTA_ERRORS = frozenset({"TerminalQuotaError", "RetryableQuotaError"})
+QUOTA_PATTERNS = (
+    re.compile(r"You have exhausted your (daily quota|capacity) on this model", re.IGNORECASE),
+    re.compile(r"Quota exceeded for (quota )?metric", re.IGNORECASE),
+    re.compile(r"Resource has been exhausted", re.IGNORECASE),
+    re.compile(r"RESOURCE_EXHAUSTED|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED"),
+)
+#: Variables that select a way of logging in without the user's ~/.gemini.
+KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+
+
+def gemini_dir_of_user() -> Path:
+    """The user's own ``.gemini`` folder (under ``$GEMINI_CLI_HOME`` when it is set)."""
+    base = os.environ.get("GEMINI_CLI_HOME")
+    return (Path(base).expanduser() if base else user_home()) / ".gemini"
+
+
+class GeminiCliAgent(CodingAgent):
+    """Google's Gemini CLI, headless, inside bugbout's sandbox."""
+
+    harness: ClassVar[str] = "gemini-cli"
+    executable: ClassVar[str] = "gemini"
+    default_vendor: ClassVar[str | None] = "google"
+    version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    credential_env: ClassVar[tuple[str, ...]] = (
+        "GEMINI_API_KEY",
+        "GOOGLE_API_KEY",
+        "GOOGLE_GENAI_USE_VERTEXAI",
+        "GOOGLE_CLOUD_PROJECT",
+        "GOOGLE_CLOUD_LOCATION",
+        "GOOGLE_APPLICATION_CREDENTIALS",
+        "GOOGLE_GENAI_USE_GCA",
+        "GOOGLE_GEMINI_BASE_URL",
+    )
+
+    def settings(self, oauth: bool) -> dict[str, Any]:
+        """The fresh home's settings.json: no web tools, nothing that phones home or
+        loads the user's hooks, skills or memories."""
+        settings: dict[str, Any] = {
+            "tools": {"exclude": list(WEB_TOOLS)},
+            "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
+            "privacy": {"usageStatisticsEnabled": False},
+            "hooksConfig": {"enabled": False},
+            "skills": {"enabled": False},
+            "experimental": {"autoMemory": False},
+        }
+        if oauth:
+            settings["security"] = {"auth": {"selectedType": "oauth-personal"}}
+        return settings
+
+    def arguments(self, session: Session) -> list[str]:
+        """Everything after ``gemini``."""
+        argv = [
+            f"--prompt={session.prompt}",
+            "--output-format", "json",
+            "--approval-mode", "yolo",
+            "--skip-trust",
+            "--extensions", "none",
+        ]  # fmt: skip
+        if self.model:
+            argv += ["--model", self.model]
+        return argv
+
+    def invocation(self, session: Session) -> Invocation:
+        home = session.home / ".gemini"
+        oauth = False
+        if not any(os.environ.get(name) for name in KEY_VARIABLES):
+            # A Google login: only its cached token is carried over, nothing else of
+            # the user's ~/.gemini.
+            creds = gemini_dir_of_user() / "oauth_creds.json"
+            if creds.is_file():
+                home.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(creds, home / "oauth_creds.json")
+                os.chmod(home / "oauth_creds.json", 0o600)
+                oauth = True
+        write_json_file(home / "settings.json", self.settings(oauth))
+        policies = home / "policies"
+        policies.mkdir(parents=True, exist_ok=True)
+        (policies / "bugbout.toml").write_text(WEB_POLICY, encoding="utf-8")
+        return Invocation(
+            argv=[self.command(), *self.arguments(session)],
+            stdin=None,
+            env={"GEMINI_CLI_HOME": str(session.home)},
+            confine=True,
+            network=True,
+        )
+
+    def outputs(self, logdir: Path) -> list[dict[str, Any]]:
+        """Gemini's JSON answers: the ``-o json`` object on stdout, the error object on
+        stderr, and the ``result`` event of ``-o stream-json``."""
+        found = []
+        for name in ("stdout.log", "stderr.log"):
+            text = log_text(logdir, name)
+            events = [e for e in json_lines(text) if e.get("type") == "result"]
+            if events:
+                found.append(events[-1])
+                continue
+            whole = last_json_object(text)
+            if whole is not None:
+                found.append(whole)
+        return found
+
+    def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
+        summary = ""
+        tokens: dict[str, int] = {}
+        for output in self.outputs(logdir):
+            if isinstance(output.get("response"), str) and not summary:
+                summary = output["response"]
+            stats = output.get("stats")
+            if isinstance(stats, dict) and not tokens:
+                tokens = gemini_tokens(stats)
+        if not summary:
+            # stream-json: the assistant's messages, put together.
+            parts = [
+                str(e.get("content", ""))
+                for e in json_lines(log_text(logdir, "stdout.log"))
+                if e.get("type") == "message" and e.get("role") == "assistant"
+            ]
+            summary = "".join(parts)
+        return summary_text(summary), tokens
+
+    def quota_exhausted(self, logdir: Path) -> bool:
+        """An error of type ``TerminalQuotaError``/``RetryableQuotaError``, code 429, or
+        one of Gemini's quota texts, in the JSON error Gemini CLI writes."""
+        for output in self.outputs(logdir):
+            error = output.get("error")
+            if not isinstance(error, dict):
+                continue
+            if error.get("type") in QUOTA_ERRORS or error.get("code") == 429:
+                return True
+            if matches_any(str(error.get("message", "")), QUOTA_PATTERNS):
+                return True
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            if event.get("type") == "error" and matches_any(
+                str(event.get("message", "")), QUOTA_PATTERNS
+            ):
+                return True
+        return False
+
+    def login_status(self) -> str | None:
+        if os.environ.get("GEMINI_API_KEY"):
+            return "logged in: GEMINI_API_KEY is set (Gemini API)"
+        if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI"):
+            return "logged in: Vertex AI (GOOGLE_GENAI_USE_VERTEXAI)"
+        if os.environ.get("GOOGLE_API_KEY"):
+            return "logged in: GOOGLE_API_KEY is set"
+        creds = gemini_dir_of_user() / "oauth_creds.json"
+        if creds.is_file():
+            return f"logged in: Google login cached in {creds}"
+        return "not logged in: set GEMINI_API_KEY, or log in once with `gemini`"
+
+
+def gemini_tokens(stats: dict[str, Any]) -> dict[str, int]:
+    """Token usage from ``-o json`` stats (per model) or a stream-json result's stats.
+
+    Gemini's ``prompt`` includes the cached tokens; ``candidates`` leaves out the
+    ``thoughts``, which bugbout counts as output (and as reasoning)."""
+    models = stats.get("models")
+    if isinstance(models, dict) and models:
+        totals: dict[str, int] = {}
+        for entry in models.values():
+            counts = (entry or {}).get("tokens") if isinstance(entry, dict) else None
+            if not isinstance(counts, dict):
+                continue
+            got = token_counts(
+                prompt=counts.get("prompt"),
+                tool=counts.get("tool"),
+                cached_input=counts.get("cached"),
+                candidates=counts.get("candidates"),
+                reasoning=counts.get("thoughts"),
+                total=counts.get("total"),
+            )
+            for key, value in got.items():
+                totals[key] = totals.get(key, 0) + value
+        if not totals:
+            return {}
+        tokens = {
+            "input": totals.get("prompt", 0) + totals.get("tool", 0),
+            "output": totals.get("candidates", 0) + totals.get("reasoning", 0),
+        }
+        for key in ("cached_input", "reasoning", "total"):
+            if key in totals:
+                tokens[key] = totals[key]
+        tokens.setdefault("total", tokens["input"] + tokens["output"])
+        return tokens
+    tokens = token_counts(
+        input=stats.get("input_tokens"),
+        cached_input=stats.get("cached"),
+        output=stats.get("output_tokens"),
+        total=stats.get("total_tokens"),
+    )
+    return tokens

@@ -1,0 +1,358 @@
+"""``mini-swe-agent``: the SWE-bench team's minimal agent, with any LiteLLM model.
+
+The command line (see docs/agents.md for the source of every flag)::
+
+    mini -m MODEL -t PROMPT -y --exit-immediately
+        [--model-class litellm_textbased] -c mini.yaml|mini_textbased.yaml
+        -c agent.step_limit=75 [-c model.model_kwargs.KEY=VALUE ...]
+        -c environment.cwd=WORKDIR
+        --environment-class bubblewrap -c environment.executable=BWRAP
+        -c environment.wrapper_args=[...]
+        -o LOGDIR/trajectory.json
+
+with ``MSWEA_GLOBAL_CONFIG_DIR`` a fresh folder (the user's ``.env`` and default model are
+not read; only the credential variables the model's provider needs are passed) and
+``MSWEA_CONFIGURED=true`` (no setup wizard).
+
+mini-swe-agent has no sandbox of its own, so two layers confine it under bubblewrap:
+the whole ``mini`` process runs in bugbout's sandbox with network (it must reach the
+model), and every shell command it runs goes through mini-swe-agent's own
+``bubblewrap`` environment with bwrap arguments made here: no network, writes only in
+the checkout and temp, and no credential variables. The inner bwrap shares the outer
+one's process namespace (a nested sandbox cannot mount a new ``/proc``), so bugbout's
+time limit still ends every command. Under seatbelt (macOS) nesting is not possible:
+the process runs unconfined and each command goes through ``sandbox-exec`` without
+network. Under ``sandbox = "none"`` commands run as mini-swe-agent runs them by default.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bb_core.agents import CodingAgent, Invocation, Session, cli_version
+from bb_core.errors import ConfigError
+from bb_core.sandbox import Confinement, seatbelt_profile
+
+from bb_race.adapters._logs import (
+    count,
+    log_text,
+    read_env_file,
+    summary_text,
+    token_counts,
+    user_home,
+)
+
+DEFAULT_STEP_LIMIT = 75
+TRAJECTORY = "trajectory.json"
+
+#: LiteLLM provider prefix -> the variables that provider reads (LiteLLM's own names).
+PROVIDER_ENV: dict[str, tuple[str, ...]] = {
+    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION"),
+    "text-completion-openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"),
+    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
+    "gemini": ("GEMINI_API_KEY",),
+    "vertex_ai": ("VERTEXAI_PROJECT", "VERTEXAI_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS"),
+    "azure": ("AZURE_API_KEY", "AZURE_API_BASE", "AZURE_API_VERSION"),
+    "openrouter": ("OPENROUTER_API_KEY", "OPENROUTER_API_BASE"),
+    "ollama": ("OLLAMA_API_BASE",),
+    "ollama_chat": ("OLLAMA_API_BASE",),
+    "lm_studio": ("LM_STUDIO_API_BASE", "LM_STUDIO_API_KEY"),
+    "hosted_vllm": ("HOSTED_VLLM_API_BASE", "HOSTED_VLLM_API_KEY"),
+    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY"),
+    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
+    "deepseek": ("DEEPSEEK_API_KEY",),
+    "mistral": ("MISTRAL_API_KEY",),
+    "groq": ("GROQ_API_KEY",),
+    "xai": ("XAI_API_KEY",),
+    "dashscope": ("DASHSCOPE_API_KEY",),
+    "moonshot": ("MOONSHOT_API_KEY",),
+    "cerebras": ("CEREBRAS_API_KEY",),
+}
+#: Providers that serve a model on the user's own machine: nothing to log in to, and
+#: LiteLLM cannot price their models.
+LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "hosted_vllm", "llamafile"})
+#: Who serves a model named without a provider prefix, as LiteLLM guesses it.
+VENDOR_PROVIDER = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}
+#: mini-swe-agent's own variables worth passing on when the user set them.
+MSWEA_SETTINGS = ("MSWEA_COST_TRACKING", "LITELLM_MODEL_REGISTRY_PATH")
+
+QUOTA_EXITS = frozenset({"RateLimitError"})
+QUOTA_PATTERNS = (
+    re.compile(r"\bRateLimitError\b"),
+    re.compile(r"exceeded your current quota|insufficient_quota", re.IGNORECASE),
+    re.compile(r"RESOURCE_EXHAUSTED|Resource has been exhausted", re.IGNORECASE),
+)
+
+TRACEBACK_QUOTA = re.compile(r"(?m)^(litellm\.(exceptions\.)?)?RateLimitError\b")
+
+#: Runs mini-swe-agent's bubblewrap-style command tail (``--bind CWD CWD --chdir CWD
+#: [--setenv K V]... bash -c CMD``) under a sandbox that is not bubblewrap.
+SHIM = (
+    'while [ "$#" -gt 0 ]; do case "$1" in '
+    '--bind) shift 3 ;; --chdir) cd "$2" || exit 1; shift 2 ;; '
+    '--setenv) export "$2=$3"; shift 3 ;; *) break ;; esac; done; exec "$@"'
+)
+
+
+def provider_of(model: str, vendor: str | None) -> str:
+    """The LiteLLM provider that will serve *model* (its prefix, else the vendor's)."""
+    if "/" in model:
+        return model.split("/", 1)[0].lower()
+    return VENDOR_PROVIDER.get(vendor or "", "openai")
+
+
+def mini_config_dir_of_user() -> Path:
+    """The user's own mini-swe-agent folder (its ``.env`` holds keys set with
+    ``mini-extra config set``)."""
+    configured = os.environ.get("MSWEA_GLOBAL_CONFIG_DIR")
+    if configured:
+        return Path(configured).expanduser()
+    if os.uname().sysname == "Darwin":
+        return user_home() / "Library" / "Application Support" / "mini-swe-agent"
+    base = os.environ.get("XDG_CONFIG_HOME") or str(user_home() / ".config")
+    return Path(base) / "mini-swe-agent"
+
+
+class MiniSweAgent(CodingAgent):
+    """mini-swe-agent's ``mini`` with a LiteLLM model; its commands confined, no network."""
+
+    harness: ClassVar[str] = "mini-swe-agent"
+    executable: ClassVar[str] = "mini"
+    model_required: ClassVar[bool] = True
+    provider: str
+    option_names: ClassVar[frozenset[str]] = frozenset(
+        {"step-limit", "text-actions", "model-kwargs"}
+    )
+
+    def validate(self) -> None:
+        limit = self.options.get("step-limit", DEFAULT_STEP_LIMIT)
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ConfigError(f"{self.name}: step-limit must be a whole number of steps, 1 or more")
+        if not isinstance(self.options.get("text-actions", False), bool):
+            raise ConfigError(f"{self.name}: text-actions must be true or false")
+        kwargs = self.options.get("model-kwargs", {})
+        if not isinstance(kwargs, Mapping):
+            raise ConfigError(
+                f"{self.name}: model-kwargs must be a table, e.g. {{ temperature = 0 }}"
+            )
+        for key in kwargs:
+            if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)):
+                raise ConfigError(f"{self.name}: model-kwargs key {key!r} is not a plain name")
+        assert self.model is not None
+        self.provider = provider_of(self.model, self.vendor)
+        names = PROVIDER_ENV.get(self.provider) or (
+            f"{self.provider.upper()}_API_KEY",
+            f"{self.provider.upper()}_API_BASE",
+        )
+        # Per instance: which credentials pass depends on the model's provider.
+        setattr(self, "credential_env", (*names, *MSWEA_SETTINGS))  # noqa: B010
+
+    @property
+    def local(self) -> bool:
+        return self.provider in LOCAL_PROVIDERS
+
+    # -- the command line --------------------------------------------------------------
+
+    def command_sandbox(self, session: Session) -> tuple[str, list[str], bool]:
+        """(environment class, its ``-c`` settings, whether bugbout confines the process)."""
+        kind = session.sandbox.name
+        if kind == "bubblewrap":
+            executable = str(getattr(session.sandbox, "executable", "bwrap"))
+            return "bubblewrap", self._bwrap_settings(executable), True
+        if kind == "seatbelt":
+            return "bubblewrap", self._seatbelt_settings(session), False
+        return "local", [], True
+
+    def _bwrap_settings(self, executable: str) -> list[str]:
+        # Inside bugbout's bubblewrap everything is already read-only except the
+        # attempt's folders, and /tmp is the attempt's own temp folder.
+        args = [
+            "--ro-bind", "/", "/",
+            "--dev", "/dev",
+            "--bind", "/tmp", "/tmp",
+            "--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts",
+            "--die-with-parent", "--new-session",
+            "--setenv", "TMPDIR", "/tmp",
+        ]  # fmt: skip
+        for name in self.credential_env:
+            args += ["--unsetenv", name]
+        return [
+            f"environment.executable={executable}",
+            f"environment.wrapper_args={json.dumps(args)}",
+        ]
+
+    def _seatbelt_settings(self, session: Session) -> list[str]:
+        temp = session.home / "tmp"
+        temp.mkdir(parents=True, exist_ok=True)
+        profile, params = seatbelt_profile(
+            Confinement(writable=[session.workdir], network=False, temp=temp)
+        )
+        args = ["-p", profile]
+        for key, value in params.items():
+            args += ["-D", f"{key}={value}"]
+        args.append("/usr/bin/env")
+        for name in self.credential_env:
+            args += ["-u", name]
+        args += ["/bin/sh", "-c", SHIM, "bugbout-mini-command"]
+        return [
+            "environment.executable=/usr/bin/sandbox-exec",
+            f"environment.wrapper_args={json.dumps(args)}",
+        ]
+
+    def arguments(self, session: Session) -> tuple[list[str], bool]:
+        """Everything after ``mini``, and whether bugbout confines the whole process."""
+        assert self.model is not None
+        text = bool(self.options.get("text-actions", False))
+        argv = ["-m", self.model, "-t", session.prompt, "-y", "--exit-immediately"]
+        if text:
+            argv += ["--model-class", "litellm_textbased"]
+        argv += ["-c", "mini_textbased.yaml" if text else "mini.yaml"]
+        argv += [
+            "-c",
+            f"agent.step_limit={int(self.options.get('step-limit', DEFAULT_STEP_LIMIT))}",
+        ]
+        for key, value in dict(self.options.get("model-kwargs", {})).items():
+            # mini reads each value as JSON when it can, else as a string.
+            shown = value if isinstance(value, str) else json.dumps(value)
+            argv += ["-c", f"model.model_kwargs.{key}={shown}"]
+        argv += ["-c", f"environment.cwd={session.workdir}"]
+        environment, settings, confine = self.command_sandbox(session)
+        if environment != "local":
+            argv += ["--environment-class", environment]
+        for setting in settings:
+            argv += ["-c", setting]
+        argv += ["-o", str(session.logdir / TRAJECTORY)]
+        return argv, confine
+
+    def invocation(self, session: Session) -> Invocation:
+        config_dir = session.home / "mini-swe-agent"
+        config_dir.mkdir(parents=True, exist_ok=True)
+        env = {"MSWEA_GLOBAL_CONFIG_DIR": str(config_dir), "MSWEA_CONFIGURED": "true"}
+        # Keys the user stored with `mini-extra config set` count as theirs too.
+        stored = read_env_file(mini_config_dir_of_user() / ".env")
+        for name in self.credential_env:
+            if not os.environ.get(name) and stored.get(name):
+                env[name] = stored[name]
+        if self.local and not os.environ.get("MSWEA_COST_TRACKING"):
+            env["MSWEA_COST_TRACKING"] = "ignore_errors"
+        argv, confine = self.arguments(session)
+        return Invocation(
+            argv=[self.command(), *argv], stdin=None, env=env, confine=confine, network=True
+        )
+
+    # -- reading the trajectory ----------------------------------------------------------
+
+    def trajectory(self, logdir: Path) -> dict[str, Any] | None:
+        try:
+            value = json.loads((logdir / TRAJECTORY).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return value if isinstance(value, dict) else None
+
+    def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
+        """The submission (else the model's last words) and the summed per-call usage."""
+        data = self.trajectory(logdir)
+        if data is None:
+            return summary_text(log_text(logdir, "stdout.log", 2000)), {}
+        info = as_dict(data.get("info"))
+        messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
+        summary = str(info.get("submission") or "")
+        if not summary.strip():
+            for message in reversed(messages):
+                if message.get("role") == "assistant":
+                    summary = message_text(message.get("content"))
+                    if summary.strip():
+                        break
+        return summary_text(summary), mini_tokens(messages)
+
+    def quota_exhausted(self, logdir: Path) -> bool:
+        """The run ended on LiteLLM's ``RateLimitError`` (after mini's own retries), or a
+        provider's quota text, in the trajectory or at the end of the logs."""
+        data = self.trajectory(logdir)
+        if data is not None:
+            info = as_dict(data.get("info"))
+            if info.get("exit_status") in QUOTA_EXITS:
+                return True
+            messages = [m for m in data.get("messages") or [] if isinstance(m, dict)]
+            if messages and messages[-1].get("role") == "exit":
+                extra = messages[-1].get("extra") or {}
+                said = f"{messages[-1].get('content', '')}\n{extra.get('exception_str', '')}"
+                if any(p.search(said) for p in QUOTA_PATTERNS):
+                    return True
+        # No trajectory: the traceback mini leaves on stderr (stdout holds the whole
+        # conversation, where the words could appear for other reasons).
+        return bool(TRACEBACK_QUOTA.search(log_text(logdir, "stderr.log", 20_000)))
+
+    # -- doctor ----------------------------------------------------------------------------
+
+    def login_status(self) -> str | None:
+        if self.local:
+            return f"local model through {self.provider}: no login needed"
+        stored = read_env_file(mini_config_dir_of_user() / ".env")
+        keys = [n for n in self.credential_env if n.endswith(("_KEY", "_PROJECT"))]
+        for name in keys:
+            if os.environ.get(name):
+                return f"logged in: {name} is set"
+            if stored.get(name):
+                return f"logged in: {name} is in mini-swe-agent's .env"
+        wanted = " or ".join(keys) or "the provider's credentials"
+        return f"not logged in: set {wanted} for {self.provider} models"
+
+    def version(self) -> str | None:
+        """mini-swe-agent prints its version when it starts; ``--help`` is enough."""
+        line = cli_version(self.command(), ("--help",))
+        if line is None:
+            return None
+        found = re.search(r"version\s+(\S+?)\.?$", line)
+        return f"mini-swe-agent {found.group(1)}" if found else line
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def message_text(content: Any) -> str:
+    """A chat message's text, whether it is a string or a list of content blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(block.get("text", "")) for block in content if isinstance(block, dict))
+    return ""
+
+
+def mini_tokens(messages: list[dict[str, Any]]) -> dict[str, int]:
+    """The sum of LiteLLM's per-call usage kept in each model message.
+
+    LiteLLM's ``prompt_tokens`` include cached ones (and, for Anthropic, cache writes);
+    ``completion_tokens`` include reasoning."""
+    totals: dict[str, int] = {}
+    for message in messages:
+        extra = message.get("extra")
+        response = extra.get("response") if isinstance(extra, dict) else None
+        usage = response.get("usage") if isinstance(response, dict) else None
+        if not isinstance(usage, dict):
+            continue
+        prompt_details = usage.get("prompt_tokens_details") or {}
+        completion_details = usage.get("completion_tokens_details") or {}
+        got = token_counts(
+            input=usage.get("prompt_tokens"),
+            output=usage.get("completion_tokens"),
+            total=usage.get("total_tokens"),
+            cached_input=prompt_details.get("cached_tokens")
+            if isinstance(prompt_details, dict)
+            else None,
+            cache_write=usage.get("cache_creation_input_tokens"),
+            reasoning=completion_details.get("reasoning_tokens")
+            if isinstance(completion_details, dict)
+            else None,
+        )
+        for key, value in got.items():
+            totals[key] = totals.get(key, 0) + value
+    if totals and "total" not in totals:
+        totals["total"] = totals.get("input", 0) + totals.get("output", 0)
+    return {k: v for k, v in totals.items() if count(v) is not None}
