@@ -103,7 +103,7 @@ def reads_like_fix(title: str) -> bool:
 
 
 def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
-    """Issues and pull requests named by a change, closing references first.
+    """Issues and pull requests named by a change, in the order they appear.
 
     Recognised: ``(#123)``, ``#123``, ``Fixes #45``, ``closes owner/repo#12``, ``GH-12`` and
     issue or pull request URLs. A reference to *own_repo* counts as this repository's.
@@ -138,7 +138,7 @@ def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
                 continue
             seen.add(ref.key)
             found.append(ref)
-    return sorted(found, key=lambda r: not r.closing)
+    return found
 
 
 def closing_refs(body: str, own_repo: str | None = None) -> list[IssueRef]:

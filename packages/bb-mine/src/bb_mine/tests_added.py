@@ -27,7 +27,7 @@ class Collected:
 
     qualname: str
     node: ast.FunctionDef | ast.AsyncFunctionDef
-    cases: frozenset[str] = field(default_factory=frozenset)
+    cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
 
     @property
     def fingerprint(self) -> str:
@@ -136,13 +136,16 @@ def compare(
         f"{prefix}{q}[{case}]"
         for q, test in after.items()
         if q in before and test.cases != before[q].cases
-        for case in sorted(test.cases - before[q].cases)
+        for _names, case in sorted(test.cases - before[q].cases)
     ]
     return functions, cases
 
 
 def _collect_body(
-    body: list[ast.stmt], owner: str, inherited: frozenset[str], out: dict[str, Collected]
+    body: list[ast.stmt],
+    owner: str,
+    inherited: frozenset[tuple[str, str]],
+    out: dict[str, Collected],
 ) -> None:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
@@ -166,9 +169,9 @@ def _is_test_class(node: ast.ClassDef) -> bool:
     return False
 
 
-def _cases(decorators: list[ast.expr]) -> frozenset[str]:
-    """One key per case of each ``parametrize`` decorator: ``argnames=case``."""
-    keys: set[str] = set()
+def _cases(decorators: list[ast.expr]) -> frozenset[tuple[str, str]]:
+    """One (argnames, case id) per case of each ``parametrize`` decorator."""
+    keys: set[tuple[str, str]] = set()
     for decorator in decorators:
         if not (isinstance(decorator, ast.Call) and _is_parametrize(decorator.func)):
             continue
@@ -178,22 +181,31 @@ def _cases(decorators: list[ast.expr]) -> frozenset[str]:
         argvalues = args[1] if len(args) > 1 else keywords.get("argvalues")
         names = ast.unparse(argnames) if argnames is not None else "?"
         if isinstance(argvalues, ast.List | ast.Tuple | ast.Set):
-            for element in argvalues.elts:
-                keys.add(f"{names}={_case_text(element)}")
+            keys.update((names, _case_id(element)) for element in argvalues.elts)
         elif argvalues is not None:
-            keys.add(f"{names}={ast.unparse(argvalues)}")
+            keys.add((names, ast.unparse(argvalues)))
     return frozenset(keys)
 
 
-def _case_text(element: ast.expr) -> str:
-    """A case as text; a ``pytest.param(..., id="x")`` is known by its id when it has one."""
+def _case_id(element: ast.expr) -> str:
+    """A case as pytest would name it where that is plain: a ``pytest.param`` id, a constant,
+    constants joined with ``-``; else the case's source text."""
     if (
         isinstance(element, ast.Call)
         and getattr(element.func, "attr", getattr(element.func, "id", "")) == "param"
     ):
         for keyword in element.keywords:
             if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
-                return f"id={keyword.value.value!s}"
+                return str(keyword.value.value)
+        if element.args and not element.keywords:
+            return "-".join(_case_id(arg) for arg in element.args)
+        return ast.unparse(element)
+    if isinstance(element, ast.Constant) and not isinstance(element.value, bytes):
+        return str(element.value)
+    if isinstance(element, ast.Tuple | ast.List) and all(
+        isinstance(e, ast.Constant) for e in element.elts
+    ):
+        return "-".join(_case_id(e) for e in element.elts)
     return ast.unparse(element)
 
 

@@ -1,0 +1,222 @@
+"""Where a task's statement comes from: the export, GitHub's API (a loopback stand-in), the commit."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import expected
+import pytest
+from build_demo import DemoPaths, GitRepo
+from fake_github import FakeGitHub, serve
+from mine_helpers import Mined, invoke
+
+REPO = "acme/widgets"
+
+ISSUE_5 = """\
+Adding an empty list crashes with IndexError.
+
+Steps: call it with [].
+
+## Solution
+
+Check the length in total() before indexing.
+"""
+
+
+@pytest.fixture
+def widgets(git_repo: Callable[..., GitRepo]) -> GitRepo:
+    """Two fixes naming GitHub numbers: PR #12 (which closes issue #5), and #7 (missing)."""
+    make = git_repo("widgets")
+    make.commit(
+        {
+            "src/widgets/__init__.py": "",
+            "src/widgets/sums.py": "def total(xs):\n    return xs[0] + sum(xs[1:])\n",
+            "src/widgets/sizes.py": "def width(x):\n    return x\n",
+            "tests/test_sums.py": "from widgets.sums import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n",
+        },
+        "Start widgets",
+    )
+    make.commit(
+        {
+            "src/widgets/sizes.py": "def width(x):\n    return max(x, 0)\n",
+            "tests/test_sizes.py": "from widgets.sizes import width\n\n\ndef test_width_negative():\n    assert width(-1) == 0\n",
+        },
+        "Fix negative widths (#7)\n\nwidth() returned negative numbers.",
+    )
+    make.commit(
+        {
+            "src/widgets/sums.py": "def total(xs):\n    return sum(xs)\n",
+            "tests/test_sums.py": "from widgets.sums import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n\n\ndef test_total_empty():\n    assert total([]) == 0\n",
+        },
+        "Fix crash on empty lists (#12)",
+    )
+    make.git("remote", "add", "origin", f"https://github.com/{REPO}.git")
+    return make
+
+
+def serve_widgets(fake: FakeGitHub) -> None:
+    fake.issue(REPO, 12, "Sum empty lists", "Fixes #5.\n\nUse sum() in total().", pull=True)
+    fake.issue(REPO, 5, "Summing an empty list crashes", ISSUE_5)
+
+
+def mine(repo: GitRepo, fake: FakeGitHub, *args: str, **env: str) -> Mined:
+    environment = {
+        "BUGBOUT_GITHUB_API": fake.url,
+        "GITHUB_TOKEN": "",
+        "PATH": "/usr/bin:/bin",
+        **env,
+    }
+    return invoke(str(repo.path), "--source", "src/widgets", *args, env=environment)
+
+
+def titles_to_tasks(result: Mined) -> dict[str, dict]:
+    return {t["title"]: t for t in result.tasks}
+
+
+def test_a_pull_request_gives_way_to_the_issue_it_closes(widgets: GitRepo) -> None:
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        result = mine(widgets, fake)
+    assert result.code == 0 and result.stderr == ""
+    task = titles_to_tasks(result)["Fix crash on empty lists (#12)"]
+    assert task["statement_source"] == "github"
+    assert task["statement_issue"] == {"number": 5, "via_pull_request": 12}
+    assert task["statement_url"] == f"https://github.com/{REPO}/issues/5"
+    assert task["statement"].startswith("Summing an empty list crashes\n\nAdding an empty list")
+    assert "Check the length" not in task["statement"]
+    assert task["redactions"]["fix_sections"] == 1
+    paths = [path for path, _headers in fake.requests]
+    assert paths[:2] == [f"/repos/{REPO}/issues/12", f"/repos/{REPO}/issues/5"]
+    assert all("authorization" not in headers for _path, headers in fake.requests)
+    assert {h["accept"] for _p, h in fake.requests} == {"application/vnd.github+json"}
+
+
+def test_a_404_falls_back_to_the_commit_and_says_so(widgets: GitRepo) -> None:
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        result = mine(widgets, fake)
+    task = titles_to_tasks(result)["Fix negative widths (#7)"]
+    assert task["statement_source"] == "commit"
+    assert (
+        task["statement"] == "Fix negative widths (#7)"
+    )  # the sentence naming width() is redacted
+    assert task["redactions"]["naming_sentences"] == 1
+    assert task["statement_notes"] == ["#7 was not found on GitHub (404)"]
+    assert result.summary["statement_sources"] == {"github": 1, "commit": 1}
+
+
+@pytest.mark.parametrize("source", ["GITHUB_TOKEN", "gh auth token"])
+def test_the_token_goes_in_the_authorization_header(
+    widgets: GitRepo, source: str, tmp_path: Path
+) -> None:
+    env = {"GITHUB_TOKEN": "tok-env"}
+    if source == "gh auth token":
+        bin_dir = tmp_path / "bin"
+        bin_dir.mkdir()
+        gh = bin_dir / "gh"
+        gh.write_text('#!/bin/sh\n[ "$1 $2" = "auth token" ] && echo tok-gh\n')
+        gh.chmod(0o755)
+        env = {"GITHUB_TOKEN": "", "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        result = mine(widgets, fake, **env)
+    assert result.code == 0
+    want = "Bearer tok-env" if source == "GITHUB_TOKEN" else "Bearer tok-gh"
+    assert {headers.get("authorization") for _path, headers in fake.requests} == {want}
+
+
+def test_a_rate_limit_warns_once_with_the_reset_time_and_mining_goes_on(widgets: GitRepo) -> None:
+    reset = int(time.time()) + 1800
+    with serve(FakeGitHub(mode="rate-limit", reset_at=reset)) as fake:
+        result = mine(widgets, fake)
+    assert result.code == 0
+    assert len(result.tasks) == 2
+    assert {t["statement_source"] for t in result.tasks} == {"commit"}
+    assert len(fake.requests) == 1  # no request after the first refusal
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1
+    when = time.strftime("%H:%M", time.localtime(reset))
+    assert re.fullmatch(
+        rf"bb-mine: warning: GitHub API rate limit reached; it resets at {when} \S+ \(in 30 min\); "
+        r"statements fall back to commit messages \(set GITHUB_TOKEN or log in with `gh auth login`.*\)",
+        lines[0],
+    ), lines[0]
+    notes = {n for t in result.tasks for n in t["statement_notes"]}
+    assert notes == {
+        "#12 could not be read from GitHub (rate limited)",
+        "#7 could not be read from GitHub (rate limited)",
+    }
+
+
+def test_a_429_with_retry_after_is_a_rate_limit_too(widgets: GitRepo) -> None:
+    with serve(FakeGitHub(mode="too-many")) as fake:
+        result = mine(widgets, fake)
+    assert result.code == 0 and len(result.tasks) == 2
+    assert "rate limit reached; it resets at" in result.stderr
+    assert "(in 2 min)" in result.stderr
+
+
+def test_a_silent_server_times_out_instead_of_hanging(widgets: GitRepo) -> None:
+    started = time.monotonic()
+    with serve(FakeGitHub(mode="slow")) as fake:
+        result = mine(widgets, fake, BUGBOUT_GITHUB_TIMEOUT="0.5")
+    assert time.monotonic() - started < 3
+    assert result.code == 0 and len(result.tasks) == 2
+    assert result.stderr.count("\n") == 1 and "did not answer" in result.stderr
+    assert {t["statement_source"] for t in result.tasks} == {"commit"}
+
+
+def test_github_answers_are_cached_in_bugbout_home(widgets: GitRepo) -> None:
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        first = mine(widgets, fake, "--no-cache")
+        asked = len(fake.requests)
+        again = mine(widgets, fake, "--no-cache")
+    assert asked == 3  # #7 (404), #12, #5
+    assert len(fake.requests) == asked
+    assert again.records[:-1] == first.records[:-1]
+
+
+def test_project_github_names_the_repository_when_origin_is_elsewhere(widgets: GitRepo) -> None:
+    widgets.git("remote", "set-url", "origin", "https://git.example.com/widgets.git")
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        without = mine(widgets, fake)
+        named = mine(widgets, fake, "--github", REPO)
+    assert {t["statement_source"] for t in without.tasks} == {"commit"}
+    assert {t["statement_source"] for t in named.tasks} == {"github", "commit"}
+
+
+def test_an_export_is_used_offline_and_github_is_not_asked(
+    widgets: GitRepo, tmp_path: Path
+) -> None:
+    export = tmp_path / "issues.jsonl"
+    export.write_text(
+        '{"number": 12, "title": "PR", "body": "Fixes #5", "is_pull_request": true, "closes": [5]}\n'
+        '{"number": 5, "title": "Empty lists crash", "body": "It raises IndexError."}\n'
+    )
+    with serve(FakeGitHub()) as fake:
+        result = mine(widgets, fake, "--issues", str(export))
+    assert fake.requests == []
+    tasks = titles_to_tasks(result)
+    assert (
+        tasks["Fix crash on empty lists (#12)"]["statement"]
+        == "Empty lists crash\n\nIt raises IndexError."
+    )
+    assert tasks["Fix crash on empty lists (#12)"]["statement_source"] == "export"
+    assert tasks["Fix negative widths (#7)"]["statement_notes"] == [
+        "#7 is not in the issues export"
+    ]
+
+
+def test_without_export_or_github_the_commit_speaks(demo_build: DemoPaths) -> None:
+    result = invoke(str(demo_build.repo), "--source", expected.SOURCE)
+    assert {t["statement_source"] for t in result.tasks} == {"commit"}
+    merge = next(t for t in result.tasks if t["title"] == expected.SLUG_ACCENTS.pr_title)
+    # The merged PR's own words: its Changes section and diff block are removed.
+    assert merge["statement"].startswith("Fix slugify dropping accented letters\n\nFixes #11.")
+    assert merge["redactions"]["fix_sections"] == 1 and merge["redactions"]["diff_blocks"] == 1
+    assert "## Changes" not in merge["statement"]
