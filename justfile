@@ -34,7 +34,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -67,3 +67,7 @@ bench-xexam *opts:
 # bb-mine on 20,000 first-parent commits against git log, first run and re-run.
 bench-mine *opts:
     uv run --frozen python benchmarks/bench_mine.py {{opts}}
+
+# Building and rendering reports of 50 to 2,000 judged tasks; the size of each format.
+bench-report:
+    uv run --frozen python benchmarks/bench_report.py

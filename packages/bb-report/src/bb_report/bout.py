@@ -10,6 +10,7 @@ are counted and otherwise ignored.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -60,6 +61,16 @@ class Task:
 
     def reached(self, stage: str) -> bool:
         return STAGES.index(self.stage) >= STAGES.index(stage)
+
+    @functools.cached_property
+    def cells(self) -> dict[tuple[str, str, str], str]:
+        """The matrix's outcomes by (author, test, column); empty without a matrix."""
+        if self.matrix is None:
+            return {}
+        return {
+            (c["author"], c["test"], c["column"]): c["outcome"]
+            for c in self.matrix.get("cells", ())
+        }
 
     def contestant_scores(self) -> dict[str, Mapping[str, Any]]:
         return {k: v for k, v in self.scores.items() if k not in (REFERENCE, PICK)}

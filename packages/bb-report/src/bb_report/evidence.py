@@ -50,13 +50,6 @@ def base_column(matrix: Mapping[str, Any]) -> str | None:
     return unpatched[0] if unpatched else None
 
 
-def _cells(matrix: Mapping[str, Any]) -> dict[tuple[str, str, str], str]:
-    return {
-        (str(c["author"]), str(c["test"]), str(c["column"])): str(c["outcome"])
-        for c in matrix.get("cells", ())
-    }
-
-
 def informative(role: str, base_outcome: str) -> bool:
     """Whether a test with *base_outcome* on the unfixed tree says anything about a patch."""
     if base_outcome == "passed":
@@ -112,7 +105,7 @@ def tests_section(bout: Bout) -> TestsSection:
         if base is None:
             notes.append(f"{t.id}: the matrix has no column for the unfixed tree; left out.")
             continue
-        cells = _cells(matrix)
+        cells = t.cells
         columns = [c for c in matrix.get("columns", ()) if c.get("patch_of")]
         for author in matrix.get("authors", ()):
             name, role = str(author["name"]), str(author["role"])
@@ -184,7 +177,7 @@ def matrix_view(task: Task) -> MatrixView | None:
     """
     if task.matrix is None:
         return None
-    cells = _cells(task.matrix)
+    cells = task.cells
     columns = [
         MatrixColumn(
             name=str(c["name"]),

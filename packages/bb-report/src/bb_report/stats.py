@@ -57,23 +57,60 @@ def _solve(f: Callable[[float], float], target: float) -> float:
     return (low + high) / 2
 
 
+def _continued_fraction(a: float, b: float, x: float) -> float:
+    """The continued fraction of the incomplete beta function (modified Lentz's method)."""
+    tiny = 1e-300
+    c, d = 1.0, 1.0 - (a + b) * x / (a + 1)
+    d = 1 / (d if abs(d) > tiny else tiny)
+    result = d
+    for m in range(1, 100_000):
+        m2 = 2 * m
+        for numerator in (
+            m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)),
+        ):
+            d = 1 + numerator * d
+            d = 1 / (d if abs(d) > tiny else tiny)
+            c = 1 + numerator / c
+            c = c if abs(c) > tiny else tiny
+            result *= d * c
+        if abs(d * c - 1) < 1e-15:
+            break
+    return result
+
+
+def beta_cdf(x: float, a: float, b: float) -> float:
+    """The regularized incomplete beta function I_x(a, b), for a, b > 0."""
+    if x <= 0.0:
+        return 0.0
+    if x >= 1.0:
+        return 1.0
+    log_front = (
+        math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
+    )
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(log_front) * _continued_fraction(a, b, x) / a
+    return 1 - math.exp(log_front) * _continued_fraction(b, a, 1 - x) / b
+
+
 def proportion_interval(successes: int, total: int, level: float = LEVEL) -> tuple[float, float]:
     """The Clopper-Pearson interval of *successes* out of *total* (``total`` > 0).
 
     The lower end is the p at which seeing *successes* or more has probability
     (1 - level) / 2, the upper end the p at which seeing *successes* or fewer has it.
+    Binomial tails are incomplete beta functions, P(X >= k | p) = I_p(k, n - k + 1), so
+    each end is found by bisection on :func:`beta_cdf`, whatever the number of trials.
     """
     if total <= 0:
         raise ValueError("an interval needs at least one trial")
     if not 0 <= successes <= total:
         raise ValueError(f"{successes} successes out of {total} trials")
+    k, n = successes, total
     tail = (1 - level) / 2
-    if successes == 0:
-        low = 0.0
-    else:
-        # P(X >= k | p) grows with p; 1 - cdf(k - 1) is that tail.
-        low = _solve(lambda p: -(1 - binomial_cdf(successes - 1, total, p)), -tail)
-    high = 1.0 if successes == total else _solve(lambda p: binomial_cdf(successes, total, p), tail)
+    # P(X >= k | p) grows with p: find where it reaches the tail.
+    low = 0.0 if k == 0 else _solve(lambda p: -beta_cdf(p, k, n - k + 1), -tail)
+    # P(X <= k | p) = 1 - I_p(k + 1, n - k) shrinks as p grows.
+    high = 1.0 if k == n else _solve(lambda p: 1 - beta_cdf(p, k + 1, n - k), tail)
     return low, high
 
 
