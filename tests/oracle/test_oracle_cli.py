@@ -96,6 +96,30 @@ def test_a_repository_given_as_a_url_is_read_from_a_mirror(small_project) -> Non
 
 
 @pytest.mark.slow
+def test_project_env_and_pytest_args_reach_every_run(small_project) -> None:
+    project = small_project()
+    project.configure('pytest-args = ["-k", "not deselected"]\nenv = { ORACLE_FLAG = "on" }\n')
+    extra = (
+        "\n\nimport os\n\n\ndef test_flag():\n    assert os.environ.get('ORACLE_FLAG') == 'on'\n"
+        "\n\ndef test_deselected():\n    assert False\n"
+    )
+    project.repo.commit({"src/pkg/__init__.py": SOURCE_V1, "tests/test_pkg.py": TESTS_V1}, "Start")
+    fix = project.repo.commit(
+        {"src/pkg/__init__.py": SOURCE_V2, "tests/test_pkg.py": TESTS_V2 + extra}, "Fix (#2)"
+    )
+    tasks = project.write_tasks(project.task(fix, ["tests/test_pkg.py"]))
+    done = run_tool("bb-oracle", "--repeat", "1", str(tasks), cwd=project.root)
+    assert done.returncode == 0, done.stderr.decode()
+    [record] = lines(done.stdout)
+    oracle = record["oracle"]
+    assert oracle["fail_to_pass"] == ["tests/test_pkg.py::test_double"]
+    assert oracle["pass_to_pass"] == [
+        "tests/test_pkg.py::test_flag", "tests/test_pkg.py::test_zero_is_callable",
+    ]  # fmt: skip
+    assert oracle["broken_after"] == []
+
+
+@pytest.mark.slow
 def test_an_environment_uv_cannot_build_skips_with_uvs_error(small_project) -> None:
     project = small_project()
     project.configure('test-dependencies = ["pytest", "bugbout-no-such-package-anywhere"]\n')
