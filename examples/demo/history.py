@@ -121,15 +121,34 @@ README = text(
         >>> from textkit.slugs import slugify
         >>> slugify("Hello, World!")
         'hello_world'
+        >>> slugify("Top 10 tips", sep="_")
+        'top_10_tips'
         >>> from textkit.wrapping import truncate
         >>> truncate("short", 10)
         'short'
         >>> from textkit.counting import word_count
         >>> word_count("one two three")
         3
+        >>> word_count("don't stop")
+        2
 
     Run the tests with `pytest` (coverage is on by default; it needs pytest-cov).
     """
+)
+
+# The examples the second commit adds to the README, after its last one.
+README_LAST_EXAMPLE = """    >>> word_count("don't stop")\n    2\n"""
+README_CASES = indent(
+    text(
+        """
+        >>> from textkit.cases import camel_case, snake_case
+        >>> camel_case("parse XML file")
+        'parseXMLFile'
+        >>> snake_case("parseFile")
+        'parse_file'
+        """
+    ),
+    "    ",
 )
 
 INIT = text(
@@ -469,6 +488,7 @@ STEPS: tuple[Step, ...] = (
         (
             Write("src/textkit/cases.py", CASES),
             Write("tests/test_cases.py", TEST_CASES),
+            Edit("README.md", README_LAST_EXAMPLE, README_LAST_EXAMPLE + README_CASES),
         ),
         author=HELPER,
     ),
