@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from bb_report import Report
 from bb_report.data import Rate
+from bb_report.outcomes import compare
 
 FOUR_OF_FOUR = (0.025**0.25, 1.0)
 TWO_OF_FOUR = (0.067586, 0.932414)
@@ -232,3 +233,39 @@ def test_tasks_list_every_task_with_what_it_lacks(report: Report) -> None:
         ("2 tests passed on every tree", 2, ["passed"] * 3),
         ("1 test failed on every tree", 1, ["failed"] * 3),
     ]
+
+
+@pytest.mark.parametrize(
+    ("tally", "pairs", "adjusted", "finding", "sentence"),
+    [
+        (
+            (7, 0, 5), 1, None, "a-more",
+            "careful resolved more than shortcut on these 12 tasks "
+            "(7 against 0 where they differ, p = 0.016).",
+        ),
+        (
+            (1, 9, 2), 1, None, "b-more",
+            "shortcut resolved more than careful on these 12 tasks "
+            "(9 against 1 where they differ, p = 0.021).",
+        ),
+        (
+            (7, 0, 5), 10, 0.16, "not-distinguishable",
+            "careful resolved more than shortcut on these 12 tasks (7 against 0 where they "
+            "differ, p = 0.016), but with 10 pairs compared a split like this is within what "
+            "chance gives (Holm-adjusted p = 0.16).",
+        ),
+        (
+            (5, 0, 7), 1, None, "not-distinguishable",
+            "careful and shortcut are not distinguishable on these 12 tasks "
+            "(careful alone resolved 5, shortcut alone 0; p = 0.062).",
+        ),
+        ((0, 0, 0), 1, None, "no-common-tasks", "careful and shortcut have no scored task in common."),
+    ],
+)  # fmt: skip
+def test_paired_findings_in_words(
+    tally: tuple[int, int, int], pairs: int, adjusted: float | None, finding: str, sentence: str
+) -> None:
+    a_only, b_only, both = tally
+    outcomes = [(True, False)] * a_only + [(False, True)] * b_only + [(True, True)] * both
+    row = compare("careful", "shortcut", outcomes, p_adjusted=adjusted, pairs=pairs)
+    assert (row.finding, row.sentence) == (finding, sentence)
