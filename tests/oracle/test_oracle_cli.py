@@ -169,6 +169,33 @@ def test_the_cache_key_covers_the_arguments_that_change_a_result(
     assert runs(repeat=1, test_timeout=30) == 0
 
 
+@pytest.mark.slow
+def test_a_killed_run_resumes_where_it_stopped(small_project) -> None:
+    """SIGKILL in the middle of a task: the finished task is cached, the other reruns."""
+    project = small_project()
+    first = simple_fix(project)
+    project.repo.commit(
+        {"src/pkg/__init__.py": "def double(x):\n    while True:\n        pass\n"}, "Break"
+    )
+    second = project.task(
+        project.repo.commit({"src/pkg/__init__.py": SOURCE_V2}, "Fix the hang (#3)"),
+        ["tests/test_pkg.py"],
+    )
+    tasks = project.write_tasks(first, second)
+    command = [str(BIN / "bb-oracle"), "--repeat", "1", "--test-timeout", "2", str(tasks)]
+    with subprocess.Popen(command, cwd=project.root, stdout=subprocess.PIPE) as proc:
+        assert proc.stdout is not None
+        finished = proc.stdout.readline()
+        proc.kill()
+    assert orjson.loads(finished)["id"] == first["id"]
+    done = subprocess.run([*command, "--debug"], cwd=project.root, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()
+    assert [r["id"] for r in lines(done.stdout)] == [first["id"], second["id"]]
+    assert lines(done.stdout)[0] == orjson.loads(finished)
+    assert "2 test runs, 1 from cache" in done.stderr.decode()
+    assert list((bugbout_home() / "checkouts" / "oracle").iterdir()) == []
+
+
 def test_checkouts_left_by_a_killed_run_are_removed(small_project) -> None:
     project = small_project()
     gone = subprocess.Popen(["true"])
