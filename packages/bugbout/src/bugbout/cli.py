@@ -1,14 +1,236 @@
-"""bugbout: the umbrella command line."""
+"""bugbout: the umbrella command line - init, doctor, tasks, run, report."""
 
 from __future__ import annotations
 
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+
 import click
+from bb_core.cli import BbGroup, config_option, debug_option, version_option
+from bb_core.config import build, load_config
+from bb_core.errors import BbError, UsageError
+from bb_core.store import atomic_write
+from bb_report import FORMATS, render
+from bb_report.render import SUFFIXES
+from bb_report.terminal import use_color
 
-from bb_core.cli import BbGroup, debug_option, version_option
+from bugbout.bout import Bout, Project
+from bugbout.doctor import Doctor
+from bugbout.init import describe, init
+from bugbout.listing import tasks_table
+from bugbout.stages import mine_stage, tally
+
+CONTEXT = {"help_option_names": ["-h", "--help"]}
+
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the terminal report: auto colours only a terminal (and not under NO_COLOR).",
+)
 
 
-@click.group(cls=BbGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _paint(color: str, output: Path | None = None) -> bool:
+    return color == "always" or (color == "auto" and output is None and use_color(sys.stdout))
+
+
+def _err(message: str) -> None:
+    click.echo(f"bugbout: {message}", err=True)
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C: running agents are stopped and finished work is kept."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@click.group(cls=BbGroup, context_settings=CONTEXT)
 @debug_option
 @version_option("bugbout")
 def main(debug: bool) -> None:
-    """Which coding agent fixes bugs in your codebase?"""
+    """Which coding agent fixes bugs in your codebase?
+
+    Start with `bugbout init` in your repository, check the set-up with `bugbout
+    doctor`, then `bugbout run`. Results are kept in .bugbout/ beside bugbout.toml.
+    """
+
+
+@main.command("init", context_settings=CONTEXT)
+@click.argument("path", required=False, default=".", metavar="[PATH]")
+@click.option("--force", is_flag=True, help="Replace an existing bugbout.toml.")
+@debug_option
+def init_command(path: str, force: bool, debug: bool) -> None:
+    """Write a commented bugbout.toml for the repository at PATH (default: here).
+
+    Finds the package (src/<pkg> or a top-level package), the test folder, the Python
+    version from requires-python and the agent CLIs on PATH (codex, claude, gemini,
+    mini, aider). An existing bugbout.toml is kept unless --force is given.
+    """
+    target, layout = init(path, force=force)
+    for line in describe(layout):
+        _err(line)
+    _err(f"wrote {target}; check it with `bugbout doctor`")
+
+
+@main.command(context_settings=CONTEXT)
+@config_option
+@debug_option
+def doctor(config_path: str | None, debug: bool) -> None:
+    """Check that a bout can run here: git, uv, Python, the sandbox, each agent, the
+    test environment and the suite at HEAD.
+
+    One line per check: ok, warning, skipped (it needs something that failed) or
+    problem with its fix. Exits 1 when any problem blocks a bout. Spends no agent quota.
+    """
+    try:
+        config = load_config(config_path)
+        doc = Doctor(config)
+    except BbError as exc:
+        doc = Doctor(build({}, path=None, root=Path.cwd().resolve()), config_problem=exc)
+    blocking = 0
+    for check in doc.checks():
+        click.echo(check.line())
+        blocking += check.blocking
+    if blocking:
+        noun = "problem" if blocking == 1 else "problems"
+        them = "it" if blocking == 1 else "them"
+        click.echo(f"{blocking} blocking {noun}; fix {them} and run `bugbout doctor` again")
+        click.get_current_context().exit(1)
+    click.echo("ready for a bout: `bugbout run`")
+
+
+@main.command(context_settings=CONTEXT)
+@config_option
+@debug_option
+def tasks(config_path: str | None, debug: bool) -> None:
+    """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
+
+    The tasks are kept in .bugbout/tasks.jsonl. When the ground truth of the same tasks
+    is known from a run, each task shows its test counts or why it was set aside.
+    """
+    project = Project.load(config_path)
+    project.require_file()
+    results = project.results
+    results.ensure()
+    said, mined = mine_stage(project.config, results)
+    results.record("mine", mined.digest)
+    _err(f"mine: {said}")
+    oracles = tally(results.stream("oracle")) if "oracle" in results.finished() else None
+    click.echo(tasks_table(mined, oracles), nl=False)
+
+
+@main.command(context_settings=CONTEXT)
+@config_option
+@click.option(
+    "--issues",
+    type=click.Path(dir_okay=False),
+    default=None,
+    metavar="FILE",
+    help="An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.",
+)
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
+)
+@click.option(
+    "--agent",
+    "agents",
+    multiple=True,
+    metavar="NAME",
+    help="Race only this agent (repeat for more); the others' stored attempts still count.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Tasks worked on at once in the test stages, and the most agent runs at once "
+    "(default: 1 task at a time; each quota's own limit of runs).",
+)
+@click.option(
+    "--report/--no-report",
+    "show_report",
+    default=True,
+    show_default=True,
+    help="Print the terminal report at the end.",
+)
+@color_option
+@debug_option
+def run(
+    config_path: str | None,
+    issues: str | None,
+    retry_failed: bool,
+    agents: tuple[str, ...],
+    jobs: int | None,
+    show_report: bool,
+    color: str,
+    debug: bool,
+) -> None:
+    """Run the whole bout: mine, ground truth, race, cross-examine, judge, report.
+
+    Every stage's output is kept in .bugbout/ beside bugbout.toml; every stage answers
+    from its own store what it did before, so a run that was stopped carries on where it
+    stopped, and an agent added to bugbout.toml is the only one that races. Progress goes
+    to stderr; the terminal report to stdout.
+    """
+    bout = Bout.load(config_path, issues=issues, retry_failed=retry_failed, only=agents, jobs=jobs)
+    with terminate_as_interrupt():
+        report = bout.run()
+    if show_report:
+        click.echo(render(report, "terminal", color=_paint(color)), nl=False)
+
+
+@main.command(context_settings=CONTEXT)
+@config_option
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="terminal (default), markdown, json or html; with --output and no --format, "
+    "taken from the file's suffix.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to this file (atomically) instead of stdout.",
+)
+@color_option
+@debug_option
+def report(
+    config_path: str | None, fmt: str | None, output: Path | None, color: str, debug: bool
+) -> None:
+    """Render the report of what .bugbout/ holds, without running anything.
+
+    Reads the furthest stage the last run finished, so a run stopped half-way still
+    reports what it got to.
+    """
+    project = Project.load(config_path)
+    made = Bout(project, echo=None).report()
+    chosen = fmt or (SUFFIXES.get(output.suffix.lower()) if output else None) or "terminal"
+    text = render(made, chosen, color=_paint(color, output))
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc

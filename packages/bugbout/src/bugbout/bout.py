@@ -1,0 +1,243 @@
+"""The Python API: a :class:`Project` (a loaded bugbout.toml) and a :class:`Bout` on it.
+
+::
+
+    from bugbout import Bout, Project
+
+    report = Bout.load("path/to/bugbout.toml").run()
+    report = Bout(Project.load("."), contestants=[MyAgent("my-model")]).run()
+
+:meth:`Bout.run` is ``bugbout run``: mine, ground truth, race, cross-examination,
+judge and report, every stage's output kept in ``.bugbout/`` and every stage answering
+from its own store what it already did, so a second run (or one after an interruption)
+repeats no finished work.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bb_core.agents import CodingAgent, agent_from_config
+from bb_core.config import Config, load_config
+from bb_core.errors import ConfigError, UsageError
+
+from bugbout import stages
+from bugbout.results import STAGES, Results
+
+Echo = Callable[[str], None]
+
+
+def _stderr(message: str) -> None:
+    print(f"bugbout: {message}", file=sys.stderr, flush=True)
+
+
+@dataclass(frozen=True)
+class Project:
+    """A project as bugbout.toml describes it; ``config`` is the loaded
+    :class:`bb_core.config.Config`."""
+
+    config: Config
+
+    @classmethod
+    def load(
+        cls,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> Project:
+        """Load bugbout.toml (*path* is the file or its folder; None: ./bugbout.toml)."""
+        return cls(load_config(path, overrides=overrides))
+
+    @property
+    def root(self) -> Path:
+        """The folder of bugbout.toml (where ``.bugbout/`` is kept)."""
+        return self.config.root
+
+    @property
+    def results(self) -> Results:
+        return Results.of(self.config.root)
+
+    def contestants(self) -> list[CodingAgent]:
+        """The adapters of ``[[contestants]]``."""
+        return [agent_from_config(entry) for entry in self.config.contestants]
+
+    def examiners(self) -> list[CodingAgent]:
+        """The adapters of ``[[examiners]]``."""
+        return [agent_from_config(entry) for entry in self.config.examiners]
+
+    def require_file(self) -> None:
+        if self.config.path is None:
+            raise ConfigError(
+                f"no bugbout.toml in {self.config.root}",
+                hint="write one with `bugbout init`, or name it with --config",
+            )
+
+
+@dataclass
+class Bout:
+    """One bout: every stage over one project, with the configured agents or given ones.
+
+    ``contestants`` / ``examiners``: adapter instances (:class:`CodingAgent`) that
+    replace the configured ones; None keeps ``[[contestants]]`` / ``[[examiners]]``.
+    ``only``: names of the agents to run (the others' stored attempts are still used).
+    ``retry_failed``: run again the attempts that ended on a usage limit or crashed.
+    ``jobs``: tasks worked on at once in the test stages, and the most agent runs at
+    once in the race (None: 1 task at a time, and each quota's own limit).
+    ``issues``: an offline issue export, instead of ``[tasks] issues`` or GitHub.
+    ``echo``: where one line per stage goes (stderr by default; None for silence).
+    """
+
+    project: Project
+    contestants: Sequence[CodingAgent] | None = None
+    examiners: Sequence[CodingAgent] | None = None
+    only: Sequence[str] = ()
+    retry_failed: bool = False
+    jobs: int | None = None
+    issues: str | os.PathLike[str] | None = None
+    echo: Echo | None = field(default=_stderr)
+
+    def __post_init__(self) -> None:
+        if isinstance(self.project, Config):
+            self.project = Project(self.project)
+        elif not isinstance(self.project, Project):
+            self.project = Project.load(self.project)
+        if self.issues is not None:
+            issues = Path(self.issues).expanduser().resolve()
+            if not issues.is_file():
+                raise UsageError(f"--issues {self.issues}: no such file")
+            config = self.project.config.with_overrides({"tasks.issues": str(issues)})
+            self.project = Project(config)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Bout:
+        """A bout on the project of bugbout.toml at *path* (the file or its folder)."""
+        return cls(Project.load(path), **options)
+
+    @property
+    def config(self) -> Config:
+        return self.project.config
+
+    @property
+    def results(self) -> Results:
+        return self.project.results
+
+    def agents(self) -> list[CodingAgent] | None:
+        """The agents to race, or None when both lists come from bugbout.toml."""
+        if self.contestants is None and self.examiners is None:
+            return None
+        contestants = (
+            list(self.contestants) if self.contestants is not None else self.project.contestants()
+        )
+        examiners = list(self.examiners) if self.examiners is not None else self.project.examiners()
+        chosen = [_as_role(agent, "contestant") for agent in contestants]
+        chosen += [_as_role(agent, "examiner") for agent in examiners]
+        names = [agent.name for agent in chosen]
+        for name in names:
+            if names.count(name) > 1:
+                raise ConfigError(f"two agents are named {name!r}; give each its own name")
+        return chosen
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self, *, until: str = "report") -> Any:
+        """Run every stage up to *until* (default: all) and return the report object
+        (:class:`bb_report.Report`) of what the last stage wrote."""
+        if until not in STAGES:
+            raise UsageError(f"unknown stage {until!r} (stages: {', '.join(STAGES)})")
+        self.project.require_file()
+        agents = self.agents()
+        results = self.results
+        results.ensure()
+        jobs = self.jobs or 1
+        steps: list[tuple[str, str, Callable[[], stages.Done]]] = [
+            ("mine", "mining the history", lambda: stages.mine_stage(self.config, results)),
+            (
+                "oracle",
+                "running the maintainers' tests on both sides of each fix",
+                lambda: stages.oracle_stage(self.config, results, jobs=jobs),
+            ),
+            (
+                "race",
+                self._race_intro(agents),
+                lambda: stages.race_stage(
+                    self.config,
+                    results,
+                    agents=agents,
+                    only=self.only,
+                    retry_failed=self.retry_failed,
+                    jobs=self.jobs,
+                ),
+            ),
+            (
+                "xexam",
+                "running every author's tests on every patch",
+                lambda: stages.xexam_stage(self.config, results, jobs=jobs),
+            ),
+            (
+                "judge",
+                f"judging ({self.config.judge.policy}) and scoring with the hidden tests",
+                lambda: stages.judge_stage(self.config, results, jobs=jobs),
+            ),
+        ]
+        count = len(STAGES)
+        for number, (stage, intro, call) in enumerate(steps, 1):
+            self._say(f"[{number}/{count}] {stage}: {intro}")
+            started = time.monotonic()
+            said, found = call()
+            results.record(stage, found.digest)
+            self._say(f"[{number}/{count}] {stage}: {said} in {_seconds(started)}")
+            if stage == until:
+                return stages.read_report(results.stream(stage))
+        started = time.monotonic()
+        report, said = stages.report_stage(results)
+        results.record("report")
+        self._say(f"[{count}/{count}] report: {said} in {_seconds(started)}")
+        return report
+
+    def report(self) -> Any:
+        """The report object of what ``.bugbout/`` holds, without running anything."""
+        latest = self.results.latest()
+        if latest is None:
+            raise UsageError(
+                f"nothing to report in {self.results.root}",
+                hint="run `bugbout run` first",
+            )
+        return stages.read_report(latest)
+
+    def _race_intro(self, agents: Sequence[CodingAgent] | None) -> str:
+        if agents is not None:
+            names = [agent.name for agent in agents]
+        else:
+            names = [entry.name for entry in self.config.agents]
+        if self.only:
+            names = [name for name in names if name in set(self.only)]
+        shown = ", ".join(names) if len(names) <= 6 else f"{len(names)} agents"
+        return f"racing {shown or 'no agents'}"
+
+    def _say(self, message: str) -> None:
+        if self.echo is not None:
+            self.echo(message)
+
+
+def _as_role(agent: CodingAgent, role: str) -> CodingAgent:
+    """*agent* in *role*: the same object when it already is, else a copy that is."""
+    if not isinstance(agent, CodingAgent):
+        raise UsageError(f"{agent!r} is not a CodingAgent (an adapter instance)")
+    if agent.role == role:
+        return agent
+    changed = copy.copy(agent)
+    changed.role = role
+    changed.assignment = (agent.assignment or "reproduce") if role == "examiner" else None
+    return changed
+
+
+def _seconds(started: float) -> str:
+    elapsed = time.monotonic() - started
+    return f"{elapsed:.1f} s" if elapsed < 120 else f"{elapsed / 60:.1f} min"

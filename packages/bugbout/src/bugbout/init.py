@@ -1,0 +1,178 @@
+"""``bugbout init``: write a commented bugbout.toml for the repository it finds.
+
+The file names what was detected (package, tests, Python, agent CLIs on PATH), keeps
+every other key as a commented default, and always loads with
+:func:`bb_core.config.load_config`.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from bb_core.config import FILE_NAME, build
+from bb_core.errors import UsageError
+from bb_core.store import atomic_write
+
+from bugbout.detect import Layout, detect
+
+
+def _q(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+#: The entry written for each agent CLI found on PATH (and commented out otherwise).
+AGENT_BLOCKS = {
+    "codex": (
+        "# OpenAI's Codex CLI; its own workspace-write sandbox confines its shell commands.\n"
+        "[[contestants]]\n"
+        'agent = "codex"\n'
+        '# model = "gpt-5.1-codex"          # leave out for the CLI\'s default\n'
+        '# reasoning-effort = "high"\n'
+    ),
+    "claude": (
+        "# Anthropic's Claude Code, in safe mode (no CLAUDE.md, plugins or MCP servers).\n"
+        "[[contestants]]\n"
+        'agent = "claude-code"\n'
+        '# model = "sonnet"\n'
+    ),
+    "gemini": (
+        "# Google's Gemini CLI, inside bugbout's sandbox.\n"
+        "[[contestants]]\n"
+        'agent = "gemini-cli"\n'
+        '# model = "gemini-2.5-pro"\n'
+    ),
+    "mini": (
+        "# mini-swe-agent races any LiteLLM model; it needs one.\n"
+        "[[contestants]]\n"
+        'agent = "mini-swe-agent"\n'
+        'model = "ollama/qwen3-coder:30b"   # change to the model you want to race\n'
+    ),
+    "aider": (
+        "# aider, through the command adapter.\n"
+        "[[contestants]]\n"
+        'agent = "command"\n'
+        'name = "aider"\n'
+        'model = "gpt-5"\n'
+        'command = ["aider", "--yes-always", "--no-git", "--model", "{model}", '
+        '"--message-file", "{prompt_file}"]\n'
+        'state-dirs = ["~/.aider"]\n'
+    ),
+}
+
+
+def _commented(block: str) -> str:
+    return "".join(
+        line if line.startswith("#") else f"# {line}" for line in block.splitlines(keepends=True)
+    )
+
+
+def config_text(layout: Layout) -> str:
+    """The bugbout.toml for *layout*."""
+    if layout.source is None:
+        raise UsageError(
+            f"no Python package found in {layout.root} (looked for src/<pkg>/__init__.py "
+            "and <pkg>/__init__.py)",
+            hint="write bugbout.toml by hand; see docs/configuration.md",
+        )
+    others = ", ".join(layout.other_sources)
+    python_note = (
+        f"from requires-python {_q(layout.requires_python)}"
+        if layout.requires_python
+        else "no requires-python in pyproject.toml"
+    )
+    if not layout.python_available:
+        python_note += "; not installed here: install it or set interpreter"
+    tests_note = "" if layout.tests_found else "   # no test folder found: set it"
+    lines = [
+        "# bugbout.toml - which coding agent fixes bugs in this codebase?",
+        f"# Written by `bugbout init` ({layout.layout} layout). Every key is explained in",
+        "# docs/configuration.md; commented keys show their defaults.",
+        "",
+        "[project]",
+        f"source = {_q(layout.source)}" + (f"   # other packages here: {others}" if others else ""),
+        f"tests = {_q(layout.tests)}{tests_note}",
+        'repository = "."',
+        f"python = {_q(layout.python)}   # {python_note}",
+        '# test-dependencies = ["pytest"]',
+        "# pytest-args = []",
+        "# env = {}",
+        "# install-project = true          # install the project's runtime dependencies",
+        '# interpreter = "/usr/bin/python3" # test with this Python instead of building one',
+        '# github = "owner/name"           # where issues are read; default: the origin remote',
+        "",
+        "[tasks]",
+        "# limit = 20                      # the most tasks, newest first",
+        "# max-source-files = 2            # broader fixes are left out",
+        '# since = "2024-01-01"',
+        '# issues = "issues.jsonl"         # an offline issue export instead of GitHub',
+        "",
+        "[run]",
+        '# sandbox = "auto"                # auto, bubblewrap, seatbelt or none',
+        "# timeout = 1800                  # seconds one agent may spend on one task",
+        "# test-timeout = 60               # seconds one test may take",
+        "# quotas = { codex = 1 }          # runs sharing a quota at once",
+        "",
+        "[judge]",
+        '# policy = "majority"             # majority, unanimous, strict or cross-vendor',
+        "# run-suite = true                # also run the repository's own tests on every patch",
+        "",
+    ]
+    found = set(layout.agents)
+    if found:
+        lines.append("# Agent CLIs found on PATH; each races as one contestant.")
+    else:
+        lines.append("# No agent CLI (codex, claude, gemini, mini, aider) was found on PATH;")
+        lines.append("# uncomment one, or add any command line as a `command` agent.")
+    lines.append("")
+    for exe, block in AGENT_BLOCKS.items():
+        if exe in found:
+            lines.append(block)
+    for exe, block in AGENT_BLOCKS.items():
+        if exe not in found:
+            lines.append(_commented(block))
+    lines.append(
+        _commented(
+            "# Examiners write tests from the issue alone and fix nothing.\n"
+            "[[examiners]]\n"
+            'agent = "codex"\n'
+            'name = "codex-examiner"\n'
+            'assignment = "reproduce"          # or "specify"\n'
+        )
+    )
+    return "\n".join(lines)
+
+
+def init(
+    path: str | Path = ".", *, force: bool = False, agents_path: str | None = None
+) -> tuple[Path, Layout]:
+    """Write ``bugbout.toml`` into the repository at *path*; return it and what was found.
+
+    Refuses to replace an existing file unless *force*.
+    """
+    root = Path(path).expanduser()
+    if not root.is_dir():
+        raise UsageError(f"{path}: no such folder")
+    target = root / FILE_NAME
+    if target.exists() and not force:
+        raise UsageError(f"{target}: already exists; use --force to replace it")
+    layout = detect(root, path=agents_path)
+    text = config_text(layout)
+    build(tomllib.loads(text), path=target, root=root.resolve())  # it must load as written
+    atomic_write(target, text)
+    return target, layout
+
+
+def describe(layout: Layout) -> list[str]:
+    """What was found, one line each, for stderr."""
+    agents = ", ".join(layout.agents) or "none on PATH"
+    lines = [
+        f"package: {layout.source or 'none found'} ({layout.layout} layout)",
+        f"tests: {layout.tests}" + ("" if layout.tests_found else " (no test folder found)"),
+        f"python: {layout.python}" + ("" if layout.python_available else " (not installed here)"),
+        f"agents: {agents}",
+    ]
+    if layout.other_sources:
+        lines.append(f"other packages: {', '.join(layout.other_sources)}")
+    return [*lines, *layout.notes]

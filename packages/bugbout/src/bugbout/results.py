@@ -1,0 +1,183 @@
+"""What ``bugbout run`` keeps in ``.bugbout/``, and which of it is current.
+
+Each stage's whole output stream is one JSON-lines file, written atomically when the
+stage finishes, so any of them can be fed to the next tool by hand:
+
+==================  ==============================================================
+``tasks.jsonl``     bb-mine: task lines, skip lines and the closing summary
+``oracles.jsonl``   bb-oracle: the tasks with their ground truth (or skip lines)
+``attempts.jsonl``  bb-race: the tasks with their attempts
+``matrices.jsonl``  bb-xexam: the tasks with their cross-examination matrix
+``verdicts.jsonl``  bb-judge: the tasks with verdict and scores - what reports read
+``scores.jsonl``    every patch's score as a ``score`` line (cut from verdicts.jsonl)
+``report.md``       the report of the last whole run, as Markdown
+``report.json``     the same report as one ``report`` record
+``run.json``        which of the files above the last run finished, and when
+==================  ==============================================================
+
+The stages keep their own stores beside these: ``attempts/`` (one file per agent per
+task, written the moment an attempt ends), ``matrices/`` (one matrix per task) and
+``cache/`` (oracles and scores), which is what makes a second run cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from bb_core.store import Store, read_json, write_json
+
+#: The stages of a run, in order, with the file each one's output stream goes to.
+STREAMS: tuple[tuple[str, str], ...] = (
+    ("mine", "tasks.jsonl"),
+    ("oracle", "oracles.jsonl"),
+    ("race", "attempts.jsonl"),
+    ("xexam", "matrices.jsonl"),
+    ("judge", "verdicts.jsonl"),
+)
+STAGES = (*(stage for stage, _ in STREAMS), "report")
+MANIFEST = "run.json"
+
+
+@dataclass(frozen=True)
+class Results:
+    """The ``.bugbout/`` folder of one project (beside its bugbout.toml)."""
+
+    root: Path
+
+    @classmethod
+    def of(cls, project_dir: Path) -> Results:
+        return cls(Store(project_dir).root)
+
+    def ensure(self) -> Path:
+        Store(self.root.parent).ensure()
+        return self.root
+
+    def stream(self, stage: str) -> Path:
+        """The file that holds *stage*'s output stream."""
+        for name, file in STREAMS:
+            if name == stage:
+                return self.root / file
+        raise KeyError(stage)
+
+    @property
+    def scores(self) -> Path:
+        return self.root / "scores.jsonl"
+
+    @property
+    def report_md(self) -> Path:
+        return self.root / "report.md"
+
+    @property
+    def report_json(self) -> Path:
+        return self.root / "report.json"
+
+    @property
+    def attempts(self) -> Path:
+        return self.root / "attempts"
+
+    @property
+    def manifest(self) -> Path:
+        return self.root / MANIFEST
+
+    # -- which stages the last run finished ------------------------------------------------
+
+    def finished(self) -> list[str]:
+        """The stages the last run finished, in order (their files are current)."""
+        data = read_json(self.manifest)
+        stages = data.get("stages") if isinstance(data, dict) else None
+        if not isinstance(stages, dict):
+            return []
+        done = []
+        for stage in STAGES:
+            if stage not in stages:
+                break
+            if stage != "report" and not self.stream(stage).is_file():
+                break
+            done.append(stage)
+        return done
+
+    def latest(self) -> Path | None:
+        """The furthest current stream: what a report of the last run reads.
+
+        Without a manifest (results copied by hand), the furthest stream that exists.
+        """
+        finished = [s for s in self.finished() if s != "report"]
+        if finished:
+            return self.stream(finished[-1])
+        if read_json(self.manifest) is not None:
+            return None
+        existing = [self.root / file for _, file in STREAMS if (self.root / file).is_file()]
+        return existing[-1] if existing else None
+
+    def record(self, stage: str, digest: str | None = None) -> None:
+        """Note that *stage* finished writing a stream whose content has *digest*.
+
+        When the content changed, every later stage's file is stale and forgotten; when
+        it is the same as before, what later stages wrote from it stays current.
+        """
+        data = read_json(self.manifest)
+        if not isinstance(data, dict) or not isinstance(data.get("stages"), dict):
+            data = {"stages": {}}
+        stages: dict[str, Any] = data["stages"]
+        before = stages.get(stage)
+        same = isinstance(before, dict) and digest is not None and before.get("digest") == digest
+        if not same:
+            for later in STAGES[STAGES.index(stage) + 1 :]:
+                stages.pop(later, None)
+        entry: dict[str, Any] = {"finished": _now()}
+        if digest is not None:
+            entry["digest"] = digest
+        stages[stage] = entry
+        write_json(self.manifest, data)
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")
+
+
+@contextmanager
+def atomic_output(path: Path) -> Iterator[IO[bytes]]:
+    """A binary file that replaces *path* only when the block finishes without error.
+
+    Readers see the old file or the new one, whole; a stage killed while writing leaves
+    the old file (and a temporary file that the next write of *path* sweeps away).
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in path.parent.glob(f".{path.name}.*.tmp"):
+        _remove_if_orphaned(stale)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _remove_if_orphaned(path: Path) -> None:
+    """Remove a temporary file left by a process that no longer runs."""
+    parts = path.name.split(".")
+    try:
+        pid = int(parts[-3])
+    except (IndexError, ValueError):
+        return
+    if pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        path.unlink(missing_ok=True)
+    except PermissionError:
+        return

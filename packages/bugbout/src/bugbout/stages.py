@@ -1,0 +1,253 @@
+"""Each stage of a bout run in this process, its output stream kept in ``.bugbout/``.
+
+Every function here calls one stage's library entry point with the previous stage's file
+as input and writes the stage's whole output stream atomically (see
+:mod:`bugbout.results`). The stages' own caches - the mining cache, ``cache/oracle``,
+``attempts/``, ``matrices/``, ``cache/score`` - make a second run cheap, so every run
+calls every stage and each answers what it already knows from its store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+from bb_core.agents import CodingAgent
+from bb_core.config import Config
+from bb_core.progress import Progress, warn
+from bb_core.records import Writer, read_lines
+from bb_core.stage import run_stage
+
+from bugbout.results import Results, atomic_output
+
+Echo = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What a stream holds: lines by kind, the task lines, skip reasons by stage."""
+
+    kinds: Counter[str]
+    tasks: list[dict[str, Any]]
+    skips: Counter[tuple[str, str]]
+    summary: dict[str, Any] | None
+    skip_lines: list[dict[str, Any]]
+    #: A digest of the content, blind to how long mining took.
+    digest: str
+
+
+#: What a stage returns: one line saying what it did, and what its stream holds.
+Done = tuple[str, Tally]
+
+
+def tally(path: Path) -> Tally:
+    """Count what the stream at *path* holds (already validated when it was written)."""
+    kinds: Counter[str] = Counter()
+    tasks: list[dict[str, Any]] = []
+    skips: Counter[tuple[str, str]] = Counter()
+    skip_lines: list[dict[str, Any]] = []
+    summary = None
+    content = hashlib.sha256()
+    for record in iter_records(path):
+        kind = str(record.get("kind"))
+        steady = (
+            {k: v for k, v in record.items() if k != "elapsed"} if kind == "summary" else record
+        )
+        content.update(orjson.dumps(steady, option=orjson.OPT_SORT_KEYS))
+        kinds[kind] += 1
+        if kind == "task":
+            tasks.append(record)
+        elif kind == "skip":
+            skips[(str(record.get("stage")), str(record.get("reason")))] += 1
+            skip_lines.append(record)
+        elif kind == "summary":
+            summary = record
+    return Tally(kinds, tasks, skips, summary, skip_lines, content.hexdigest()[:32])
+
+
+def iter_records(path: Path) -> Iterator[dict[str, Any]]:
+    with open(path, "rb") as handle:
+        for raw in handle:
+            if raw.strip():
+                yield orjson.loads(raw)
+
+
+def mine_stage(config: Config, results: Results) -> Done:
+    """bb-mine over the configured repository into ``tasks.jsonl``."""
+    from bb_mine.mine import MineOptions, mine
+
+    since = config.tasks.since
+    options = MineOptions(
+        source=config.project.source,
+        tests=config.project.tests,
+        since=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+        limit=config.tasks.limit,
+        max_source_files=config.tasks.max_source_files,
+        issues=config.tasks.issues,
+        github=config.project.github,
+    )
+    location = str(config.repository_path())
+    path = results.stream("mine")
+    with atomic_output(path) as handle, Progress("bugbout: mining") as progress:
+        writer = Writer(handle)
+        for record in mine(
+            location, options, warn=lambda m: warn("bugbout: mine", m), progress=progress
+        ):
+            writer.write(record)
+    found = tally(path)
+    summary = found.summary or {}
+    skipped = dict(summary.get("skipped") or {})
+    left_out = sum(n for reason, n in skipped.items() if reason != "not-a-fix")
+    said = (
+        f"{len(found.tasks)} tasks from {summary.get('examined', 0)} commits examined "
+        f"({left_out} fixes left out)"
+    )
+    return said, found
+
+
+def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
+    """bb-oracle over ``tasks.jsonl`` into ``oracles.jsonl``."""
+    from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
+
+    inputs = [str(results.stream("mine"))]
+    path = results.stream("oracle")
+    total = count_tasks(inputs) if sys.stderr.isatty() else None
+    with atomic_output(path) as handle:
+        stats = run_oracle(
+            inputs,
+            config,
+            Settings.from_config(config),
+            jobs=jobs,
+            store=default_store(config),
+            writer=Writer(handle),
+            progress=Progress("bugbout: ground truth", total),
+        )
+    found = tally(path)
+    grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
+    set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
+    text = f"{grounded} tasks with ground truth, {set_aside} set aside"
+    if stats.cached:
+        text += f" ({stats.cached} from cache)"
+    return text, found
+
+
+def race_stage(
+    config: Config,
+    results: Results,
+    *,
+    agents: Sequence[CodingAgent] | None,
+    only: Sequence[str],
+    retry_failed: bool,
+    jobs: int | None,
+) -> Done:
+    """bb-race over ``oracles.jsonl`` into ``attempts.jsonl`` (attempts kept in attempts/)."""
+    from bb_race.race import race
+
+    inputs = [str(results.stream("oracle"))]
+    path = results.stream("race")
+    with atomic_output(path) as handle:
+        race(
+            inputs,
+            config,
+            agents=agents,
+            only=only,
+            retry_failed=retry_failed,
+            jobs=jobs,
+            writer=Writer(handle),
+        )
+    found = tally(path)
+    statuses: Counter[str] = Counter(
+        str(a.get("status")) for task in found.tasks for a in task.get("attempts", ())
+    )
+    attempts = sum(statuses.values())
+    detail = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    said = f"{attempts} attempts on {len(found.tasks)} tasks" + (f" ({detail})" if detail else "")
+    return said, found
+
+
+def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
+    """bb-xexam over ``attempts.jsonl`` into ``matrices.jsonl`` (matrices kept in matrices/)."""
+    from bb_xexam.xexam import CrossExamination, Settings
+
+    inputs = [str(results.stream("race"))]
+    path = results.stream("xexam")
+    examination = CrossExamination(config, settings=Settings.from_config(config))
+    with atomic_output(path) as handle:
+        run_stage(
+            inputs,
+            examination,
+            jobs=jobs,
+            writer=Writer(handle),
+            progress=Progress("bugbout: cross-examining"),
+        )
+    found = tally(path)
+    matrices = [task["matrix"] for task in found.tasks if task.get("matrix")]
+    cells = sum(len(matrix.get("cells", ())) for matrix in matrices)
+    return f"{len(matrices)} matrices, {cells} cells", found
+
+
+def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
+    """bb-judge over ``matrices.jsonl`` into ``verdicts.jsonl``, and ``scores.jsonl``."""
+    from bb_judge.run import judge_line
+    from bb_judge.score import Scorer, ScoreSettings
+
+    inputs = [str(results.stream("xexam"))]
+    path = results.stream("judge")
+    policy = config.judge.policy
+    scorer = Scorer(config, ScoreSettings.from_config(config), jobs=jobs)
+
+    def handle_task(task: dict[str, Any]) -> list[dict[str, Any]]:
+        return [judge_line(task, policy, scorer)]
+
+    with atomic_output(path) as handle:
+        run_stage(
+            inputs,
+            handle_task,
+            jobs=jobs,
+            writer=Writer(handle),
+            progress=Progress("bugbout: judging"),
+        )
+    found = tally(path)
+    with atomic_output(results.scores) as handle:
+        writer = Writer(handle)
+        for task in found.tasks:
+            for score in task.get("scores", ()):
+                writer.write(score)
+    verdicts = [task["verdict"] for task in found.tasks if task.get("verdict")]
+    picks = sum(1 for verdict in verdicts if verdict.get("pick") is not None)
+    scores = sum(len(task.get("scores", ())) for task in found.tasks)
+    said = f"{len(verdicts)} verdicts ({picks} picks, {len(verdicts) - picks} abstentions)"
+    return f"{said}, {scores} scores", found
+
+
+def read_report(path: Path) -> Any:
+    """The bb-report :class:`~bb_report.data.Report` of the stream at *path*."""
+    from bb_report import build_report
+
+    return build_report(line.record for line in read_lines([str(path)]))
+
+
+def report_stage(results: Results) -> tuple[Any, str]:
+    """The report of ``verdicts.jsonl``, kept as ``report.md`` and ``report.json``."""
+    from bb_report import render
+
+    report = read_report(results.stream("judge"))
+    with atomic_output(results.report_md) as handle:
+        handle.write(render(report, "markdown").encode())
+    with atomic_output(results.report_json) as handle:
+        handle.write(render(report, "json").encode())
+    return report, f"{_short(results.report_md)}, {_short(results.report_json)}"
+
+
+def _short(path: Path) -> str:
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
