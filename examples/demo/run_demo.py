@@ -45,7 +45,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(f"run_demo.py: demo built in {paths.root}", file=sys.stderr)
     config = str(paths.config)
-    status = subprocess.run([bugbout, "run", "--config", config], check=False).returncode
+    # `bugbout run` would print the report too; here `bugbout report` prints it once.
+    run = [bugbout, "run", "--config", config, "--no-report"]
+    status = subprocess.run(run, check=False).returncode
     if status != 0:
         return status
     report = [bugbout, "report", "--config", config, "--format", "terminal"]

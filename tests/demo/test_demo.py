@@ -664,7 +664,10 @@ def test_run_demo_builds_runs_and_reports(tmp_path: Path, run_status: int) -> No
     config = dest.resolve() / "bugbout.toml"
     calls = (bin_dir / "calls.log").read_text().splitlines()
     if run_status == 0:
-        assert calls == [f"run --config {config}", f"report --config {config} --format terminal"]
+        assert calls == [
+            f"run --config {config} --no-report",
+            f"report --config {config} --format terminal",
+        ]
         assert result.stdout == "the report\n"
     else:
-        assert calls == [f"run --config {config}"]
+        assert calls == [f"run --config {config} --no-report"]
