@@ -220,30 +220,18 @@ class Oracle:
                     self._run(folder, sides, env, sandbox, logs / f"{side}-{n}.log")
                     for n in range(1, self.settings.repeat + 1)
                 ]
-        records = [
-            _run_record(side, n, run)
-            for side in (BEFORE, AFTER)
-            for n, run in enumerate(runs[side], 1)
-        ]
-        part = partition([r.outcomes for r in runs[BEFORE]], [r.outcomes for r in runs[AFTER]])
-        import_error = any(r.collection_errors for r in runs[BEFORE])
         oracle: dict[str, Any] = {
             "kind": "oracle",
             "v": VERSION,
-            "fail_to_pass": part.fail_to_pass,
-            "pass_to_pass": part.pass_to_pass,
-            "flaky": part.flaky,
-            "broken_after": part.broken_after,
-            "import_error_before": import_error,
+            **summarize(runs),
             "test_modules": list(sides.modules),
             "repeat": self.settings.repeat,
-            "runs": records,
             "environment": env.key,
             "sandbox": sandbox.name,
             "test_timeout": self.settings.test_timeout,
             "duration": round(time.monotonic() - started, 3),
         }
-        _decide(oracle, runs)
+        decide(oracle, runs[AFTER])
         return oracle
 
     def _run(
@@ -342,11 +330,33 @@ def _repo_root(config: Config, repo: Repo) -> Path:
     return repo.path
 
 
-def _decide(oracle: Mapping[str, Any], runs: Mapping[str, Sequence[TestRun]]) -> None:
-    """Raise :class:`Skip` when the oracle cannot score patches; return when it can."""
+def summarize(runs: Mapping[str, Sequence[TestRun]]) -> dict[str, Any]:
+    """The oracle's lists and run records from the runs of both sides."""
+    part = partition([r.outcomes for r in runs[BEFORE]], [r.outcomes for r in runs[AFTER]])
+    return {
+        "fail_to_pass": part.fail_to_pass,
+        "pass_to_pass": part.pass_to_pass,
+        "flaky": part.flaky,
+        "broken_after": part.broken_after,
+        "import_error_before": any(r.collection_errors for r in runs[BEFORE]),
+        "runs": [
+            _run_record(side, n, run)
+            for side in (BEFORE, AFTER)
+            for n, run in enumerate(runs[side], 1)
+        ],
+    }
+
+
+def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
+    """Raise :class:`Skip` when *oracle* cannot score patches; return when it can.
+
+    In order: a run that cannot be trusted, a run killed at its limit, then - only when
+    no test flips - tests failing on the fix, flaky tests, or nothing to prove.
+    """
     detail = {
         k: oracle[k]
         for k in ("fail_to_pass", "pass_to_pass", "flaky", "broken_after", "runs", "test_modules")
+        if k in oracle
     }
     broken = [r for r in oracle["runs"] if r.get("problem")]
     if broken:
@@ -369,14 +379,14 @@ def _decide(oracle: Mapping[str, Any], runs: Mapping[str, Sequence[TestRun]]) ->
         )
     if oracle["fail_to_pass"]:
         return
-    if oracle["broken_after"] or not _passes_after(runs[AFTER]):
+    if oracle["broken_after"] or not (oracle["flaky"] or _passes_after(after)):
         broken = oracle["broken_after"]
         what = (
             f"{len(broken)} test(s) fail on the fix itself"
             if broken
             else "no test passes on the fix"
         )
-        errors = sorted({e for r in runs[AFTER] for e in r.collection_errors})
+        errors = sorted({str(e) for r in after for e in r.collection_errors})
         if errors:
             what += f"; collection errors in {', '.join(errors)}"
         raise Skip("after-does-not-pass", what, detail)
@@ -395,7 +405,9 @@ def _decide(oracle: Mapping[str, Any], runs: Mapping[str, Sequence[TestRun]]) ->
 
 
 def _passes_after(runs: Sequence[TestRun]) -> bool:
-    return any(all(r.outcomes.get(n) == "passed" for r in runs) for n in runs[0].outcomes)
+    return bool(runs) and any(
+        all(r.outcomes.get(n) == "passed" for r in runs) for n in runs[0].outcomes
+    )
 
 
 def _run_record(side: str, repeat: int, run: TestRun) -> dict[str, Any]:
