@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import orjson
+from bb_core.records import dumps
 from bb_core.store import Store, atomic_write, cache_key, read_json
 
 #: Bumped when the way an oracle is computed changes, so old entries stop matching.
@@ -51,4 +51,4 @@ class OracleCache:
     def put(self, task_id: str, key: str, result: Mapping[str, Any]) -> None:
         # Keys keep their order, so a cached result is written out exactly as it was first.
         entry = {"key": key, "task_id": task_id, "result": result}
-        atomic_write(self._path(task_id, key), orjson.dumps(entry))
+        atomic_write(self._path(task_id, key), dumps(entry))
