@@ -31,7 +31,7 @@ CATEGORIES = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
 RESOLVED = "resolved"
 
 
-@dataclass
+@dataclass(eq=False)  # tasks are compared by identity: comparing their records is costly
 class Task:
     """One task with every section the records hold for it."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from bb_report.data import Cost, GateRow, Rate, Report, TaskRow
-from bb_report.words import interval, p_value, percent, plural, seconds, tokens
+from bb_report.words import interval, p_value, percent, plural, seconds, span, tokens
 
 #: How each category reads, and its tone.
 CATEGORY_TONE = {
@@ -187,21 +187,14 @@ def picking(report: Report) -> Section:
             label = row.label
             if row.kind == "best-agent" and row.agents:
                 label += f": {', '.join(row.agents)}"
-            resolved = f"{row.resolved:.2f}" if row.kind == "random" else f"{row.resolved:g}"
-            spread = (
-                "-"
-                if row.low is None or row.high is None
-                else (f"{100 * row.low:.0f}-{100 * row.high:.0f}%")
-            )
+            random = row.kind == "random"
+            resolved = f"{row.resolved:.2f}" if random else f"{row.resolved:g}"
             rows.append(
                 [
                     Cell(label),
                     num(f"{resolved}/{row.total}"),
                     num(percent(row.rate)),
-                    num(
-                        spread if row.kind != "random" else "(an expectation)",
-                        "muted" if row.kind == "random" else "",
-                    ),
+                    num("(an expectation)", "muted") if random else num(span(row.low, row.high)),
                 ]
             )
         blocks.append(Table(["way of choosing", "resolved", "rate", "95% interval"], rows))

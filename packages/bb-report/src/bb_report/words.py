@@ -17,11 +17,16 @@ def percent(value: float | None) -> str:
     return f"{100 * value:.0f}%"
 
 
-def interval(rate: Rate) -> str:
-    """``19-99%``: the 95% interval of *rate*, or ``-`` when there is nothing to count."""
-    if rate.low is None or rate.high is None:
+def span(low: float | None, high: float | None) -> str:
+    """``19-99%``, or ``-`` when there is no interval."""
+    if low is None or high is None:
         return "-"
-    return f"{100 * rate.low:.0f}-{100 * rate.high:.0f}%"
+    return f"{100 * low:.0f}-{100 * high:.0f}%"
+
+
+def interval(rate: Rate) -> str:
+    """The 95% interval of *rate*, or ``-`` when there is nothing to count."""
+    return span(rate.low, rate.high)
 
 
 def rate_text(rate: Rate) -> str:
