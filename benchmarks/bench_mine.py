@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -68,9 +69,13 @@ def build(dest: Path, commits: int) -> tuple[Path, Path]:
     builder = Builder()
     initial = {f"src/pkg/mod_{m}.py": module(m, 0) for m in range(MODULES)}
     initial["src/pkg/__init__.py"] = ""
-    initial |= {f"tests/test_mod_{t}.py": f"from pkg.mod_{t} import compute_{t}\n" for t in range(TESTS)}
+    initial |= {
+        f"tests/test_mod_{t}.py": f"from pkg.mod_{t} import compute_{t}\n" for t in range(TESTS)
+    }
     initial |= {f"docs/page_{d}.md": f"# Page {d}\n" for d in range(DOCS)}
-    initial["pyproject.toml"] = '[project]\nname = "pkg"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    initial["pyproject.toml"] = (
+        '[project]\nname = "pkg"\n\n[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
+    )
     builder.commit("Start the package", initial, EPOCH)
     issues = []
     for n in range(1, commits):
@@ -78,7 +83,10 @@ def build(dest: Path, commits: int) -> tuple[Path, Path]:
         if n % 10 == 0:
             m, t = (n // 10) % MODULES, (n // 10) % TESTS
             test_path = f"tests/test_mod_{t}.py"
-            test_text = builder.files[test_path] + f"\n\ndef test_case_{n}():\n    assert compute_{t}({n}) == {n}\n"
+            test_text = (
+                builder.files[test_path]
+                + f"\n\ndef test_case_{n}():\n    assert compute_{t}({n}) == {n}\n"
+            )
             builder.commit(
                 f"Fix compute_{m} off by one (#{n})\n\nFixes #{n}.\n",
                 {f"src/pkg/mod_{m}.py": module(m, n), test_path: test_text},
@@ -95,10 +103,16 @@ def build(dest: Path, commits: int) -> tuple[Path, Path]:
             )
         elif n % 3 == 0:
             d = n % DOCS
-            builder.commit(f"Document page {d}, revision {n}", {f"docs/page_{d}.md": f"# Page {d}\n\nRevision {n}\n"}, when)
+            builder.commit(
+                f"Document page {d}, revision {n}",
+                {f"docs/page_{d}.md": f"# Page {d}\n\nRevision {n}\n"},
+                when,
+            )
         else:
             m = n % MODULES
-            builder.commit(f"Tune module {m}, step {n}", {f"src/pkg/mod_{m}.py": module(m, n)}, when)
+            builder.commit(
+                f"Tune module {m}, step {n}", {f"src/pkg/mod_{m}.py": module(m, n)}, when
+            )
     repo = dest / "repo"
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     subprocess.run(["git", "fast-import", "--quiet"], cwd=repo, input=builder.stream(), check=True)
@@ -108,19 +122,28 @@ def build(dest: Path, commits: int) -> tuple[Path, Path]:
     return repo, export
 
 
-def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, bytes]:
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float, bytes]:
+    """Wall seconds, CPU seconds (user + system) and stdout of one run of *argv*."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, check=False)
     elapsed = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode != 0:
         sys.exit(f"{argv[0]} failed ({done.returncode}): {done.stderr.decode()[-2000:]}")
     if argv[0].endswith("bb-mine") and done.stderr:
         sys.exit(f"bb-mine wrote on stderr: {done.stderr.decode()[:500]}")
-    return elapsed, done.stdout
+    return elapsed, cpu, done.stdout
 
 
 def add_commits(repo: Path, count: int) -> None:
-    env = os.environ | {"GIT_AUTHOR_NAME": "B", "GIT_AUTHOR_EMAIL": "b@e", "GIT_COMMITTER_NAME": "B", "GIT_COMMITTER_EMAIL": "b@e"}
+    env = os.environ | {
+        "GIT_AUTHOR_NAME": "B",
+        "GIT_AUTHOR_EMAIL": "b@e",
+        "GIT_COMMITTER_NAME": "B",
+        "GIT_COMMITTER_EMAIL": "b@e",
+    }
     for n in range(count):
         (repo / "docs" / "late.md").write_text(f"late {n}\n")
         subprocess.run(["git", "add", "docs/late.md"], cwd=repo, check=True, env=env)
@@ -136,21 +159,31 @@ def main() -> None:
         root = Path(tmp)
         started = time.perf_counter()
         repo, export = build(root, args.commits)
-        print(f"built {args.commits:,} commits with git fast-import in {time.perf_counter() - started:.1f} s")
+        print(
+            f"built {args.commits:,} commits with git fast-import in {time.perf_counter() - started:.1f} s"
+        )
         env = os.environ | {"BUGBOUT_HOME": str(root / "home")}
-        git_s, _ = timed(["git", "log", "--first-parent", "--name-status"], repo, env)
+        git_wall, git_cpu, _ = timed(["git", "log", "--first-parent", "--name-status"], repo, env)
         mine = [bb_mine, str(repo), "--source", "src/pkg", "--issues", str(export), "--limit", "0"]
-        first_s, out = timed(mine, root, env)
+        first_wall, first_cpu, out = timed(mine, root, env)
         summary = json.loads(out.splitlines()[-1])
-        again_s, again = timed(mine, root, env)
+        again_wall, again_cpu, again = timed(mine, root, env)
         assert again.splitlines()[:-1] == out.splitlines()[:-1], "the cached run differs"
         add_commits(repo, 10)
-        new_s, _ = timed(mine, root, env)
-    print(f"git log --first-parent --name-status  {git_s:7.2f} s")
-    print(f"bb-mine, first run                    {first_s:7.2f} s  ({first_s / git_s:.1f}x git log; target <= 5x)")
-    print(f"bb-mine, re-run, no new commits       {again_s:7.2f} s  (target < 1 s)")
-    print(f"bb-mine, re-run after 10 new commits  {new_s:7.2f} s")
-    print(f"examined {summary['examined']:,} commits, {summary['candidates']:,} fix-titled, {summary['tasks']:,} tasks")
+        new_wall, new_cpu, _ = timed(mine, root, env)
+    print(f"{'':38} {'wall':>8} {'cpu':>8}")
+    print(f"{'git log --first-parent --name-status':38} {git_wall:7.2f}s {git_cpu:7.2f}s")
+    print(f"{'bb-mine, first run':38} {first_wall:7.2f}s {first_cpu:7.2f}s")
+    print(
+        f"{'bb-mine, re-run, no new commits':38} {again_wall:7.2f}s {again_cpu:7.2f}s  (target < 1 s)"
+    )
+    print(f"{'bb-mine, re-run after 10 new commits':38} {new_wall:7.2f}s {new_cpu:7.2f}s")
+    print(
+        f"first run / git log: {first_wall / git_wall:.1f}x wall, {first_cpu / git_cpu:.1f}x cpu (target <= 5x)"
+    )
+    print(
+        f"examined {summary['examined']:,} commits, {summary['candidates']:,} fix-titled, {summary['tasks']:,} tasks"
+    )
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import expected
 import pytest
 from bb_core.records import check
 from build_demo import DemoPaths
-from mine_helpers import Mined, invoke, run_bb_mine
+from mine_helpers import BB_MINE, Mined, invoke, run_bb_mine
 from unidiff import PatchSet
 
 
@@ -231,3 +231,35 @@ def test_no_cache_gives_the_same_records(demo_build: DemoPaths, mined: Mined) ->
         "--no-cache",
     )
     assert result.records[:-1] == mined.records[:-1]
+
+
+def test_the_config_supplies_repository_source_and_issues(
+    demo_project: DemoPaths, mined: Mined
+) -> None:
+    """With no arguments in the project folder, bugbout.toml says what to mine."""
+    result = run_bb_mine(cwd=demo_project.root)
+    assert result.code == 0, result.stderr
+    assert [t["id"] for t in result.tasks] == [t["id"] for t in mined.tasks]
+    assert {t["statement_source"] for t in result.tasks} == {"export"}
+
+
+def test_the_package_folder_is_found_when_there_is_one(demo_build: DemoPaths) -> None:
+    result = invoke(str(demo_build.repo), "--issues", str(demo_build.issues))
+    assert result.summary["source"] == expected.SOURCE
+    assert len(result.tasks) == len(expected.MINED)
+
+
+def test_progress_goes_to_a_terminal_and_never_to_stdout(demo_build: DemoPaths) -> None:
+    import os
+    import pty
+
+    leader, follower = pty.openpty()
+    done = subprocess.run(
+        [BB_MINE, str(demo_build.repo), "--source", expected.SOURCE, "--no-cache"],
+        stdout=subprocess.PIPE, stderr=follower, timeout=60, check=True,
+    )  # fmt: skip
+    os.close(follower)
+    drawn = os.read(leader, 65536).decode()
+    os.close(leader)
+    assert "mining" in drawn and "tasks" in drawn
+    assert all(line.startswith(b'{"kind":') for line in done.stdout.splitlines())

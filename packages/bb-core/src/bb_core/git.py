@@ -26,8 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from dulwich.errors import NotGitRepository
-from dulwich.objects import Blob, Tree
+from dulwich.objects import Blob, Tree, parse_tree
 from dulwich.objects import Commit as DulwichCommit
+from dulwich.pack import apply_delta
 from dulwich.repo import Repo as DulwichRepo
 
 from bb_core.errors import GitError
@@ -40,6 +41,10 @@ _ZERO = "0" * 40
 _TREE_CACHE = 4096
 #: Pack type numbers of whole objects: commit, tree, blob, tag (not deltas).
 _WHOLE_TYPES = frozenset({1, 2, 3, 4})
+_OFS_DELTA, _REF_DELTA = 6, 7
+#: Resolved delta bases kept per repository, and the largest object worth keeping.
+_RESOLVED_CACHE = 4096
+_RESOLVED_MAX_BYTES = 1 << 20
 
 #: Change types, as :attr:`Change.type` spells them.
 ADD, MODIFY, DELETE, RENAME = "add", "modify", "delete", "rename"
@@ -159,6 +164,7 @@ class Repo:
         self._packs: list[Any] = list(inner.object_store.packs)
         self._fast = True
         self._commit_trees: dict[str, bytes] = {}
+        self._resolved: OrderedDict[tuple[int, int], tuple[int, bytes]] = OrderedDict()
         self._trees: OrderedDict[bytes, dict[str, tuple[int, bytes]]] = OrderedDict()
         self.location = location
         self.name = name
@@ -276,27 +282,61 @@ class Repo:
     def _raw(self, sha: bytes) -> tuple[int, bytes]:
         """(type number, content) of object *sha* (hex); KeyError when it is absent.
 
-        Whole (undeltified) objects in packs are inflated straight from the pack index's
-        offset, which walks long histories several times faster than the general lookup;
-        deltas and loose objects take dulwich's general path.
+        Objects in packs are read straight from the pack index's offset, and deltas are
+        resolved with their bases kept, so the next version of a tree or file (usually a
+        delta on the same chain) costs one delta, not the whole chain. Loose objects, and
+        anything this path does not know, take dulwich's general lookup.
         """
         if self._fast:
             try:
                 binsha = binascii.unhexlify(sha)
-                for pack in self._packs:
+                for index, pack in enumerate(self._packs):
                     try:
                         offset = pack.index.object_offset(binsha)
                     except KeyError:
                         continue
-                    unpacked = pack.data.get_unpacked_object_at(offset)
-                    if unpacked.pack_type_num in _WHOLE_TYPES:
-                        return unpacked.pack_type_num, b"".join(unpacked.decomp_chunks)
-                    kind, chunks = pack.resolve_object(offset, *pack.data.get_object_at(offset))
-                    return kind, b"".join(chunks)
-            except (AttributeError, TypeError, ValueError, AssertionError):
-                self._fast = False  # another dulwich: the general path always works
+                    return self._resolve(index, pack, offset)
+            except (AttributeError, TypeError, ValueError, AssertionError, KeyError):
+                self._fast = False  # another dulwich, or a thin pack: the general path works
         kind, raw = self._store.get_raw(sha)
         return kind, raw
+
+    def _resolve(self, index: int, pack: Any, offset: int) -> tuple[int, bytes]:
+        """The object at *offset* in *pack*, its delta chain applied."""
+        chain: list[tuple[int, Any]] = []
+        resolved = self._resolved
+        while True:
+            hit = resolved.get((index, offset))
+            if hit is not None:
+                resolved.move_to_end((index, offset))
+                kind, data = hit
+                break
+            unpacked = pack.data.get_unpacked_object_at(offset)
+            kind = unpacked.pack_type_num
+            if kind in _WHOLE_TYPES:
+                data = b"".join(unpacked.decomp_chunks)
+                if chain:
+                    self._keep(index, offset, kind, data)
+                break
+            chain.append((offset, unpacked))
+            if kind == _OFS_DELTA:
+                offset -= unpacked.delta_base
+            elif kind == _REF_DELTA:
+                offset = pack.index.object_offset(unpacked.delta_base)
+            else:
+                raise ValueError(f"unknown pack object type {kind}")
+        while chain:
+            offset, unpacked = chain.pop()
+            data = b"".join(apply_delta(data, b"".join(unpacked.decomp_chunks)))
+            self._keep(index, offset, kind, data)
+        return kind, data
+
+    def _keep(self, index: int, offset: int, kind: int, data: bytes) -> None:
+        if len(data) > _RESOLVED_MAX_BYTES:
+            return
+        self._resolved[(index, offset)] = (kind, data)
+        if len(self._resolved) > _RESOLVED_CACHE:
+            self._resolved.popitem(last=False)
 
     def _commit_raw(self, sha: str) -> bytes:
         try:
@@ -343,10 +383,9 @@ class Repo:
         kind, raw = self._raw(sha)
         if kind != Tree.type_num:
             raise GitError(f"{self.location}: {sha.decode()} is not a tree")
-        tree: Any = Tree.from_raw_string(kind, raw)
         items = {
-            item.path.decode("utf-8", "surrogateescape"): (item.mode, item.sha)
-            for item in tree.iteritems()
+            name.decode("utf-8", "surrogateescape"): (mode, entry_sha)
+            for name, mode, entry_sha in _parse_tree(raw)
         }
         self._trees[sha] = items
         if len(self._trees) > _TREE_CACHE:
@@ -584,6 +623,15 @@ class Repo:
                 target.unlink()
             target.write_bytes(data)
         return root
+
+
+def _parse_tree(raw: bytes) -> list[tuple[bytes, int, bytes]]:
+    """(name, mode, hex sha) of each entry of a raw tree object."""
+    parse: Any = parse_tree  # its signature changed when dulwich learnt SHA-256
+    try:
+        return list(parse(raw, 20))
+    except TypeError:  # an older dulwich takes no hash length
+        return list(parse(raw))
 
 
 def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:

@@ -9,6 +9,7 @@ and its dotted module name).
 from __future__ import annotations
 
 import ast
+from bisect import bisect_left
 from collections.abc import Iterable
 
 from bb_core.git import line_opcodes
@@ -42,19 +43,26 @@ def touched_names(tree: ast.Module | None, lines: set[int]) -> set[str]:
     if tree is None or not lines:
         return set()
     names: set[str] = set()
-    _visit(tree.body, [], lines, names)
+    _visit(tree.body, [], sorted(lines), names)
     return names
 
 
-def _span(node: ast.stmt) -> set[int]:
+def _bounds(node: ast.stmt) -> tuple[int, int]:
+    """First and last line of *node*, decorators included."""
     start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-    return set(range(start, (node.end_lineno or node.lineno) + 1))
+    return start, node.end_lineno or node.lineno
 
 
-def _visit(body: list[ast.stmt], owners: list[str], lines: set[int], names: set[str]) -> None:
+def _touched(bounds: tuple[int, int], lines: list[int]) -> bool:
+    """Whether any of the sorted *lines* falls within *bounds*."""
+    at = bisect_left(lines, bounds[0])
+    return at < len(lines) and lines[at] <= bounds[1]
+
+
+def _visit(body: list[ast.stmt], owners: list[str], lines: list[int], names: set[str]) -> None:
     for node in body:
-        span = _span(node)
-        if not span & lines:
+        bounds = _bounds(node)
+        if not _touched(bounds, lines):
             continue
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             names.add(node.name)
@@ -62,11 +70,16 @@ def _visit(body: list[ast.stmt], owners: list[str], lines: set[int], names: set[
                 names.add(f"{owners[-1]}.{node.name}")
             _visit(node.body, [*owners, node.name], lines, names)
         elif isinstance(node, ast.ClassDef):
-            members: set[int] = set()
-            for child in node.body:
-                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                    members |= _span(child)
-            if (span - members) & lines:  # the class's own lines, not only a method's
+            members = [
+                _bounds(child)
+                for child in node.body
+                if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            ]
+            own = [
+                n for n in lines[bisect_left(lines, bounds[0]) :]
+                if n <= bounds[1] and not any(a <= n <= b for a, b in members)
+            ]  # fmt: skip
+            if own:  # the class's own lines changed, not only a method's
                 names.add(node.name)
             _visit(node.body, [*owners, node.name], lines, names)
         elif isinstance(node, ast.Assign | ast.AnnAssign) and not owners:

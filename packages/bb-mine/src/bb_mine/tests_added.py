@@ -67,29 +67,27 @@ def collect(source: bytes | None, name: str = "<test module>") -> dict[str, Coll
     return found
 
 
-_STARTS = (b"def ", b"async def ", b"class ", b"@")
+_CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
 _PIECES: OrderedDict[bytes, dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
 
 
 def _pieces(source: bytes) -> list[bytes] | None:
-    """Top-level pieces of *source*, or None when it must be parsed whole."""
+    """Top-level pieces of *source* (a decorator stays with what it decorates), or None
+    when the module must be parsed whole."""
     head = source[:200]
     if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
         return None
-    lines = source.splitlines(keepends=True)
     pieces: list[bytes] = []
-    start = 0
-    previous_decorator = False
-    for index, line in enumerate(lines):
-        if line.startswith(_STARTS) and index > start and not previous_decorator:
-            pieces.append(b"".join(lines[start:index]))
-            start = index
-        if line.strip():
-            previous_decorator = line.startswith(b"@") or (
-                previous_decorator and not line.startswith(_STARTS)
-            )
-    pieces.append(b"".join(lines[start:]))
+    pending = b""
+    for part in _CUT.split(source):
+        if part.startswith(b"@"):
+            pending += part
+        elif part or pending:
+            pieces.append(pending + part)
+            pending = b""
+    if pending:
+        pieces.append(pending)
     return pieces
 
 
