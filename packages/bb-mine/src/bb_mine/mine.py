@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.errors import GitError, UsageError
-from bb_core.git import Commit, Repo, open_repo
+from bb_core.git import Commit, Repo, is_url, open_repo
 from bb_core.progress import Progress
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 
-from bb_mine.cache import History, MiningCache
+from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.redact import redact
@@ -178,8 +178,8 @@ class _Miner:
                     candidates += 1
                 reason = self._judge(facts)
                 if reason is None:
-                    record = self._task(entry.sha, facts)
-                    taken = [k for k in record.pop("_keys") if k in claimed]
+                    record, keys = self._task(entry.sha, facts)
+                    taken = [k for k in keys if k in claimed]
                     if taken:
                         reason = (
                             "duplicate-issue",
@@ -187,9 +187,7 @@ class _Miner:
                             {"duplicate_of": claimed[taken[0]], "issue": _key_text(taken[0])},
                         )
                     else:
-                        for key in record["_claims"]:
-                            claimed.setdefault(key, record["id"])
-                        del record["_claims"]
+                        claimed.update(dict.fromkeys(keys, record["id"]))
                         tasks += 1
                         sources[record["statement_source"]] = (
                             sources.get(record["statement_source"], 0) + 1
@@ -232,9 +230,7 @@ class _Miner:
             }
         )
 
-    def _plain_walk(self) -> Iterator[Any]:
-        from bb_mine.cache import Entry
-
+    def _plain_walk(self) -> Iterator[Entry]:
         for commit in self.repo.first_parent(self.head):
             yield Entry(
                 commit.sha,
@@ -286,7 +282,10 @@ class _Miner:
 
     # -- records --------------------------------------------------------------------------
 
-    def _task(self, sha: str, facts: dict[str, Any]) -> dict[str, Any]:
+    def _task(
+        self, sha: str, facts: dict[str, Any]
+    ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+        """The task record, and the issue keys it claims (for duplicates)."""
         refs = [
             IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
             for r in facts["refs"]
@@ -329,10 +328,8 @@ class _Miner:
             "new_tests": added,
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
-            "_keys": sorted(statement.keys),
-            "_claims": sorted(statement.keys),
         }
-        return record
+        return record, sorted(statement.keys)
 
     def _skip(
         self, sha: str, facts: dict[str, Any], code: str, message: str, detail: dict[str, Any]
@@ -372,14 +369,11 @@ def _folder(path: str) -> str:
 
 def _identity(repo: Repo) -> str:
     """How tasks name their repository: the URL as given, else the absolute work-tree path."""
-    from bb_core.git import is_url
-
     return repo.location if is_url(repo.location) else str(repo.path.resolve())
 
 
 def _github_repo(repo: Repo) -> str | None:
-    from bb_core.git import is_url
-
+    """``owner/name`` on GitHub: from a cloned URL, else from the origin remote."""
     if is_url(repo.location):
         found = repo_from_remote(repo.location)
         if found:
