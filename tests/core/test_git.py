@@ -197,7 +197,9 @@ def test_open_by_file_url_clones_then_fetches(small, bugbout_home: Path) -> None
         assert repo.name == small.path.name
         assert repo.branch_head("main") == small.merge_sha
     newer = small.commit({"later.txt": "later\n"}, "Later")
-    with open_repo(url) as repo:
+    with open_repo(url) as repo:  # one state of the remote per process...
+        assert repo.branch_head("main") == small.merge_sha
+    with open_repo(url, refresh=True) as repo:  # ...unless asked to fetch again
         assert repo.branch_head("main") == newer
         assert next(repo.first_parent()).title == "Later"
 

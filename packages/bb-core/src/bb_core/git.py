@@ -37,6 +37,8 @@ from bb_core.store import cache_key, home_dir
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _ZERO = "0" * 40
+#: URLs whose mirror was cloned or fetched by this process: later opens reuse it as is.
+_FETCHED: set[str] = set()
 #: How many parsed trees a repository keeps in memory.
 _TREE_CACHE = 4096
 #: Pack type numbers of whole objects: commit, tree, blob, tag (not deltas).
@@ -85,11 +87,15 @@ def is_url(location: str) -> bool:
     return bool(_URL.match(location))
 
 
-def open_repo(path_or_url: str | os.PathLike[str]) -> Repo:
-    """Open a repository by local path, or clone/refresh a URL's mirror in BUGBOUT_HOME."""
+def open_repo(path_or_url: str | os.PathLike[str], *, refresh: bool = False) -> Repo:
+    """Open a repository by local path, or a URL's mirror in BUGBOUT_HOME.
+
+    A URL is cloned (bare) the first time, and fetched the first time each process opens
+    it, so one run sees one state of the remote; *refresh* fetches again regardless.
+    """
     location = os.fspath(path_or_url)
     if is_url(location):
-        return _open_mirror(location)
+        return _open_mirror(location, refresh=refresh)
     path = Path(location).expanduser()
     if not path.exists():
         raise GitError(f"{location}: no such directory")
@@ -108,14 +114,16 @@ def _repo_name(text: str) -> str:
     return name or "repo"
 
 
-def _open_mirror(url: str) -> Repo:
+def _open_mirror(url: str, *, refresh: bool = False) -> Repo:
     from dulwich import porcelain
     from dulwich.client import get_transport_and_path
 
     dest = home_dir("repos") / cache_key("mirror", url)
     sink = io.BytesIO()
     try:
-        if (dest / "HEAD").exists():
+        if (dest / "HEAD").exists() and url in _FETCHED and not refresh:
+            inner = DulwichRepo(str(dest))  # brought up to date earlier in this process
+        elif (dest / "HEAD").exists():
             inner = DulwichRepo(str(dest))
             try:
                 client, remote_path = get_transport_and_path(url)
@@ -140,6 +148,7 @@ def _open_mirror(url: str) -> Repo:
         raise
     except Exception as exc:  # dulwich raises many kinds for an unreachable remote
         raise GitError(f"{url}: cannot clone: {exc}") from exc
+    _FETCHED.add(url)
     return Repo(inner, location=url, name=_repo_name(url))
 
 

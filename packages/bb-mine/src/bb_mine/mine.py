@@ -84,7 +84,7 @@ def mine(
     issues file) raises before any record is produced.
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
-    with open_repo(location) as repo:
+    with open_repo(location, refresh=True) as repo:
         yield from _Miner(repo, options, export, warn, progress).run()
 
 
