@@ -32,4 +32,5 @@ if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; 
         || echo "setup: chromium could not be installed; the HTML rendering test will be skipped" >&2
 fi
 
-uv sync --frozen --all-packages
+# Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
+uv sync --frozen --all-packages --compile-bytecode

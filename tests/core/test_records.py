@@ -101,3 +101,18 @@ def test_several_inputs_are_read_in_order(tmp_path: Path) -> None:
     second.write_bytes(_line({**SKIP, "message": "two"}) + b"\n")
     messages = [line.record["message"] for line in read_lines([str(first), str(second)])]
     assert messages == ["one", "two"]
+
+
+def test_atomic_write_gives_results_the_usual_permissions(tmp_path: Path) -> None:
+    """Regression: files written through a temporary file were readable by their owner only."""
+    import os
+
+    from bb_core.store import atomic_write
+
+    target = tmp_path / "report.md"
+    atomic_write(target, "# report\n")
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert target.read_text() == "# report\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.md"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import orjson
 import pytest
+from jsonschema import Draft202012Validator
 
 from bb_core.errors import BadRecord
 from bb_core.records import parse_line
@@ -17,6 +18,14 @@ from bb_core.schemas import KINDS, schema, validator
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
 EXAMPLES = SCHEMAS / "examples"
+
+
+@pytest.mark.parametrize("path", sorted(SCHEMAS.glob("*.json")), ids=lambda p: p.name)
+def test_every_schema_is_a_valid_draft_2020_12_schema(path: Path) -> None:
+    """Tools skip the metaschema check at start-up (it cost 0.1 s a process); it runs here."""
+    document = orjson.loads(path.read_bytes())
+    assert document["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    Draft202012Validator.check_schema(document)
 
 
 def test_every_kind_has_a_schema_that_requires_kind_and_v() -> None:

@@ -18,12 +18,14 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import ValidationError
 
 from bb_core.errors import ConfigError
-from bb_core.schemas import schema, validator
+from bb_core.schemas import quick_check, schema, validator
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 #: The words for each ``pattern`` in schemas/config.json (a test keeps them complete).
 PATTERN_WORDS = {
@@ -190,6 +192,8 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
     *document* is plain (see :func:`plain`). Without a file, ``project.source`` may be
     missing: the tools then take it from a flag.
     """
+    if quick_check("config")(document):
+        return None
     found: list[tuple[list[Any], ValidationError]] = []
     for error in validator("config").iter_errors(document):
         where = _where(error)

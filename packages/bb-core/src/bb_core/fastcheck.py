@@ -167,6 +167,20 @@ class _Compiler:
                 return lambda value: not isinstance(value, list) or len(value) >= argument
             case "minimum":
                 return lambda value: not _is_type(value, "number") or value >= argument
+            case "exclusiveMinimum":
+                return lambda value: not _is_type(value, "number") or value > argument
+            case "exclusiveMaximum":
+                return lambda value: not _is_type(value, "number") or value < argument
+            case "not":
+                negated = self.compile(argument, base)
+                return lambda value: not negated(value)
+            case "if":
+                condition = self.compile(argument, base)
+                then = self.compile(schema.get("then", True), base)
+                otherwise = self.compile(schema.get("else", True), base)
+                return lambda value: then(value) if condition(value) else otherwise(value)
+            case "then" | "else":  # applied by "if"; without one they mean nothing
+                return lambda _value: True
             case "maximum":
                 return lambda value: not _is_type(value, "number") or value <= argument
             case "exclusiveMinimum":

@@ -11,14 +11,15 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import orjson
-from jsonschema import ValidationError
-from jsonschema.exceptions import best_match
 
 from bb_core.errors import BadRecord, StageFailed, UsageError
 from bb_core.schemas import KINDS, VERSION, quick_check, validator
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 STDIN = "-"
 
@@ -108,6 +109,8 @@ def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
     """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
     if quick_check(kind)(record):
         return None
+    from jsonschema.exceptions import best_match  # only a bad line pays for the import
+
     error = best_match(validator(kind).iter_errors(record))
     if error is None:  # the quick check was stricter than the schema: trust the schema
         return None

@@ -16,6 +16,11 @@ import orjson
 
 RESULTS_DIR = ".bugbout"
 
+# mkstemp creates files readable by their owner only; results should get the usual
+# permissions. The umask can only be read by setting it, so read it once, at import.
+_UMASK = os.umask(0o022)
+os.umask(_UMASK)
+
 
 def bugbout_home() -> Path:
     """BUGBOUT_HOME, else ``~/.cache/bugbout``: environments, checkouts, agents' logs."""
@@ -37,6 +42,7 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     payload = data.encode() if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
