@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
 from bb_core.agents import CodingAgent, Invocation, Session
-from bb_core.errors import ConfigError
+from bb_core.errors import ConfigError, SandboxUnavailable
 
 from bb_race.adapters._logs import (
     json_lines,
@@ -41,6 +43,10 @@ from bb_race.adapters._logs import (
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 SETTINGS_FILE = "claude-settings.json"
+#: What Claude Code's Bash sandbox needs on Linux. When one is missing it does not start
+#: the sandbox - in print mode even with ``failIfUnavailable`` - and every command that
+#: is not read-only is refused instead (seen with 2.1.197).
+LINUX_SANDBOX_TOOLS = ("bwrap", "socat", "rg")
 
 #: Claude Code's own Bash sandbox: no network at all, no unsandboxed escape, and a run
 #: that fails rather than going on unconfined when the sandbox cannot start.
@@ -61,6 +67,7 @@ QUOTA_PATTERNS = (
     re.compile(r"You['\u2019]re out of (extra usage|usage credits)", re.IGNORECASE),
     re.compile(r"usage limit reached", re.IGNORECASE),
     re.compile(r"Rate limit reached", re.IGNORECASE),
+    re.compile(r"Request rejected \(429\)"),
     re.compile(r"credit balance is too low", re.IGNORECASE),
     re.compile(r"\brate_limit_error\b"),
 )
@@ -106,7 +113,19 @@ class ClaudeCodeAgent(CodingAgent):
             argv += ["--effort", str(self.options["effort"])]
         return argv
 
+    def check_sandbox(self, path: str | None = None) -> None:
+        """Refuse to start when Claude Code's own sandbox cannot work here."""
+        if not sys.platform.startswith("linux"):
+            return
+        missing = [t for t in LINUX_SANDBOX_TOOLS if shutil.which(t, path=path) is None]
+        if missing:
+            raise SandboxUnavailable(
+                f"{self.name}: Claude Code's Bash sandbox needs {', '.join(missing)} on PATH",
+                hint="install bubblewrap, socat and ripgrep (apt install bubblewrap socat ripgrep)",
+            )
+
     def invocation(self, session: Session) -> Invocation:
+        self.check_sandbox(os.environ.get("PATH"))
         settings = write_json_file(session.logdir / SETTINGS_FILE, SANDBOX_SETTINGS)
         temp = session.home / "tmp"
         temp.mkdir(parents=True, exist_ok=True)

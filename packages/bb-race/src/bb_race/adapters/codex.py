@@ -45,7 +45,7 @@ LAST_MESSAGE = "last-message.txt"
 
 #: Codex's texts for a spent plan or quota (codex-rs/core/src/error.rs).
 QUOTA_PATTERNS = (
-    re.compile(r"You've hit your usage limit", re.IGNORECASE),
+    re.compile(r"You['\u2019]ve hit your usage limit", re.IGNORECASE),
     re.compile(r"Quota exceeded\. Check your plan and billing details", re.IGNORECASE),
     re.compile(r"To use Codex with your ChatGPT plan, upgrade to", re.IGNORECASE),
     re.compile(r"exceeded retry limit, last status: 429", re.IGNORECASE),

@@ -34,8 +34,6 @@ from bb_race.adapters._logs import (
     write_json_file,
 )
 
-WEB_TOOLS = ("google_web_search", "web_fetch")
-
 #: A deny rule without argument pattern hides a tool from the model altogether.
 WEB_POLICY = """\
 # Written by bugbout: no web tools, so that no agent can look up the fix.
@@ -53,8 +51,18 @@ QUOTA_PATTERNS = (
     re.compile(r"Resource has been exhausted", re.IGNORECASE),
     re.compile(r"RESOURCE_EXHAUSTED|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED"),
 )
-#: Variables that select a way of logging in without the user's ~/.gemini.
-KEY_VARIABLES = ("GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI")
+
+
+def auth_type() -> str | None:
+    """The ``security.auth.selectedType`` the credential variables call for; headless
+    Gemini CLI exits 41 ("Invalid auth method selected.") without one."""
+    if os.environ.get("GOOGLE_GENAI_USE_VERTEXAI", "").lower() in ("1", "true"):
+        return "vertex-ai"
+    if os.environ.get("GEMINI_API_KEY"):
+        return "gemini-api-key"
+    if os.environ.get("GOOGLE_API_KEY"):
+        return "vertex-ai"
+    return None
 
 
 def gemini_dir_of_user() -> Path:
@@ -81,19 +89,19 @@ class GeminiCliAgent(CodingAgent):
         "GOOGLE_GEMINI_BASE_URL",
     )
 
-    def settings(self, oauth: bool) -> dict[str, Any]:
-        """The fresh home's settings.json: no web tools, nothing that phones home or
-        loads the user's hooks, skills or memories."""
+    def settings(self, auth: str | None) -> dict[str, Any]:
+        """The fresh home's settings.json: how to log in, and nothing that phones home or
+        loads the user's hooks, skills or memories. (The web tools are taken away by the
+        policy file; the older ``tools.exclude`` setting is deprecated.)"""
         settings: dict[str, Any] = {
-            "tools": {"exclude": list(WEB_TOOLS)},
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False},
             "hooksConfig": {"enabled": False},
             "skills": {"enabled": False},
             "experimental": {"autoMemory": False},
         }
-        if oauth:
-            settings["security"] = {"auth": {"selectedType": "oauth-personal"}}
+        if auth:
+            settings["security"] = {"auth": {"selectedType": auth}}
         return settings
 
     def arguments(self, session: Session) -> list[str]:
@@ -111,17 +119,17 @@ class GeminiCliAgent(CodingAgent):
 
     def invocation(self, session: Session) -> Invocation:
         home = session.home / ".gemini"
-        oauth = False
-        if not any(os.environ.get(name) for name in KEY_VARIABLES):
+        home.mkdir(parents=True, exist_ok=True)
+        auth = auth_type()
+        if auth is None:
             # A Google login: only its cached token is carried over, nothing else of
             # the user's ~/.gemini.
             creds = gemini_dir_of_user() / "oauth_creds.json"
             if creds.is_file():
-                home.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(creds, home / "oauth_creds.json")
                 os.chmod(home / "oauth_creds.json", 0o600)
-                oauth = True
-        write_json_file(home / "settings.json", self.settings(oauth))
+                auth = "oauth-personal"
+        write_json_file(home / "settings.json", self.settings(auth))
         policies = home / "policies"
         policies.mkdir(parents=True, exist_ok=True)
         (policies / "bugbout.toml").write_text(WEB_POLICY, encoding="utf-8")

@@ -163,18 +163,23 @@ class MiniSweAgent(CodingAgent):
         kind = session.sandbox.name
         if kind == "bubblewrap":
             executable = str(getattr(session.sandbox, "executable", "bwrap"))
-            return "bubblewrap", self._bwrap_settings(executable), True
+            return "bubblewrap", self._bwrap_settings(executable, session), True
         if kind == "seatbelt":
             return "bubblewrap", self._seatbelt_settings(session), False
         return "local", [], True
 
-    def _bwrap_settings(self, executable: str) -> list[str]:
+    def _bwrap_settings(self, executable: str, session: Session) -> list[str]:
         # Inside bugbout's bubblewrap everything is already read-only except the
-        # attempt's folders, and /tmp is the attempt's own temp folder.
+        # attempt's folders, and /tmp is the attempt's own temp folder. A bind keeps the
+        # mounts beneath it as they were, so the attempt's home and logs are bound
+        # read-only again, after /tmp (they may lie under it); mini-swe-agent adds the
+        # checkout (--bind CWD CWD) itself.
         args = [
             "--ro-bind", "/", "/",
-            "--dev", "/dev",
             "--bind", "/tmp", "/tmp",
+            "--ro-bind", str(session.home), str(session.home),
+            "--ro-bind", str(session.logdir), str(session.logdir),
+            "--dev", "/dev",
             "--unshare-user", "--unshare-ipc", "--unshare-net", "--unshare-uts",
             "--die-with-parent", "--new-session",
             "--setenv", "TMPDIR", "/tmp",
