@@ -247,3 +247,16 @@ def test_a_closed_repository_leaves_stderr_clean(small) -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert (done.stdout, done.stderr) == ("4\n", "")
+
+
+def test_diff_of_binary_files_and_mode_changes(git_repo) -> None:
+    make = git_repo("binary")
+    old = make.commit({"data.bin": b"\x00\x01", "tool.sh": "echo hi\n"}, "Start")
+    os.chmod(make.path / "tool.sh", 0o755)
+    new = make.commit({"data.bin": b"\x00\x02"}, "Change both")
+    with open_repo(make.path) as repo:
+        patch = repo.diff(old, new)
+    assert "diff --git a/data.bin b/data.bin\n" in patch
+    assert "Binary files a/data.bin and b/data.bin differ\n" in patch
+    assert "diff --git a/tool.sh b/tool.sh\nold mode 100644\nnew mode 100755\n" in patch
+    assert [f.path for f in PatchSet(patch)] == ["data.bin", "tool.sh"]

@@ -220,3 +220,17 @@ def test_without_export_or_github_the_commit_speaks(demo_build: DemoPaths) -> No
     assert merge["statement"].startswith("Fix slugify dropping accented letters\n\nFixes #11.")
     assert merge["redactions"]["fix_sections"] == 1 and merge["redactions"]["diff_blocks"] == 1
     assert "## Changes" not in merge["statement"]
+
+
+def test_a_pull_request_that_closes_nothing_speaks_for_itself(widgets: GitRepo) -> None:
+    with serve(FakeGitHub()) as fake:
+        serve_widgets(fake)
+        fake.issue(
+            REPO, 7, "Clamp widths at zero", "Negative sizes made layouts overlap.", pull=True
+        )
+        result = mine(widgets, fake)
+    task = titles_to_tasks(result)["Fix negative widths (#7)"]
+    assert task["statement_source"] == "github"
+    assert task["statement_issue"] == {"number": 7}
+    assert task["statement"] == "Clamp widths at zero\n\nNegative sizes made layouts overlap."
+    assert task["statement_url"] == f"https://github.com/{REPO}/pull/7"
