@@ -54,7 +54,7 @@ def _mutations(record: Any, depth: int = 0) -> Iterator[Any]:
 def test_quick_check_agrees_with_jsonschema(kind: str, record: dict[str, Any]) -> None:
     quick, full = quick_check(kind), validator(kind)
     assert quick(record) and full.is_valid(record)
-    mutations = itertools.islice(_mutations(record), 3000)
+    mutations = itertools.islice(_mutations(record), 1500)
     disagreements = [m for m in mutations if quick(m) != full.is_valid(m)]
     assert disagreements == []
 
