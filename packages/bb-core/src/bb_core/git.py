@@ -6,7 +6,8 @@ bring up to date. Everything here reads; nothing writes to the user's repository
 
 Open repositories with ``with open_repo(...) as repo:`` (or call :meth:`Repo.close`):
 dulwich keeps pack files open, and a repository left open prints noise on stderr when the
-interpreter shuts down.
+interpreter shuts down. A :class:`Repo` keeps caches (trees, resolved deltas) and is not
+thread-safe: give each thread its own, or share one behind a lock.
 """
 
 from __future__ import annotations
