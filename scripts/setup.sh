@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
 # available and bwrap is missing) and the workspace's environment. Safe to run again.
+# With --with-test-tools it also installs Chromium, which renders the HTML report in a test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+test_tools=false
+[ "${1:-}" = "--with-test-tools" ] && test_tools=true
 
 if ! command -v uv >/dev/null 2>&1; then
     echo "setup: installing uv with pip" >&2
@@ -23,7 +26,7 @@ if ! command -v bwrap >/dev/null 2>&1; then
 fi
 
 # Chromium renders the HTML report in its test; without it that one test is skipped.
-if ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+if $test_tools && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing chromium with apt-get (for the HTML report's test)" >&2
     SUDO=""
     [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
-bash scripts/setup.sh >&2
+bash scripts/setup.sh --with-test-tools >&2
 exec uv run --frozen pytest "$@"
