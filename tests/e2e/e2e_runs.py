@@ -1,0 +1,64 @@
+"""Running bugbout and the six tools in subprocesses, for the end-to-end tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from build_demo import DemoPaths, write_config
+
+BIN = Path(sys.executable).parent
+BUGBOUT = BIN / "bugbout"
+PIPE = " | ".join(
+    f"{tool} --config bugbout.toml" for tool in ("bb-oracle", "bb-race", "bb-xexam", "bb-judge")
+)
+
+
+@dataclass(frozen=True)
+class Ran:
+    """A finished command: where it ran and what it said."""
+
+    root: Path
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+    @property
+    def config(self) -> Path:
+        return self.root / "bugbout.toml"
+
+    @property
+    def results(self) -> Path:
+        return self.root / ".bugbout"
+
+
+def tool_env() -> dict[str, str]:
+    """The environment with this workspace's tools first on PATH."""
+    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+
+
+def copy_demo(demo: DemoPaths, dest: Path) -> Path:
+    shutil.copytree(demo.root, dest, symlinks=True)
+    write_config(dest)
+    return dest
+
+
+def bugbout(*args: str | Path, cwd: Path, timeout: float = 600) -> Ran:
+    """Run the bugbout command line and wait for it."""
+    started = time.monotonic()
+    done = subprocess.run(
+        [str(BUGBOUT), *map(str, args)],
+        cwd=cwd,
+        env=tool_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    return Ran(cwd, done.returncode, done.stdout, done.stderr, time.monotonic() - started)
