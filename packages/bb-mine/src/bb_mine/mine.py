@@ -199,7 +199,9 @@ class _Miner:
                     if code != "not-a-fix" or opts.explain:
                         yield self._skip(entry.sha, facts, code, message, detail)
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
-                    self.progress.update(current=f"{examined} commits, {tasks} tasks")
+                    self.progress.update(
+                        advance=examined - self.progress.done, current=f"commits, {tasks} tasks"
+                    )
                 if opts.limit and tasks >= opts.limit:
                     stopped = "limit"
                     break
