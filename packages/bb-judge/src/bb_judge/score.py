@@ -14,9 +14,7 @@ everything they depend on, once the control has resolved.
 
 from __future__ import annotations
 
-import os
 import shutil
-import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -25,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bb_core import scratch
 from bb_core.config import Config, is_url
 from bb_core.envs import TestEnv, ensure_env
 from bb_core.errors import EnvironmentFailed, UsageError
@@ -32,6 +31,7 @@ from bb_core.git import Repo, open_repo
 from bb_core.patches import PatchError, apply_patch
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
+from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun, run_pytest
 
@@ -47,7 +47,7 @@ FORMAT = 1
 Runner = Callable[..., TestRun]
 
 #: Where scoring checkouts are written, under BUGBOUT_HOME; each is removed after its run.
-CHECKOUTS = ("checkouts", "judge")
+CHECKOUTS = "judge"  # BUGBOUT_HOME/checkouts/judge
 
 
 @dataclass(frozen=True)
@@ -395,31 +395,10 @@ class Scorer:
             if not self._swept:
                 remove_stale()
                 self._swept = True
-        folder = Path(
-            tempfile.mkdtemp(prefix=f"{os.getpid()}-{task_id}-", dir=home_dir(*CHECKOUTS))
-        )
-        try:
+        with scratch_dir(CHECKOUTS, task_id) as folder:
             yield folder
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_stale() -> int:
     """Remove checkouts left by scoring processes that were killed; return how many."""
-    removed = 0
-    for folder in home_dir(*CHECKOUTS).iterdir():
-        pid = folder.name.split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(folder, ignore_errors=True)
-            removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return scratch.remove_stale(area_root(CHECKOUTS))

@@ -10,17 +10,15 @@ removed by the next run (each folder's name carries the process id that made it)
 from __future__ import annotations
 
 import contextlib
-import os
 import posixpath
-import shutil
-import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core import scratch
 from bb_core.git import Repo
-from bb_core.store import home_dir
+from bb_core.scratch import area_root, scratch_dir
 
 BEFORE, AFTER = "before", "after"
 
@@ -68,63 +66,20 @@ def plan_sides(repo: Repo, task: Mapping[str, Any]) -> Sides:
 
 
 def checkouts_root() -> Path:
-    return home_dir("checkouts", "oracle")
+    return area_root("oracle")
 
 
 @contextlib.contextmanager
 def checkout(repo: Repo, sides: Sides, side: str, label: str) -> Iterator[Path]:
     """Materialize one side into a fresh folder; remove it afterwards, whatever happens."""
-    root = checkouts_root()
-    folder = Path(tempfile.mkdtemp(prefix=f"{os.getpid()}-{_safe(label)}-{side}-", dir=root))
-    try:
+    with scratch_dir("oracle", f"{label}-{side}") as folder:
         if side == BEFORE:
             repo.materialize(sides.base, folder, exclude=sides.deleted, overlay=sides.overlay)
         else:
             repo.materialize(sides.fix, folder)
         yield folder
-    finally:
-        remove_tree(folder)
-
-
-def remove_tree(folder: Path) -> None:
-    """Remove *folder* even when tests made parts of it read-only."""
-
-    if not folder.exists():
-        return
-    # Tests may leave read-only folders behind; make everything writable first.
-    for dirpath, dirnames, _files in os.walk(folder):
-        for name in dirnames:
-            path = os.path.join(dirpath, name)
-            if not os.path.islink(path):
-                with contextlib.suppress(OSError):
-                    os.chmod(path, 0o755)
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def remove_stale(root: Path | None = None) -> int:
     """Remove checkouts whose process is gone (killed runs); return how many."""
-    folder = root or checkouts_root()
-    removed = 0
-    for entry in folder.iterdir():
-        pid_text = entry.name.split("-", 1)[0]
-        if not pid_text.isdigit() or _alive(int(pid_text)):
-            continue
-        remove_tree(entry)
-        removed += 1
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _safe(label: str) -> str:
-    return "".join(c if c.isalnum() or c in "._" else "_" for c in label)[:60]
+    return scratch.remove_stale(root or checkouts_root())

@@ -13,16 +13,12 @@ Every attempt gets, under ``BUGBOUT_HOME/work/<project>/<task>/<agent>/``:
 
 from __future__ import annotations
 
-import os
-import shutil
-import stat
-import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bb_core.git import Repo, open_repo
+from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home, cache_key
 
 
@@ -57,29 +53,6 @@ def attempt_dirs(project: str, task_id: str, agent: str) -> AttemptDirs:
     """The folders of one attempt, keyed by project, task and agent name."""
     root = bugbout_home() / "work" / project / task_id / slug(agent)
     return AttemptDirs.under(root)
-
-
-def remove_tree(path: Path) -> None:
-    """Remove *path* and everything in it, even folders an agent made read-only."""
-
-    def retry(func: Any, name: str, _exc: Any) -> None:
-        parent = os.path.dirname(name)
-        for target in (parent, name):
-            try:
-                mode = os.lstat(target).st_mode
-                if not stat.S_ISLNK(mode):
-                    os.chmod(target, mode | stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
-            except OSError:
-                pass
-        func(name)
-
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(path, onexc=retry)
-        else:
-            shutil.rmtree(path, onerror=retry)
 
 
 class Checkouts:

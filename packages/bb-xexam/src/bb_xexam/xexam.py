@@ -20,9 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import shutil
-import tempfile
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -37,6 +35,7 @@ from bb_core.git import open_repo
 from bb_core.patches import apply_patch
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
+from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
 from bb_core.testrun import TestRun, run_pytest
 
@@ -327,27 +326,6 @@ def _describe(
 @contextlib.contextmanager
 def _workspace(task_id: str) -> Iterator[Path]:
     """A fresh folder for one task's trees, removed afterwards; leftovers of dead runs go."""
-    parent = home_dir("checkouts", "xexam")
-    _remove_orphans(parent)
-    folder = Path(tempfile.mkdtemp(prefix=f"{task_id}.{os.getpid()}.", dir=parent))
-    try:
+    remove_stale(area_root("xexam"))
+    with scratch_dir("xexam", task_id) as folder:
         yield folder
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def _remove_orphans(parent: Path) -> None:
-    for entry in parent.iterdir():
-        parts = entry.name.rsplit(".", 2)
-        if len(parts) == 3 and parts[1].isdigit() and not _alive(int(parts[1])):
-            shutil.rmtree(entry, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
