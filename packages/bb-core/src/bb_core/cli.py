@@ -104,6 +104,41 @@ def jobs_option(func: F) -> F:
     )(func)
 
 
+def test_run_options(what: str) -> Callable[[F], F]:
+    """``--test-timeout``, ``--run-timeout`` and ``--sandbox``, for stages that run tests.
+
+    *what* names one whole run in the help text ("one whole pytest run", "one column's
+    whole pytest run").
+    """
+
+    def decorate(func: F) -> F:
+        func = click.option(
+            "--sandbox",
+            type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
+            default=None,
+            help="Override [run] sandbox.",
+        )(func)
+        func = click.option(
+            "--run-timeout",
+            type=click.IntRange(min=1),
+            default=None,
+            help=f"Seconds {what} may take (default: 10 x test-timeout, at least 300).",
+        )(func)
+        return click.option(
+            "--test-timeout",
+            type=click.IntRange(min=1),
+            default=None,
+            help="Seconds one test may take (default: [run] test-timeout, else 60).",
+        )(func)
+
+    return decorate
+
+
+def refresh_option(help_text: str) -> Callable[[F], F]:
+    """``--refresh``: ignore this stage's kept results and do the work again."""
+    return click.option("--refresh", is_flag=True, help=help_text)
+
+
 def version_option(package: str) -> Callable[[F], F]:
     return click.version_option(package_name=package, message="%(prog)s %(version)s")
 

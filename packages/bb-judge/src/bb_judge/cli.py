@@ -9,6 +9,7 @@ from bb_core.cli import (
     debug_option,
     inputs_argument,
     jobs_option,
+    refresh_option,
     version_option,
 )
 from bb_core.config import load_config
@@ -28,7 +29,7 @@ from bb_judge.run import run_judge
 )
 @jobs_option
 @click.option("--no-score", is_flag=True, help="Only judge from the matrix; run no hidden tests.")
-@click.option("--no-cache", is_flag=True, help="Score every patch again, ignoring .bugbout/.")
+@refresh_option("Score every patch again instead of reusing kept scores.")
 @debug_option
 @version_option("bb-judge")
 def main(
@@ -37,7 +38,7 @@ def main(
     policy: str | None,
     jobs: int,
     no_score: bool,
-    no_cache: bool,
+    refresh: bool,
     debug: bool,
 ) -> None:
     """Pick one patch per bug from the matrix, and score every patch with the hidden tests.
@@ -48,4 +49,4 @@ def main(
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
     config = load_config(config_path)
-    run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not no_cache)
+    run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not refresh)

@@ -11,6 +11,8 @@ from bb_core.cli import (
     debug_option,
     inputs_argument,
     jobs_option,
+    refresh_option,
+    test_run_options,
     version_option,
 )
 from bb_core.config import load_config
@@ -30,25 +32,8 @@ from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
     show_default=True,
     help="Runs per side; a test whose outcome differs between them is set aside as flaky.",
 )
-@click.option(
-    "--test-timeout",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Seconds one test may take (default: [run] test-timeout, else 60).",
-)
-@click.option(
-    "--run-timeout",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Seconds one whole pytest run may take (default: 10 x test-timeout, at least 300).",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
-    default=None,
-    help="Override [run] sandbox.",
-)
-@click.option("--refresh", is_flag=True, help="Ignore cached results and run every task again.")
+@test_run_options("one whole pytest run")
+@refresh_option("Ignore cached results and run every task again.")
 @debug_option
 @version_option("bb-oracle")
 def main(

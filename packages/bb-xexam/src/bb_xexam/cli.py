@@ -9,6 +9,8 @@ from bb_core.cli import (
     debug_option,
     inputs_argument,
     jobs_option,
+    refresh_option,
+    test_run_options,
     version_option,
 )
 from bb_core.config import load_config
@@ -28,25 +30,8 @@ from bb_xexam.xexam import CrossExamination, Settings
     default=None,
     help="Also run the repository's own tests in every column (default: [judge] run-suite, else on).",
 )
-@click.option(
-    "--test-timeout",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Seconds one test may take (default: [run] test-timeout, else 60).",
-)
-@click.option(
-    "--run-timeout",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Seconds one column's whole pytest run may take (default: 10 x test-timeout, at least 300).",
-)
-@click.option(
-    "--sandbox",
-    type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
-    default=None,
-    help="Override [run] sandbox.",
-)
-@click.option("--refresh", is_flag=True, help="Ignore kept matrices and run every column again.")
+@test_run_options("one column's whole pytest run")
+@refresh_option("Ignore kept matrices and run every column again.")
 @debug_option
 @version_option("bb-xexam")
 def main(
