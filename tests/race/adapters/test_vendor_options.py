@@ -195,17 +195,19 @@ def test_login_status_without_spending_quota(
                  "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "GEMINI_API_KEY",
                  "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GEMINI_CLI_HOME"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
-    assert CodexAgent().login_status().startswith("not logged in: no ")
+    assert str(CodexAgent().login_status()).startswith("not logged in: no ")
     (tmp_path / ".codex").mkdir()
     (tmp_path / ".codex" / "auth.json").write_text("{}")
     assert CodexAgent().login_status() == "Logged in using ChatGPT"  # `codex login status`
-    assert ClaudeCodeAgent().login_status().startswith("not logged in: set CLAUDE_CODE_OAUTH_TOKEN")
+    assert str(ClaudeCodeAgent().login_status()).startswith(
+        "not logged in: set CLAUDE_CODE_OAUTH_TOKEN"
+    )
     monkeypatch.setenv("CLAUDE_CODE_OAUTH_TOKEN", "sk-ant-oat-token")
     assert ClaudeCodeAgent().login_status() == "logged in: claude.ai"  # `claude auth status`
-    assert GeminiCliAgent().login_status().startswith("not logged in")
+    assert str(GeminiCliAgent().login_status()).startswith("not logged in")
     (tmp_path / ".gemini").mkdir()
     (tmp_path / ".gemini" / "oauth_creds.json").write_text("{}")
-    assert GeminiCliAgent().login_status().startswith("logged in: Google login cached in")
+    assert str(GeminiCliAgent().login_status()).startswith("logged in: Google login cached in")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-x")
     assert MiniSweAgent("openai/gpt-5").login_status() == "logged in: OPENAI_API_KEY is set"
 
