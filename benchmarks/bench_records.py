@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import orjson
-
 from bb_core.records import read_lines
 
 LINES = 100_000
@@ -19,14 +18,22 @@ LINES = 100_000
 
 def task(n: int) -> dict:
     return {
-        "kind": "task", "v": 1, "id": f"demo-{n:010x}", "repository": "demo",
-        "base_commit": f"{n:040x}", "fix_commit": f"{n + 1:040x}",
-        "date": "2026-01-01T00:00:00+00:00", "title": f"Fix crash in parse (#{n})",
+        "kind": "task",
+        "v": 1,
+        "id": f"demo-{n:010x}",
+        "repository": "demo",
+        "base_commit": f"{n:040x}",
+        "fix_commit": f"{n + 1:040x}",
+        "date": "2026-01-01T00:00:00+00:00",
+        "title": f"Fix crash in parse (#{n})",
         "issue_refs": [{"number": n, "text": f"#{n}"}],
         "statement": "Parsing an empty file crashes with IndexError. " * 8,
-        "statement_source": "export", "redactions": {"section": 1, "diff-block": 1},
-        "source": "src/demo", "tests": "tests",
-        "source_files": ["src/demo/parse.py"], "test_files": ["tests/test_parse.py"],
+        "statement_source": "export",
+        "redactions": {"section": 1, "diff-block": 1},
+        "source": "src/demo",
+        "tests": "tests",
+        "source_files": ["src/demo/parse.py"],
+        "test_files": ["tests/test_parse.py"],
         "protected_paths": ["tests/test_parse.py", "pyproject.toml"],
         "reference_patch": "--- a/src/demo/parse.py\n+++ b/src/demo/parse.py\n" * 10,
         "test_patch": "--- a/tests/test_parse.py\n+++ b/tests/test_parse.py\n" * 10,

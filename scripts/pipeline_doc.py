@@ -88,7 +88,9 @@ def _load(name: str) -> dict[str, Any]:
 DEFS = _load("defs")["$defs"]
 
 
-def _target(node: dict[str, Any], local: dict[str, Any]) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+def _target(
+    node: dict[str, Any], local: dict[str, Any]
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
     """What a ``$ref`` points at, and the definitions its own refs resolve in.
 
     The target is None for a reference to a whole record kind (``oracle.json``).
@@ -141,7 +143,9 @@ def _expand(node: dict[str, Any], local: dict[str, Any]) -> tuple[dict[str, Any]
     return inner, local
 
 
-def _fields(node: dict[str, Any], local: dict[str, Any], prefix: str = "") -> list[tuple[str, str, bool, str]]:
+def _fields(
+    node: dict[str, Any], local: dict[str, Any], prefix: str = ""
+) -> list[tuple[str, str, bool, str]]:
     rows = []
     required = set(node.get("required", []))
     for name, sub in node.get("properties", {}).items():
@@ -170,7 +174,9 @@ def render() -> str:
         document = _load(kind)
         parts.append(f"\n### `{kind}`\n\n{document.get('description', '')}\n")
         parts.append("| field | type | required | meaning |\n|---|---|---|---|")
-        parts.append("| `kind`, `v` | " f"`\"{kind}\"`, `1` | yes | what the line is, and its schema version |")
+        parts.append(
+            f'| `kind`, `v` | `"{kind}"`, `1` | yes | what the line is, and its schema version |'
+        )
         for path, kind_text, needed, text in _fields(document, document.get("$defs", {})):
             parts.append(f"| `{path}` | {kind_text} | {'yes' if needed else ''} | {text} |")
         parts.append(f"\nExample:\n\n```json\n{_example(kind)}\n```\n")
@@ -181,7 +187,10 @@ def main() -> int:
     text = render()
     if "--check" in sys.argv[1:]:
         if not PAGE.exists() or PAGE.read_text() != text:
-            print("docs/pipeline.md is out of date: run python scripts/pipeline_doc.py", file=sys.stderr)
+            print(
+                "docs/pipeline.md is out of date: run python scripts/pipeline_doc.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     PAGE.parent.mkdir(exist_ok=True)

@@ -23,11 +23,21 @@ TOOLS = ["bb-mine", *READERS, "bugbout"]
 NOTE = orjson.dumps({"kind": "note", "v": 1, "text": "kept as is"})
 TASK_WITHOUT_STATEMENT = orjson.dumps(
     {
-        "kind": "task", "v": 1, "id": "demo-0123456789", "repository": "demo",
-        "base_commit": "0" * 40, "fix_commit": "1" * 40, "title": "Fix it (#1)",
-        "statement_source": "commit", "source": "src/demo", "tests": "tests",
-        "source_files": [], "test_files": [], "protected_paths": [],
-        "reference_patch": "", "test_patch": "",
+        "kind": "task",
+        "v": 1,
+        "id": "demo-0123456789",
+        "repository": "demo",
+        "base_commit": "0" * 40,
+        "fix_commit": "1" * 40,
+        "title": "Fix it (#1)",
+        "statement_source": "commit",
+        "source": "src/demo",
+        "tests": "tests",
+        "source_files": [],
+        "test_files": [],
+        "protected_paths": [],
+        "reference_patch": "",
+        "test_patch": "",
     }
 )
 
@@ -95,8 +105,10 @@ def test_pipe_closed_early_ends_quietly(tool: str, tmp_path: Path) -> None:
     source = tmp_path / "many.jsonl"
     source.write_bytes((NOTE + b"\n") * 50_000)
     with subprocess.Popen(
-        [str(BIN / tool), str(source)], cwd=tmp_path,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [str(BIN / tool), str(source)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     ) as proc:
         assert proc.stdout is not None and proc.stderr is not None
         assert proc.stdout.readline() == NOTE + b"\n"

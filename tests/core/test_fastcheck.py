@@ -10,10 +10,9 @@ from typing import Any
 
 import orjson
 import pytest
-from referencing import Registry
-
 from bb_core.fastcheck import Unsupported, compile_schema
 from bb_core.schemas import quick_check, validator
+from referencing import Registry
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "schemas" / "examples"
 ODD_VALUES: list[Any] = [None, True, 0, -1, 1.5, 2.0, "", "x", [], [1], {}, {"a": 1}]

@@ -12,7 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_pipeline_page_is_generated_from_the_current_schemas() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "pipeline_doc.py"), "--check"],
-        capture_output=True, text=True,
+        capture_output=True,
+        text=True,
     )
     assert done.returncode == 0, done.stderr
 

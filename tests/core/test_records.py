@@ -7,7 +7,6 @@ from pathlib import Path
 
 import orjson
 import pytest
-
 from bb_core.errors import BadRecord, StageFailed, UsageError
 from bb_core.records import Writer, parse_line, read_lines
 
@@ -28,10 +27,18 @@ def _line(record: dict) -> bytes:
         (b'{"v": 1}', "kind", "required field missing"),
         (b'{"kind": 3, "v": 1}', "kind", "expected a string, got integer"),
         (b'{"kind": "skip"}', "v", "required field missing"),
-        (b'{"kind": "skip", "v": 2}', "v", "unsupported schema version 2 (this release reads version 1)"),
+        (
+            b'{"kind": "skip", "v": 2}',
+            "v",
+            "unsupported schema version 2 (this release reads version 1)",
+        ),
         (b'{"kind": "skip", "v": "1"}', "v", 'unsupported schema version "1"'),
         (_line({**SKIP, "message": None}), "message", "expected a string, got null"),
-        (_line({k: v for k, v in SKIP.items() if k != "reason"}), "reason", "required field missing"),
+        (
+            _line({k: v for k, v in SKIP.items() if k != "reason"}),
+            "reason",
+            "required field missing",
+        ),
         (_line({**SKIP, "stage": "nowhere"}), "stage", "expected one of mine, oracle"),
         (_line({**SKIP, "extra": 1}), "extra", "unknown field"),
     ],
@@ -47,8 +54,15 @@ def test_bad_line_names_file_line_path_and_problem(raw: bytes, path: str, proble
 
 
 def test_nested_violation_points_at_the_field() -> None:
-    oracle = {"kind": "oracle", "v": 1, "fail_to_pass": ["t.py::a"], "pass_to_pass": [],
-              "flaky": [], "broken_after": [], "runs": [{"duration": -1, "counts": {}}]}
+    oracle = {
+        "kind": "oracle",
+        "v": 1,
+        "fail_to_pass": ["t.py::a"],
+        "pass_to_pass": [],
+        "flaky": [],
+        "broken_after": [],
+        "runs": [{"duration": -1, "counts": {}}],
+    }
     with pytest.raises(BadRecord) as caught:
         parse_line(_line(oracle), "x", 1)
     assert caught.value.path == "runs[0].duration"

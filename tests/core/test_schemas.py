@@ -9,11 +9,10 @@ from pathlib import Path
 
 import orjson
 import pytest
-from jsonschema import Draft202012Validator
-
 from bb_core.errors import BadRecord
 from bb_core.records import parse_line
 from bb_core.schemas import KINDS, schema, validator
+from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "schemas"
@@ -65,7 +64,8 @@ def test_every_kind_has_valid_and_invalid_examples() -> None:
 def test_wheel_carries_the_schemas_unchanged(tmp_path: Path) -> None:
     subprocess.run(
         ["uv", "build", "--wheel", "--out-dir", str(tmp_path), str(ROOT / "packages" / "bb-core")],
-        check=True, capture_output=True,
+        check=True,
+        capture_output=True,
     )
     (wheel,) = tmp_path.glob("bb_core-*.whl")
     with zipfile.ZipFile(wheel) as archive:

@@ -20,7 +20,6 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-
 from bb_core.errors import ConfigError
 from bb_core.schemas import quick_check, schema, validator
 

@@ -13,9 +13,9 @@ raises :class:`Unsupported` and callers fall back to jsonschema for everything.
 from __future__ import annotations
 
 import re
-from urllib.parse import urljoin
 from collections.abc import Callable, Mapping
 from typing import Any
+from urllib.parse import urljoin
 
 from referencing import Registry
 
@@ -23,8 +23,20 @@ Check = Callable[[Any], bool]
 
 #: Keywords that never affect validity.
 _ANNOTATIONS = frozenset(
-    {"$schema", "$id", "$defs", "$comment", "title", "description", "default", "examples",
-     "format", "deprecated", "readOnly", "writeOnly"}
+    {
+        "$schema",
+        "$id",
+        "$defs",
+        "$comment",
+        "title",
+        "description",
+        "default",
+        "examples",
+        "format",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    }
 )
 
 
@@ -35,7 +47,7 @@ def _all(checks: list[Check]) -> Check:
         return checks[0]
 
     def check(value: Any) -> bool:
-        for one in checks:
+        for one in checks:  # noqa: SIM110 - a plain loop is faster than all() on a generator
             if not one(value):
                 return False
         return True
@@ -227,8 +239,8 @@ class _Compiler:
             raise Unsupported("patternProperties")
         known = frozenset(schema.get("properties", {}))
         extra = self.compile(argument, base)
-        return lambda value: not isinstance(value, dict) or all(
-            extra(v) for k, v in value.items() if k not in known
+        return lambda value: (
+            not isinstance(value, dict) or all(extra(v) for k, v in value.items() if k not in known)
         )
 
     def combined(self, keyword: str, argument: list[Any], base: str) -> Check:

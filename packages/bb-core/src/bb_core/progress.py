@@ -22,7 +22,9 @@ class Progress:
         self._lock = threading.Lock()
         self._drawn = False
 
-    def update(self, *, advance: int = 0, current: str | None = None, total: int | None = None) -> None:
+    def update(
+        self, *, advance: int = 0, current: str | None = None, total: int | None = None
+    ) -> None:
         with self._lock:
             self.done += advance
             if current is not None:

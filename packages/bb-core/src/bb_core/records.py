@@ -98,7 +98,9 @@ def _describe(error: ValidationError) -> tuple[str, str]:
             return json_path([*path, extra[0] if extra else "?"]), "unknown field"
         case "enum":
             options = ", ".join(str(o) for o in error.validator_value)
-            return json_path(path), f"expected one of {options}; got {orjson.dumps(instance).decode()[:40]}"
+            return json_path(
+                path
+            ), f"expected one of {options}; got {orjson.dumps(instance).decode()[:40]}"
         case "const":
             return json_path(path), f"expected {orjson.dumps(error.validator_value).decode()}"
         case _:
@@ -137,7 +139,9 @@ def parse_line(raw: bytes, source: str, lineno: int) -> Line:
         raise BadRecord(source, lineno, "v", "required field missing")
     if version != VERSION or isinstance(version, bool):
         raise BadRecord(
-            source, lineno, "v",
+            source,
+            lineno,
+            "v",
             f"unsupported schema version {orjson.dumps(version).decode()} "
             f"(this release reads version {VERSION})",
         )
@@ -151,7 +155,7 @@ def _open(name: str) -> tuple[str, IO[bytes]]:
     if name == STDIN:
         return "<stdin>", sys.stdin.buffer
     try:
-        return name, open(name, "rb")  # noqa: SIM115 - closed by read_lines
+        return name, open(name, "rb")
     except OSError as exc:
         raise UsageError(f"cannot read {name}: {exc.strerror or exc}") from exc
 
