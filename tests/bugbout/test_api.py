@@ -64,7 +64,7 @@ def test_api_gives_the_builtin_adapters(name: str, module: str, harness: str) ->
 
 def test_api_has_no_other_names() -> None:
     with pytest.raises(AttributeError):
-        _ = bugbout.NoSuchAgent  # type: ignore[attr-defined]
+        _ = bugbout.NoSuchAgent
 
 
 class Scripted(CodingAgent):
@@ -117,7 +117,7 @@ def test_bout_needs_a_bugbout_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 def test_bout_accepts_a_config_or_a_path(demo_build: DemoPaths) -> None:
     config = load_config(demo_build.config)
     assert Bout(config).config is config  # type: ignore[arg-type]
-    assert Bout(demo_build.config).project.root == demo_build.root  # type: ignore[arg-type]
+    assert Bout(demo_build.config).project.root == demo_build.root
     issues = Bout.load(demo_build.config, issues=demo_build.issues)
     assert issues.config.tasks.issues == demo_build.issues
     with pytest.raises(UsageError, match="no such file"):
