@@ -235,3 +235,45 @@ def test_gemini_carries_over_only_a_google_logins_token(
     assert settings["security"] == {"auth": {"selectedType": "oauth-personal"}}
     assert "mcpServers" not in settings
     assert 'decision = "deny"' in (fresh / "policies" / "bugbout.toml").read_text()
+
+
+@pytest.mark.parametrize(
+    ("model", "options", "environ", "hosts"),
+    [
+        ("openai/gpt-5", {}, {}, ["api.openai.com"]),
+        ("claude-sonnet-4-5", {}, {}, ["api.anthropic.com"]),
+        ("ollama/qwen3-coder:30b", {}, {}, ["localhost:11434"]),
+        ("ollama/qwen3-coder:30b", {}, {"OLLAMA_API_BASE": "http://gpu-box:11434"}, ["gpu-box:11434"]),
+        ("openai/local-model", {"model-kwargs": {"api_base": "http://127.0.0.1:8000/v1"}}, {},
+         ["127.0.0.1:8000"]),
+        ("openai/gpt-5", {}, {"OPENAI_BASE_URL": "https://gateway.example/v1"}, ["gateway.example"]),
+        ("somecloud/model-x", {}, {}, True),  # unknown provider: the whole network
+    ],
+)  # fmt: skip
+def test_mini_reaches_only_its_models_host(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    model: str,
+    options: dict[str, Any],
+    environ: dict[str, str],
+    hosts: list[str] | bool,
+) -> None:
+    for name in ("OLLAMA_API_BASE", "OPENAI_BASE_URL", "OPENAI_API_BASE", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    invocation = MiniSweAgent(model, options=options).invocation(session(tmp_path))
+    assert invocation.network == hosts
+    assert invocation.env["LITELLM_LOCAL_MODEL_COST_MAP"] == "True"
+
+
+def test_gemini_reaches_googles_apis_and_a_gateway_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GOOGLE_GEMINI_BASE_URL", raising=False)
+    monkeypatch.delenv("GOOGLE_VERTEX_BASE_URL", raising=False)
+    assert GeminiCliAgent().invocation(session(tmp_path)).network == ["*.googleapis.com"]
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", "https://llm-gateway.internal:8443/gemini")
+    invocation = GeminiCliAgent().invocation(session(tmp_path))
+    assert invocation.network == ["*.googleapis.com", "llm-gateway.internal:8443"]
+    assert invocation.confine is True

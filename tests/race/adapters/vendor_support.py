@@ -193,6 +193,9 @@ def run_vendor_race(root: Path, demo_tasks: Any, mode: str) -> VendorRace:
         env.pop(name, None)
     env.update(CREDENTIALS)
     env.update(SECRETS)
+    # The models' APIs are the local listener (as for a gateway or a self-hosted model).
+    env["GOOGLE_GEMINI_BASE_URL"] = f"http://{server.address}"
+    env["OPENAI_BASE_URL"] = f"http://{server.address}/v1"
     env["HOME"] = str(home)
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', os.defpath)}"
     done = subprocess.run(

@@ -53,12 +53,22 @@ def read_stdin() -> str:
         return ""
 
 
-def reach_model(address: str | None) -> str:
-    """Whether this process can open a connection to the model's address."""
+def reach(address: str | None) -> str:
+    """Whether this process can open a connection to *address* (``host:port``), the way
+    the real CLIs do: through ``HTTPS_PROXY`` when it is set, else directly."""
     if not address:
         return "no address"
     host, port = address.rsplit(":", 1)
+    proxy = os.environ.get("HTTPS_PROXY") or os.environ.get("https_proxy")
     try:
+        if proxy:
+            proxy_host, proxy_port = proxy.split("://", 1)[-1].rstrip("/").rsplit(":", 1)
+            with socket.create_connection((proxy_host, int(proxy_port)), timeout=5) as conn:
+                conn.sendall(
+                    f"CONNECT {host}:{port} HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+                )
+                answer = conn.recv(4096).decode("latin-1").split("\r\n", 1)[0]
+            return "connected" if " 200 " in f"{answer} " else f"proxy said: {answer}"
         with socket.create_connection((host, int(port)), timeout=3):
             return "connected"
     except OSError as exc:

@@ -165,3 +165,17 @@ def write_json_file(path: Path, value: Any) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def host_of(url: str) -> str | None:
+    """The ``host`` or ``host:port`` an URL points at, as egress allow-lists write it."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname:
+        return None
+    return f"{parts.hostname}:{port}" if port else parts.hostname

@@ -6,11 +6,17 @@ The command line (see docs/agents.md for the source of every flag)::
         --extensions none [--model MODEL]
 
 with ``GEMINI_CLI_HOME`` the attempt's fresh home, whose ``.gemini/settings.json`` and
-``.gemini/policies/bugbout.toml`` (written here) take the web tools away. Gemini CLI's
-own sandbox is a container, so instead the whole process runs in bugbout's sandbox: it
-keeps the network to reach the Gemini API, and writes only in the checkout, its logs,
-its fresh home and temp. ``yolo`` is needed because headless Gemini CLI refuses every
-tool call that would ask for approval.
+``.gemini/policies/bugbout.toml`` (written here) select the login and take the web tools
+away. ``yolo`` is needed because headless Gemini CLI refuses every tool call that would
+ask for approval.
+
+Gemini CLI cannot confine its shell commands in a way that nests in bugbout's sandbox
+(its container sandbox needs Docker or Podman; its tool sandbox mounts a fresh /proc,
+which a nested sandbox may not), so the whole process runs in bugbout's sandbox instead:
+it writes only in the checkout, its logs, its fresh home and temp, and reaches only
+Google's APIs (``*.googleapis.com``, plus a gateway named by ``GOOGLE_GEMINI_BASE_URL``)
+through bugbout's egress proxy, which Gemini CLI honours through ``HTTPS_PROXY``. Its
+shell commands share that: they reach the model's host and nothing else.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from typing import Any, ClassVar
 from bb_core.agents import CodingAgent, Invocation, Session
 
 from bb_race.adapters._logs import (
+    host_of,
     json_lines,
     last_json_object,
     log_text,
@@ -51,6 +58,20 @@ QUOTA_PATTERNS = (
     re.compile(r"Resource has been exhausted", re.IGNORECASE),
     re.compile(r"RESOURCE_EXHAUSTED|MODEL_CAPACITY_EXHAUSTED|QUOTA_EXHAUSTED"),
 )
+
+
+#: Where Gemini CLI's models, Google logins and Vertex AI live.
+GOOGLE_HOSTS = ("*.googleapis.com",)
+
+
+def model_hosts() -> list[str]:
+    """The hosts Gemini CLI may reach: Google's APIs, and a gateway when one is set."""
+    hosts = list(GOOGLE_HOSTS)
+    for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
+        host = host_of(os.environ.get(name, "")) if os.environ.get(name) else None
+        if host and host not in hosts:
+            hosts.append(host)
+    return hosts
 
 
 def auth_type() -> str | None:
@@ -87,6 +108,7 @@ class GeminiCliAgent(CodingAgent):
         "GOOGLE_APPLICATION_CREDENTIALS",
         "GOOGLE_GENAI_USE_GCA",
         "GOOGLE_GEMINI_BASE_URL",
+        "GOOGLE_VERTEX_BASE_URL",
     )
 
     def settings(self, auth: str | None) -> dict[str, Any]:
@@ -138,7 +160,7 @@ class GeminiCliAgent(CodingAgent):
             stdin=None,
             env={"GEMINI_CLI_HOME": str(session.home)},
             confine=True,
-            network=True,
+            network=model_hosts(),
         )
 
     def outputs(self, logdir: Path) -> list[dict[str, Any]]:

@@ -15,14 +15,16 @@ not read; only the credential variables the model's provider needs are passed) a
 ``MSWEA_CONFIGURED=true`` (no setup wizard).
 
 mini-swe-agent has no sandbox of its own, so two layers confine it under bubblewrap:
-the whole ``mini`` process runs in bugbout's sandbox with network (it must reach the
-model), and every shell command it runs goes through mini-swe-agent's own
-``bubblewrap`` environment with bwrap arguments made here: no network, writes only in
-the checkout and temp, and no credential variables. The inner bwrap shares the outer
-one's process namespace (a nested sandbox cannot mount a new ``/proc``), so bugbout's
-time limit still ends every command. Under seatbelt (macOS) nesting is not possible:
-the process runs unconfined and each command goes through ``sandbox-exec`` without
-network. Under ``sandbox = "none"`` commands run as mini-swe-agent runs them by default.
+the whole ``mini`` process runs in bugbout's sandbox and reaches only its model's host
+(the provider's API, or the base URL configured for it) through bugbout's egress proxy,
+which LiteLLM honours through ``HTTPS_PROXY``; and every shell command it runs goes
+through mini-swe-agent's own ``bubblewrap`` environment with bwrap arguments made here:
+no network at all, writes only in the checkout and temp, and no credential variables.
+The inner bwrap shares the outer one's process namespace (a nested sandbox cannot mount
+a new ``/proc``), so bugbout's time limit still ends every command. Under seatbelt
+(macOS) nesting is not possible: the process runs unconfined and each command goes
+through ``sandbox-exec`` without network. Under ``sandbox = "none"`` commands run as
+mini-swe-agent runs them by default.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from bb_core.sandbox import Confinement, seatbelt_profile
 
 from bb_race.adapters._logs import (
     count,
+    host_of,
     log_text,
     read_env_file,
     summary_text,
@@ -72,6 +75,27 @@ PROVIDER_ENV: dict[str, tuple[str, ...]] = {
     "dashscope": ("DASHSCOPE_API_KEY",),
     "moonshot": ("MOONSHOT_API_KEY",),
     "cerebras": ("CEREBRAS_API_KEY",),
+}
+#: LiteLLM provider prefix -> the hosts its API lives at (without a base URL of one's own).
+PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
+    "openai": ("api.openai.com",),
+    "text-completion-openai": ("api.openai.com",),
+    "anthropic": ("api.anthropic.com",),
+    "gemini": ("generativelanguage.googleapis.com",),
+    "vertex_ai": ("*.googleapis.com",),
+    "openrouter": ("openrouter.ai",),
+    "ollama": ("localhost:11434",),
+    "ollama_chat": ("localhost:11434",),
+    "lm_studio": ("localhost:1234",),
+    "together_ai": ("api.together.xyz",),
+    "fireworks_ai": ("api.fireworks.ai",),
+    "deepseek": ("api.deepseek.com",),
+    "mistral": ("api.mistral.ai",),
+    "groq": ("api.groq.com",),
+    "xai": ("api.x.ai",),
+    "dashscope": ("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
+    "moonshot": ("api.moonshot.ai", "api.moonshot.cn"),
+    "cerebras": ("api.cerebras.ai",),
 }
 #: Providers that serve a model on the user's own machine: nothing to log in to, and
 #: LiteLLM cannot price their models.
@@ -155,6 +179,23 @@ class MiniSweAgent(CodingAgent):
     @property
     def local(self) -> bool:
         return self.provider in LOCAL_PROVIDERS
+
+    def model_hosts(self, env: dict[str, str]) -> list[str] | bool:
+        """Where the model is served: a base URL the user set (in ``model-kwargs`` or the
+        provider's variables), else the provider's own API hosts; the whole network
+        when neither is known."""
+        kwargs = dict(self.options.get("model-kwargs", {}))
+        urls = [str(kwargs[k]) for k in ("api_base", "base_url") if kwargs.get(k)]
+        for name in self.credential_env:
+            if name.endswith(("_BASE", "_BASE_URL")):
+                value = env.get(name) or os.environ.get(name)
+                if value:
+                    urls.append(value)
+        hosts = [h for h in (host_of(url) for url in urls) if h]
+        if hosts:
+            return sorted(set(hosts))
+        known = PROVIDER_HOSTS.get(self.provider)
+        return list(known) if known else True
 
     # -- the command line --------------------------------------------------------------
 
@@ -245,9 +286,15 @@ class MiniSweAgent(CodingAgent):
                 env[name] = stored[name]
         if self.local and not os.environ.get("MSWEA_COST_TRACKING"):
             env["MSWEA_COST_TRACKING"] = "ignore_errors"
+        # LiteLLM would fetch its price list from GitHub at start; it ships a copy.
+        env["LITELLM_LOCAL_MODEL_COST_MAP"] = "True"
         argv, confine = self.arguments(session)
         return Invocation(
-            argv=[self.command(), *argv], stdin=None, env=env, confine=confine, network=True
+            argv=[self.command(), *argv],
+            stdin=None,
+            env=env,
+            confine=confine,
+            network=self.model_hosts(env),
         )
 
     # -- reading the trajectory ----------------------------------------------------------
