@@ -12,6 +12,14 @@ setup:
 demo dest="demo":
     bash scripts/demo.sh {{dest}}
 
+# `bugbout run` for a bugbout.toml: the whole bout, resumable; the report on stdout.
+bout config="bugbout.toml":
+    uv run --frozen bugbout run --config {{config}}
+
+# `bugbout doctor` for a bugbout.toml: is this machine ready for a bout?
+doctor config="bugbout.toml":
+    uv run --frozen bugbout doctor --config {{config}}
+
 # The whole test suite, slow tests included.
 test *opts:
     uv run --frozen pytest {{opts}}
@@ -19,6 +27,10 @@ test *opts:
 # The suite without the tests marked slow.
 quick *opts:
     uv run --frozen pytest -m "not slow" {{opts}}
+
+# The end-to-end tests: whole demo bouts through `bugbout run` and through the piped tools.
+e2e *opts:
+    uv run --frozen pytest tests/e2e tests/bugbout {{opts}}
 
 lint:
     uv run --frozen ruff check .
@@ -34,7 +46,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report bench-bout
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -71,3 +83,7 @@ bench-mine *opts:
 # Building and rendering reports of 50 to 2,000 judged tasks; the size of each format.
 bench-report:
     uv run --frozen python benchmarks/bench_report.py
+
+# A whole demo bout through `bugbout run`: first run, with the environment built, a re-run; the other commands.
+bench-bout:
+    uv run --frozen python benchmarks/bench_bout.py

@@ -219,8 +219,8 @@ def report(
 ) -> None:
     """Render the report of what .bugbout/ holds, without running anything.
 
-    Reads the furthest stage the last run finished, so a run stopped half-way still
-    reports what it got to.
+    Reads the furthest stage whose output is current (verdicts.jsonl after a whole
+    run), so a run stopped half-way reports as far as it got.
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
