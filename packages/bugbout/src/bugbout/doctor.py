@@ -79,7 +79,17 @@ class Doctor:
         self.env: TestEnv | None = None
 
     def checks(self) -> Iterator[Check]:
-        yield self.check_config()
+        """Every check in turn; without a bugbout.toml that loads, only those that need none."""
+        config = self.check_config()
+        yield config
+        if config.status != OK:
+            why = "needs a bugbout.toml that loads"
+            yield skipped("git", why)
+            yield self.check_uv()
+            yield skipped("python", why)
+            yield self.check_sandbox()
+            yield from (skipped(name, why) for name in ("agents", "environment", "suite"))
+            return
         yield self.check_repository()
         yield self.check_uv()
         yield self.check_python()
