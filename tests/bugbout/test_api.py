@@ -124,6 +124,21 @@ def test_bout_accepts_a_config_or_a_path(demo_build: DemoPaths) -> None:
         Bout.load(demo_build.config, issues=demo_build.root / "absent.jsonl")
 
 
+def test_bout_runs_up_to_a_stage(demo_project: DemoPaths) -> None:
+    """run(until="mine") mines, keeps tasks.jsonl, and reports the mined tasks."""
+    said: list[str] = []
+    bout = Bout.load(demo_project.config, echo=said.append)
+    report = bout.run(until="mine")
+    assert isinstance(report, bugbout.Report)
+    assert report.overview.tasks == 5 and report.overview.stages["mined"] == 5
+    assert bout.results.finished() == ["mine"]
+    assert bout.report() == report
+    assert len(said) == 2 and said[0] == "[1/6] mine: mining the history"
+    assert said[1].startswith("[1/6] mine: 5 tasks from 13 commits examined (5 fixes left out)")
+    with pytest.raises(UsageError, match="unknown stage 'score'"):
+        bout.run(until="score")
+
+
 # -- .bugbout/ bookkeeping ---------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ calls every stage and each answers what it already knows from its store.
 from __future__ import annotations
 
 import hashlib
+import json
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -18,7 +19,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import orjson
 from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.progress import Progress, warn
@@ -60,7 +60,7 @@ def tally(path: Path) -> Tally:
         steady = (
             {k: v for k, v in record.items() if k != "elapsed"} if kind == "summary" else record
         )
-        content.update(orjson.dumps(steady, option=orjson.OPT_SORT_KEYS))
+        content.update(json.dumps(steady, sort_keys=True).encode())
         kinds[kind] += 1
         if kind == "task":
             tasks.append(record)
@@ -76,7 +76,7 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
     with open(path, "rb") as handle:
         for raw in handle:
             if raw.strip():
-                yield orjson.loads(raw)
+                yield json.loads(raw)
 
 
 def mine_stage(config: Config, results: Results) -> Done:
