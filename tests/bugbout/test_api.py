@@ -217,6 +217,17 @@ def test_run_with_a_missing_issue_export_is_a_usage_error(demo_project: DemoPath
     assert not (demo_project.root / ".bugbout").exists()
 
 
+def test_run_with_an_unknown_agent_is_a_usage_error(demo_project: DemoPaths) -> None:
+    """An unknown --agent stops the run before anything runs, naming the configured ones."""
+    done = cli("run", "--config", demo_project.config, "--agent", "nobody", cwd=demo_project.root)
+    assert done.returncode == 2
+    assert done.stderr == (
+        "bugbout: --agent nobody: no such agent is configured (configured: careful, shortcut, "
+        "tamperer, breaker, idler, examiner)\n"
+    )
+    assert not (demo_project.root / ".bugbout").exists()
+
+
 @pytest.mark.parametrize("command", ["init", "doctor", "tasks", "run", "report"])
 def test_every_command_explains_itself(command: str, tmp_path: Path) -> None:
     done = cli(command, "--help", cwd=tmp_path)

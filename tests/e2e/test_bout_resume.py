@@ -216,12 +216,6 @@ def test_retry_failed_runs_only_the_crashed_attempts(
     assert {s for (agent, _), s in statuses.items() if agent == "shortcut"} == {"finished"}
 
 
-def test_unknown_agent_is_a_usage_error(project: Project, retried: Counter[Any]) -> None:
-    ran = bugbout("run", "--config", project.config, "--agent", "nobody", cwd=project.root)
-    assert ran.returncode == 2
-    assert ran.stderr.splitlines()[-1].startswith("bugbout: --agent nobody: no such agent")
-
-
 class CountingAdapter(CodingAgent):
     """A Python adapter that runs a demo agent through the counting wrapper."""
 

@@ -27,6 +27,7 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
 from bb_core.errors import ConfigError, UsageError
+from bb_report import Report
 
 from bugbout import stages
 from bugbout.results import STAGES, Results
@@ -146,13 +147,14 @@ class Bout:
 
     # -- running ---------------------------------------------------------------------------
 
-    def run(self, *, until: str = "report") -> Any:
+    def run(self, *, until: str = "report") -> Report:
         """Run every stage up to *until* (default: all) and return the report object
         (:class:`bb_report.Report`) of what the last stage wrote."""
         if until not in STAGES:
             raise UsageError(f"unknown stage {until!r} (stages: {', '.join(STAGES)})")
         self.project.require_file()
         agents = self.agents()
+        self._check_only(agents)
         results = self.results
         results.ensure()
         jobs = self.jobs or 1
@@ -201,7 +203,7 @@ class Bout:
         self._say(f"[{count}/{count}] report: {said} in {_seconds(started)}")
         return report
 
-    def report(self) -> Any:
+    def report(self) -> Report:
         """The report object of what ``.bugbout/`` holds, without running anything."""
         latest = self.results.latest()
         if latest is None:
@@ -210,6 +212,20 @@ class Bout:
                 hint="run `bugbout run` first",
             )
         return stages.read_report(latest)
+
+    def _check_only(self, agents: Sequence[CodingAgent] | None) -> None:
+        """An unknown ``--agent`` name is a usage error before anything runs."""
+        names = (
+            [a.name for a in agents]
+            if agents is not None
+            else [entry.name for entry in self.config.agents]
+        )
+        for name in self.only:
+            if name not in names:
+                configured = ", ".join(names) or "none"
+                raise UsageError(
+                    f"--agent {name}: no such agent is configured (configured: {configured})"
+                )
 
     def _race_intro(self, agents: Sequence[CodingAgent] | None) -> str:
         if agents is not None:

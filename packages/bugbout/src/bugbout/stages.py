@@ -13,7 +13,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,10 +24,9 @@ from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, read_lines
 from bb_core.stage import run_stage
+from bb_report import Report, build_report, render
 
 from bugbout.results import Results, atomic_output
-
-Echo = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -227,17 +226,13 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
     return f"{said}, {scores} scores", found
 
 
-def read_report(path: Path) -> Any:
+def read_report(path: Path) -> Report:
     """The bb-report :class:`~bb_report.data.Report` of the stream at *path*."""
-    from bb_report import build_report
-
     return build_report(line.record for line in read_lines([str(path)]))
 
 
-def report_stage(results: Results) -> tuple[Any, str]:
+def report_stage(results: Results) -> tuple[Report, str]:
     """The report of ``verdicts.jsonl``, kept as ``report.md`` and ``report.json``."""
-    from bb_report import render
-
     report = read_report(results.stream("judge"))
     with atomic_output(results.report_md) as handle:
         handle.write(render(report, "markdown").encode())
