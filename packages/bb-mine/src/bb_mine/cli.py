@@ -83,6 +83,13 @@ def _since_from_config(value: date | None) -> datetime | None:
 @click.option(
     "--no-cache", is_flag=True, help="Ignore and do not update the mining cache in BUGBOUT_HOME."
 )
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Processes reading candidates' trees on a long history (default: one per core).",
+)
 @config_option
 @debug_option
 @version_option("bb-mine")
@@ -99,6 +106,7 @@ def main(
     explain: bool,
     strict_tests: bool,
     no_cache: bool,
+    jobs: int | None,
     config_path: str | None,
     debug: bool,
 ) -> None:
@@ -121,6 +129,7 @@ def main(
         strict_tests=strict_tests,
         github=github or config.project.github,
         use_cache=not no_cache,
+        jobs=jobs,
     )
     location = repo if repo is not None else str(config.repository_path())
     writer = Writer()

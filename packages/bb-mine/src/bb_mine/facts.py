@@ -41,6 +41,17 @@ class FactFinder:
         self._collected: OrderedDict[str, dict[str, Collected]] = OrderedDict()
 
     def facts(self, commit: Commit) -> dict[str, Any]:
+        facts = self.message_facts(commit)
+        if needs_trees(facts):
+            facts |= self.tree_facts(commit.sha, facts["parent"])
+        return facts
+
+    def message_facts(self, commit: Commit) -> dict[str, Any]:
+        """What the commit's message says: the cheap rules, read before any tree.
+
+        A commit that passes them (a fix naming an issue, with a parent) records its
+        parent; :func:`needs_trees` then says its :meth:`tree_facts` are still to be read.
+        """
         text = change_text(commit.message, commit.is_merge)
         facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
         if not facts["fix"]:
@@ -57,18 +68,20 @@ class FactFinder:
         if not commit.parents:
             facts["root"] = True
             return facts
-        self._tree_facts(commit, commit.parents[0], facts)
+        facts["parent"] = commit.parents[0]
         return facts
 
-    def _tree_facts(self, commit: Commit, parent: str, facts: dict[str, Any]) -> None:
+    def tree_facts(self, sha: str, parent: str) -> dict[str, Any]:
+        """What commit *sha* changes under the package and test folders against *parent*:
+        files, added tests, patches, protected paths and the names it touches."""
         repo, source, tests = self.repo, self.source, self.tests
-        facts["parent"] = parent
-        changes = repo.changes(commit.sha, parent, [source, tests])
+        facts: dict[str, Any] = {}
+        changes = repo.changes(sha, parent, [source, tests])
         source_changes = [c for c in changes if _in(c, source) and not _in(c, tests)]
         test_changes = [c for c in changes if _in(c, tests)]
         facts["source_files"] = sorted({c.path for c in source_changes if c.path.endswith(".py")})
         if not facts["source_files"]:
-            return
+            return facts
         facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
         functions: list[str] = []
         cases: list[str] = []
@@ -80,16 +93,16 @@ class FactFinder:
                 after = self._collect(change.new_sha, change.path)
             except Unparseable as exc:
                 facts["unreadable"] = str(exc)
-                return
+                return facts
             new_functions, new_cases = compare(before, after, change.path)
             functions += new_functions
             cases += new_cases
         facts["added"], facts["added_strict"] = functions + cases, functions
         if not functions and not cases:
-            return
+            return facts
         facts["reference_patch"] = repo.diff_changes(source_changes)
         facts["test_patch"] = repo.diff_changes(test_changes)
-        facts["protected_paths"] = protected_paths(repo, commit.sha, test_changes)
+        facts["protected_paths"] = protected_paths(repo, sha, test_changes)
         facts["names"] = modified_names(
             (
                 (c.path, repo.read_object(c.old_sha), repo.read_object(c.new_sha))
@@ -98,6 +111,7 @@ class FactFinder:
             ),
             source,
         )
+        return facts
 
     def _collect(self, blob: str | None, name: str) -> dict[str, Collected]:
         if blob is None:
@@ -111,6 +125,11 @@ class FactFinder:
         if len(self._collected) > _MEMO_SIZE:
             self._collected.popitem(last=False)
         return found
+
+
+def needs_trees(facts: dict[str, Any]) -> bool:
+    """True for a commit that passed the cheap rules and whose tree facts are not read yet."""
+    return "parent" in facts and "source_files" not in facts
 
 
 def _in(change: Change, folder: str) -> bool:

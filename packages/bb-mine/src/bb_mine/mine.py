@@ -13,26 +13,27 @@ fails is its skip reason:
 7. ``duplicate-issue``: a newer task already names the same issue.
 
 Rules 1-2 read only the commit message; only what passes them has its source and test
-subtrees compared.
+subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bb_core.errors import GitError, UsageError
-from bb_core.git import Commit, Repo, is_url, open_repo
+from bb_core.git import Repo, is_url, open_repo
 from bb_core.progress import Progress
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache
-from bb_mine.facts import FactFinder
+from bb_mine.facts import FactFinder, needs_trees
+from bb_mine.fanout import Examined, TreeReader, default_jobs
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.redact import redact
 from bb_mine.rules import (
@@ -69,6 +70,7 @@ class MineOptions:
     strict_tests: bool = False
     github: str | None = None  # owner/name; else from the origin remote
     use_cache: bool = True
+    jobs: int | None = None  # processes reading candidates' trees; None: one per core
 
 
 def mine(
@@ -77,11 +79,12 @@ def mine(
     *,
     warn: Callable[[str], None] = lambda message: None,
     progress: Progress | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Generator[dict[str, Any], None, None]:
     """Task and skip records, newest first, then one summary record.
 
     Bad input (not a repository, unknown branch, missing package folder, unreadable
-    issues file) raises before any record is produced.
+    issues file) raises before any record is produced. Closing the generator before the
+    end releases the repository and any worker processes at once.
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
     with open_repo(location, refresh=True) as repo:
@@ -120,6 +123,7 @@ class _Miner:
         )
         self.repository = _identity(repo)
         self.fact_finder = FactFinder(repo, self.source, self.tests, self.github_repo)
+        self._reached_since = False  # the walk met a change older than --since
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -167,13 +171,14 @@ class _Miner:
         claimed: dict[tuple[str, int], str] = {}
         history = History(self.repo, self.head, self.cache) if opts.use_cache else None
         walk = iter(history) if history is not None else self._plain_walk()
+        reader = TreeReader(self.fact_finder, self.repo.path, opts.jobs or default_jobs())
+        examining = reader.complete(self._examine(walk, since))
         try:
-            for entry in walk:
-                if since is not None and entry.timestamp < since:
-                    stopped = "since"
-                    break
+            for item in examining:
+                entry, facts = item.entry, item.facts
                 examined += 1
-                facts = self._facts(entry.sha, entry.commit)
+                if opts.use_cache and not item.cached:
+                    self.cache.remember(entry.sha, facts)
                 if facts["fix"]:
                     candidates += 1
                 reason = self._judge(facts)
@@ -205,7 +210,10 @@ class _Miner:
                 if opts.limit and tasks >= opts.limit:
                     stopped = "limit"
                     break
+            else:
+                stopped = "since" if self._reached_since else "end"
         finally:
+            examining.close()  # stops the walk's workers, if it had any
             if history is not None:
                 history.store()
                 self.cache.save()
@@ -243,14 +251,19 @@ class _Miner:
 
     # -- what a commit says about itself (cached) -----------------------------------------
 
-    def _facts(self, sha: str, commit: Commit | None) -> dict[str, Any]:
-        cached = self.cache.facts.get(sha) if self.options.use_cache else None
-        if cached is not None:
-            return cached
-        facts = self.fact_finder.facts(commit or self.repo.commit(sha))
-        if self.options.use_cache:
-            self.cache.remember(sha, facts)
-        return facts
+    def _examine(self, walk: Iterator[Entry], since: float | None) -> Iterator[Examined]:
+        """The walk down to *since*, each commit with its cached facts, else its message's
+        (the candidates' tree facts are then read by the :class:`TreeReader`)."""
+        for entry in walk:
+            if since is not None and entry.timestamp < since:
+                self._reached_since = True
+                return
+            cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
+            if cached is not None:
+                yield Examined(entry, cached, cached=True)
+                continue
+            facts = self.fact_finder.message_facts(entry.commit or self.repo.commit(entry.sha))
+            yield Examined(entry, facts, pending=needs_trees(facts))
 
     def _judge(self, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""

@@ -1,0 +1,190 @@
+"""Read the candidates' trees on every core, ahead of the walk, and keep the walk's order.
+
+A candidate (a fix-titled commit naming an issue) costs far more than any other commit:
+its package and test subtrees are compared, its test modules parsed, its patches written.
+On a long history these tree facts are read in worker processes, each with its own
+repository: the walk reads ahead, sends candidates in chunks, and hands every commit
+back in walk order with its facts complete, so the records are exactly those one process
+would write. A short history never pays for the pool: the first ``threshold`` candidates
+are read in this process, and workers start only when there are more.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+from collections import deque
+from collections.abc import Generator, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.context import BaseContext
+from multiprocessing.util import Finalize
+from pathlib import Path
+from typing import Any
+
+from bb_core.git import open_repo
+
+from bb_mine.cache import Entry
+from bb_mine.facts import FactFinder
+
+#: Candidates read in this process before worker processes are worth starting.
+THRESHOLD = 48
+#: Candidates sent to a worker at a time.
+CHUNK = 16
+#: Commits held back at most while their candidates' facts are read.
+READ_AHEAD = 4096
+
+
+@dataclass(slots=True)
+class Examined:
+    """One commit of the walk and its facts (tree facts still missing while ``pending``)."""
+
+    entry: Entry
+    facts: dict[str, Any]
+    cached: bool = False
+    pending: bool = False
+    chunk: _Chunk | None = None
+
+
+@dataclass(slots=True)
+class _Chunk:
+    future: Future[list[dict[str, Any]]]
+    members: list[Examined] = field(default_factory=list)
+
+
+def default_jobs() -> int:
+    """One worker per core this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class TreeReader:
+    """Completes the facts of examined commits, in order; in workers past a threshold."""
+
+    def __init__(
+        self,
+        finder: FactFinder,
+        repo_path: Path,
+        jobs: int,
+        *,
+        threshold: int | None = None,
+        chunk: int | None = None,
+    ) -> None:
+        self.finder = finder
+        self.repo_path = repo_path
+        self.jobs = jobs
+        self.threshold = THRESHOLD if threshold is None else threshold
+        self.chunk = CHUNK if chunk is None else chunk
+        self.workers_used = False
+
+    def complete(self, examined: Iterable[Examined]) -> Generator[Examined, None, None]:
+        """Each commit of *examined*, in order, with its tree facts read when pending."""
+        source = iter(examined)
+        read_here = 0
+        for item in source:
+            if item.pending:
+                if self.jobs > 1 and read_here >= self.threshold:
+                    yield from self._in_workers(item, source)
+                    return
+                read_here += 1
+                item.facts |= self.finder.tree_facts(item.entry.sha, item.facts["parent"])
+                item.pending = False
+            yield item
+
+    def _in_workers(self, first: Examined, rest: Iterator[Examined]) -> Iterator[Examined]:
+        finder = self.finder
+        pool = ProcessPoolExecutor(
+            self.jobs,
+            mp_context=_context(),
+            initializer=_start_worker,
+            initargs=(str(self.repo_path), finder.source, finder.tests, finder.own_repo),
+        )
+        self.workers_used = True
+        try:
+            yield from _Ordered(pool, self.chunk, 2 * self.jobs).run(first, rest)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+class _Ordered:
+    """Reads ahead of the consumer, keeps up to *ahead* chunks in the pool, yields in order."""
+
+    def __init__(self, pool: ProcessPoolExecutor, chunk: int, ahead: int) -> None:
+        self.pool = pool
+        self.chunk = chunk
+        self.ahead = ahead
+        self.queue: deque[Examined] = deque()
+        self.batch: list[Examined] = []
+        self.sent: deque[_Chunk] = deque()
+
+    def run(self, first: Examined, rest: Iterator[Examined]) -> Iterator[Examined]:
+        self._take(first)
+        exhausted = False
+        while True:
+            while not exhausted and len(self.sent) < self.ahead and len(self.queue) < READ_AHEAD:
+                item = next(rest, None)
+                if item is None:
+                    exhausted = True
+                else:
+                    self._take(item)
+            if exhausted and self.batch:  # nothing more will fill it
+                self._send()
+            if not self.queue:
+                return
+            head = self.queue[0]
+            if head.pending:
+                if head.chunk is None:  # the head waits in a batch not sent yet
+                    self._send()
+                self._receive()
+            yield self.queue.popleft()
+
+    def _take(self, item: Examined) -> None:
+        self.queue.append(item)
+        if item.pending:
+            self.batch.append(item)
+            if len(self.batch) >= self.chunk:
+                self._send()
+
+    def _send(self) -> None:
+        jobs = [(item.entry.sha, item.facts["parent"]) for item in self.batch]
+        sent = _Chunk(self.pool.submit(_read_trees, jobs), self.batch)
+        for item in self.batch:
+            item.chunk = sent
+        self.sent.append(sent)
+        self.batch = []
+
+    def _receive(self) -> None:
+        """Wait for the oldest chunk in the pool and complete its members."""
+        sent = self.sent.popleft()
+        for item, facts in zip(sent.members, sent.future.result(), strict=True):
+            item.facts |= facts
+            item.pending = False
+
+
+def _context() -> BaseContext:
+    """Fork where it is safe and cheap (Linux): workers start without importing anything."""
+    if sys.platform == "linux":
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+# -- in the worker processes ----------------------------------------------------------------
+
+_finder: FactFinder | None = None
+
+
+def _start_worker(path: str, source: str, tests: str, own_repo: str | None) -> None:
+    global _finder
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+    repo = open_repo(path)
+    Finalize(repo, repo.close, exitpriority=0)
+    _finder = FactFinder(repo, source, tests, own_repo)
+
+
+def _read_trees(jobs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    assert _finder is not None
+    return [_finder.tree_facts(sha, parent) for sha, parent in jobs]
