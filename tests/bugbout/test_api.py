@@ -116,7 +116,7 @@ def test_bout_needs_a_bugbout_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPat
 
 def test_bout_accepts_a_config_or_a_path(demo_build: DemoPaths) -> None:
     config = load_config(demo_build.config)
-    assert Bout(config).config is config  # type: ignore[arg-type]
+    assert Bout(config).config is config
     assert Bout(demo_build.config).project.root == demo_build.root
     issues = Bout.load(demo_build.config, issues=demo_build.issues)
     assert issues.config.tasks.issues == demo_build.issues

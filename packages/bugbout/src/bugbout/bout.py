@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -81,10 +81,10 @@ class Project:
             )
 
 
-@dataclass
 class Bout:
     """One bout: every stage over one project, with the configured agents or given ones.
 
+    ``project``: a :class:`Project`, a loaded ``Config``, or the path of bugbout.toml.
     ``contestants`` / ``examiners``: adapter instances (:class:`CodingAgent`) that
     replace the configured ones; None keeps ``[[contestants]]`` / ``[[examiners]]``.
     ``only``: names of the agents to run (the others' stored attempts are still used).
@@ -95,26 +95,37 @@ class Bout:
     ``echo``: where one line per stage goes (stderr by default; None for silence).
     """
 
-    project: Project
-    contestants: Sequence[CodingAgent] | None = None
-    examiners: Sequence[CodingAgent] | None = None
-    only: Sequence[str] = ()
-    retry_failed: bool = False
-    jobs: int | None = None
-    issues: str | os.PathLike[str] | None = None
-    echo: Echo | None = field(default=_stderr)
+    def __init__(
+        self,
+        project: Project | Config | str | os.PathLike[str],
+        contestants: Sequence[CodingAgent] | None = None,
+        examiners: Sequence[CodingAgent] | None = None,
+        *,
+        only: Sequence[str] = (),
+        retry_failed: bool = False,
+        jobs: int | None = None,
+        issues: str | os.PathLike[str] | None = None,
+        echo: Echo | None = _stderr,
+    ) -> None:
+        if isinstance(project, Config):
+            project = Project(project)
+        elif not isinstance(project, Project):
+            project = Project.load(project)
+        if issues is not None:
+            found = Path(issues).expanduser().resolve()
+            if not found.is_file():
+                raise UsageError(f"--issues {issues}: no such file")
+            project = Project(project.config.with_overrides({"tasks.issues": str(found)}))
+        self.project: Project = project
+        self.contestants = contestants
+        self.examiners = examiners
+        self.only = list(only)
+        self.retry_failed = retry_failed
+        self.jobs = jobs
+        self.echo = echo
 
-    def __post_init__(self) -> None:
-        if isinstance(self.project, Config):
-            self.project = Project(self.project)
-        elif not isinstance(self.project, Project):
-            self.project = Project.load(self.project)
-        if self.issues is not None:
-            issues = Path(self.issues).expanduser().resolve()
-            if not issues.is_file():
-                raise UsageError(f"--issues {self.issues}: no such file")
-            config = self.project.config.with_overrides({"tasks.issues": str(issues)})
-            self.project = Project(config)
+    def __repr__(self) -> str:
+        return f"Bout({self.project.config.label!r})"
 
     @classmethod
     def load(cls, path: str | os.PathLike[str] | None = None, **options: Any) -> Bout:
