@@ -23,7 +23,7 @@ import stat
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
@@ -71,19 +71,35 @@ ADD, MODIFY, DELETE, RENAME = "add", "modify", "delete", "rename"
 
 @dataclass(frozen=True, slots=True)
 class Commit:
-    """One commit as the miners see it; ``date`` is the committer date (when it landed)."""
+    """One commit as the miners see it; ``date`` is the committer date (when it landed).
+
+    ``timestamp`` is that date in seconds. The dates and the author are read from the
+    signature lines when asked for: a walk over a long history needs only the seconds.
+    """
 
     sha: str
     parents: tuple[str, ...]
     title: str
     message: str
-    date: datetime
-    author: str
-    author_date: datetime
+    timestamp: int
+    author_line: bytes = field(repr=False)
+    committer_line: bytes = field(repr=False)
 
     @property
     def is_merge(self) -> bool:
         return len(self.parents) > 1
+
+    @property
+    def date(self) -> datetime:
+        return _signature(self.committer_line or self.author_line)[1]
+
+    @property
+    def author(self) -> str:
+        return _signature(self.author_line)[0]
+
+    @property
+    def author_date(self) -> datetime:
+        return _signature(self.author_line)[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -832,31 +848,38 @@ def _parse_commit(sha: str, raw: bytes) -> Commit:
     author = committer = b""
     encoding = "utf-8"
     for line in header.split(b"\n"):
-        if line.startswith(b"parent "):
-            parents.append(line[7:47].decode("ascii"))
-        elif line.startswith(b"author "):
-            author = line[7:]
-        elif line.startswith(b"committer "):
-            committer = line[10:]
-        elif line.startswith(b"encoding "):
-            encoding = line[9:].decode("ascii", "replace").strip()
+        tag, _, value = line.partition(b" ")
+        if tag == b"parent" and value:
+            parents.append(value[:40].decode("ascii"))
+        elif tag == b"author":
+            author = value
+        elif tag == b"committer":
+            committer = value
+        elif tag == b"encoding":
+            encoding = value.decode("ascii", "replace").strip()
     try:
         message = body.decode(encoding, "replace")
     except LookupError:
         message = body.decode("utf-8", "replace")
     stripped = message.strip()
-    title = stripped.splitlines()[0].strip() if stripped else ""
-    who, author_date = _signature(author)
-    _, date = _signature(committer or author)
+    # The first line as splitlines() sees it; a long message is not split whole.
+    title = stripped.partition("\n")[0].splitlines()[0].strip() if stripped else ""
     return Commit(
-        sha=sha,
-        parents=tuple(parents),
-        title=title,
-        message=message,
-        date=date,
-        author=who,
-        author_date=author_date,
+        sha, tuple(parents), title, message, _seconds(committer or author), author, committer
     )
+
+
+def _seconds(value: bytes) -> int:
+    """The time of a signature line in seconds: what :func:`_signature` reads, without
+    building a date (0 when it cannot be read, as the date is then the epoch)."""
+    parts = value.rsplit(b" ", 2)
+    try:
+        seconds = int(parts[1])
+        zone = parts[2]
+        int(zone[-4:-2]), int(zone[-2:])
+    except (IndexError, ValueError):
+        return 0
+    return seconds
 
 
 def _signature(value: bytes) -> tuple[str, datetime]:

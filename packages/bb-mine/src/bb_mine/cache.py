@@ -136,9 +136,7 @@ class History:
 
     def _read(self, sha: str) -> Entry:
         commit = self.repo.commit(sha)
-        return Entry(
-            sha, commit.parents[0] if commit.parents else None, int(commit.date.timestamp()), commit
-        )
+        return Entry(sha, commit.parents[0] if commit.parents else None, commit.timestamp, commit)
 
     def store(self) -> None:
         """Record the walk so far in the cache (the chain must stay contiguous from its tip)."""

@@ -245,7 +245,7 @@ class _Miner:
             yield Entry(
                 commit.sha,
                 commit.parents[0] if commit.parents else None,
-                int(commit.date.timestamp()),
+                commit.timestamp,
                 commit,
             )
 
