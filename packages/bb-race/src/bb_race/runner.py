@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import shutil
 import tempfile
 import threading
 import time
@@ -170,9 +171,26 @@ def _confinement(
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
     writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *extra]
+    readable = [*ctx.readable, *program_dirs(invocation.argv)]
     return ctx.sandbox, Confinement(
-        writable=writable, network=network, readable=ctx.readable, temp=dirs.tmp
+        writable=writable, network=network, readable=readable, temp=dirs.tmp
     )
+
+
+def program_dirs(argv: list[str]) -> list[Path]:
+    """The folders the agent's program lives in - for ``.../bin/prog``, the prefix above
+    ``bin`` (a virtual environment's root) - so that a program kept under /tmp, which
+    the sandbox replaces with a private folder, still runs there."""
+    if not argv:
+        return []
+    found = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    if not found:
+        return []
+    folders = []
+    for path in (Path(found).absolute(), Path(os.path.realpath(found))):
+        folder = path.parent
+        folders.append(folder.parent if folder.name == "bin" else folder)
+    return folders
 
 
 def _egress(
