@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+from concurrent.futures import Executor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -32,18 +33,21 @@ class Pools:
 def pools(monkeypatch: pytest.MonkeyPatch) -> Pools:
     """Worker pools that start after 4 candidates and take 3 at a time, and are counted."""
     seen = Pools()
-    real = fanout.ProcessPoolExecutor
+    real = fanout.start_workers
 
-    class Counted(real):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            seen.started += 1
-            super().__init__(*args, **kwargs)
+    def counted(*args: Any) -> Executor:
+        seen.started += 1
+        pool = real(*args)
+        submit = pool.submit
 
-        def submit(self, *args: Any, **kwargs: Any) -> Any:
+        def counted_submit(*args: Any, **kwargs: Any) -> Any:
             seen.chunks += 1
-            return super().submit(*args, **kwargs)
+            return submit(*args, **kwargs)
 
-    monkeypatch.setattr(fanout, "ProcessPoolExecutor", Counted)
+        pool.submit = counted_submit  # type: ignore[method-assign]
+        return pool
+
+    monkeypatch.setattr(fanout, "start_workers", counted)
     monkeypatch.setattr(fanout, "THRESHOLD", 4)
     monkeypatch.setattr(fanout, "CHUNK", 3)
     return seen
@@ -123,7 +127,7 @@ def test_a_short_history_starts_no_workers(
     def refuse(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a worker pool was started for a short history")
 
-    monkeypatch.setattr(fanout, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(fanout, "start_workers", refuse)
     out = records(demo_build.repo, issues=demo_build.issues, limit=0, jobs=4, use_cache=False)
     assert out[-1]["candidates"] > 0
 

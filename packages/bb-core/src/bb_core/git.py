@@ -762,13 +762,8 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int
     Most changes touch a few lines of a long file; trimming what is equal at both ends
     leaves difflib a small middle to compare, so diffs of large files stay cheap.
     """
-    limit = min(len(a), len(b))
-    head = 0
-    while head < limit and a[head] == b[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and a[len(a) - 1 - tail] == b[len(b) - 1 - tail]:
-        tail += 1
+    head = _shared(a, b, min(len(a), len(b)), from_end=False)
+    tail = _shared(a, b, min(len(a), len(b)) - head, from_end=True)
     codes: list[tuple[str, int, int, int, int]] = []
     if head:
         codes.append(("equal", 0, head, 0, head))
@@ -784,6 +779,26 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int
         else:
             merged.append(code)
     return merged
+
+
+def _shared(a: Sequence[Any], b: Sequence[Any], limit: int, *, from_end: bool) -> int:
+    """How many items *a* and *b* share at their start (or end), at most *limit*.
+
+    A binary search over slices: each step is one comparison done in C, not a Python
+    loop over every line of a long file.
+    """
+    low, high = 0, limit  # the first (last) `low` items are known equal
+    while low < high:
+        mid = (low + high + 1) // 2
+        if from_end:
+            same = a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]
+        else:
+            same = a[low:mid] == b[low:mid]
+        if same:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def unified_hunks(old: bytes, new: bytes, context: int = 3) -> list[bytes]:

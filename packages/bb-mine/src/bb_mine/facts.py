@@ -52,6 +52,8 @@ class FactFinder:
         A commit that passes them (a fix naming an issue, with a parent) records its
         parent; :func:`needs_trees` then says its :meth:`tree_facts` are still to be read.
         """
+        if not commit.is_merge and not reads_like_fix(commit.title):
+            return {"title": commit.title, "fix": False}  # most commits end here
         text = change_text(commit.message, commit.is_merge)
         facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
         if not facts["fix"]:

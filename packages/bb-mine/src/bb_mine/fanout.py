@@ -11,28 +11,28 @@ are read in this process, and workers start only when there are more.
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from multiprocessing.context import BaseContext
-from multiprocessing.util import Finalize
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bb_core.git import open_repo
 
 from bb_mine.cache import Entry
 from bb_mine.facts import FactFinder
 
+if TYPE_CHECKING:  # multiprocessing is imported only by the runs that start workers
+    from concurrent.futures import Executor, Future
+    from multiprocessing.context import BaseContext
+
 #: Candidates read in this process before worker processes are worth starting.
 THRESHOLD = 48
 #: Candidates sent to a worker at a time.
-CHUNK = 16
+CHUNK = 64
 #: Commits held back at most while their candidates' facts are read.
 READ_AHEAD = 4096
 
@@ -79,7 +79,6 @@ class TreeReader:
         self.jobs = jobs
         self.threshold = THRESHOLD if threshold is None else threshold
         self.chunk = CHUNK if chunk is None else chunk
-        self.workers_used = False
 
     def complete(self, examined: Iterable[Examined]) -> Generator[Examined, None, None]:
         """Each commit of *examined*, in order, with its tree facts read when pending."""
@@ -96,14 +95,7 @@ class TreeReader:
             yield item
 
     def _in_workers(self, first: Examined, rest: Iterator[Examined]) -> Iterator[Examined]:
-        finder = self.finder
-        pool = ProcessPoolExecutor(
-            self.jobs,
-            mp_context=_context(),
-            initializer=_start_worker,
-            initargs=(str(self.repo_path), finder.source, finder.tests, finder.own_repo),
-        )
-        self.workers_used = True
+        pool = start_workers(self.jobs, self.finder, self.repo_path)
         try:
             yield from _Ordered(pool, self.chunk, 2 * self.jobs).run(first, rest)
         finally:
@@ -113,7 +105,7 @@ class TreeReader:
 class _Ordered:
     """Reads ahead of the consumer, keeps up to *ahead* chunks in the pool, yields in order."""
 
-    def __init__(self, pool: ProcessPoolExecutor, chunk: int, ahead: int) -> None:
+    def __init__(self, pool: Executor, chunk: int, ahead: int) -> None:
         self.pool = pool
         self.chunk = chunk
         self.ahead = ahead
@@ -165,8 +157,22 @@ class _Ordered:
             item.pending = False
 
 
+def start_workers(jobs: int, finder: FactFinder, repo_path: Path) -> Executor:
+    """*jobs* worker processes, each reading *repo_path* with *finder*'s folders."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        jobs,
+        mp_context=_context(),
+        initializer=_start_worker,
+        initargs=(str(repo_path), finder.source, finder.tests, finder.own_repo),
+    )
+
+
 def _context() -> BaseContext:
     """Fork where it is safe and cheap (Linux): workers start without importing anything."""
+    import multiprocessing
+
     if sys.platform == "linux":
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
@@ -178,6 +184,8 @@ _finder: FactFinder | None = None
 
 
 def _start_worker(path: str, source: str, tests: str, own_repo: str | None) -> None:
+    from multiprocessing.util import Finalize
+
     global _finder
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
     repo = open_repo(path)

@@ -14,15 +14,16 @@ import re
 import shutil
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
 from bb_core.store import cache_key, home_dir, read_json, write_json
+
+if TYPE_CHECKING:
+    import urllib.error
 
 DEFAULT_API = "https://api.github.com"
 #: Seconds one request may take, unless BUGBOUT_GITHUB_TIMEOUT says otherwise.
@@ -172,6 +173,9 @@ class GitHub:
         return _item(data)
 
     def _get(self, path: str) -> dict[str, Any]:
+        import urllib.error  # imported here: a run with an export never needs HTTP
+        import urllib.request
+
         request = urllib.request.Request(self.base + path)
         request.add_header("Accept", "application/vnd.github+json")
         request.add_header("X-GitHub-Api-Version", "2022-11-28")
