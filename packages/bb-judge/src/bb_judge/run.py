@@ -13,6 +13,7 @@ from typing import Any
 from bb_core.config import Config
 from bb_core.errors import UsageError
 from bb_core.progress import Progress
+from bb_core.records import Writer
 from bb_core.stage import run_stage
 
 from bb_judge.judge import judge_task
@@ -37,8 +38,13 @@ def run_judge(
     jobs: int = 1,
     score: bool = True,
     use_cache: bool = True,
+    writer: Writer | None = None,
+    progress: Progress | None = None,
 ) -> int:
-    """The whole stage: read *inputs*, write tasks with verdicts and scores; return tasks done."""
+    """The whole stage: read *inputs*, write tasks with verdicts and scores; return tasks done.
+
+    Lines go to *writer* (stdout by default); *progress* defaults to a bar labelled bb-judge.
+    """
     chosen = policy or config.judge.policy
     if chosen not in POLICIES:
         raise UsageError(f"unknown policy {chosen!r} (known: {', '.join(POLICIES)})")
@@ -50,5 +56,5 @@ def run_judge(
     def handle(task: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield judge_line(task, chosen, scorer)
 
-    with Progress("bb-judge") as progress:
-        return run_stage(inputs, handle, jobs=jobs, progress=progress)
+    with progress or Progress("bb-judge") as shown:
+        return run_stage(inputs, handle, jobs=jobs, writer=writer, progress=shown)

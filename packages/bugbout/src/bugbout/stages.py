@@ -194,24 +194,13 @@ def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
 
 def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
     """bb-judge over ``matrices.jsonl`` into ``verdicts.jsonl``, and ``scores.jsonl``."""
-    from bb_judge.run import judge_line
-    from bb_judge.score import Scorer, ScoreSettings
+    from bb_judge.run import run_judge
 
     inputs = [str(results.stream("xexam"))]
     path = results.stream("judge")
-    policy = config.judge.policy
-    scorer = Scorer(config, ScoreSettings.from_config(config), jobs=jobs)
-
-    def handle_task(task: dict[str, Any]) -> list[dict[str, Any]]:
-        return [judge_line(task, policy, scorer)]
-
     with atomic_output(path) as handle:
-        run_stage(
-            inputs,
-            handle_task,
-            jobs=jobs,
-            writer=Writer(handle),
-            progress=Progress("bugbout: judging"),
+        run_judge(
+            inputs, config, jobs=jobs, writer=Writer(handle), progress=Progress("bugbout: judging")
         )
     found = tally(path)
     with atomic_output(results.scores) as handle:
