@@ -54,6 +54,8 @@ def p_clause(p: float) -> str:
 def seconds(value: float | None) -> str:
     if value is None:
         return "-"
+    if value < 0.95:  # "0.0 s" would read as a missing measurement
+        return f"{value:.2f} s" if value >= 0.005 else "< 0.01 s"
     if value < 60:
         return f"{value:.1f} s"
     if value < 3600:
