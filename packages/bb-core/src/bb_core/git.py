@@ -767,9 +767,15 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int
     codes: list[tuple[str, int, int, int, int]] = []
     if head:
         codes.append(("equal", 0, head, 0, head))
-    middle = difflib.SequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail])
-    for tag, i1, i2, j1, j2 in middle.get_opcodes():
-        codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
+    a_end, b_end = len(a) - tail, len(b) - tail
+    if head == a_end and head < b_end:  # lines only added: what difflib would say
+        codes.append(("insert", head, head, head, b_end))
+    elif head == b_end and head < a_end:  # lines only removed
+        codes.append(("delete", head, a_end, head, head))
+    elif head < a_end and head < b_end:
+        middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end])
+        for tag, i1, i2, j1, j2 in middle.get_opcodes():
+            codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
     merged: list[tuple[str, int, int, int, int]] = []

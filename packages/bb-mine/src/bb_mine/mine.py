@@ -33,7 +33,7 @@ from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, needs_trees
-from bb_mine.fanout import Examined, TreeReader, default_jobs
+from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.redact import redact
 from bb_mine.rules import (
@@ -87,7 +87,7 @@ def mine(
     end releases the repository and any worker processes at once.
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
-    with open_repo(location, refresh=True) as repo:
+    with open_repo(location, refresh=True) as repo, fewer_collections():
         yield from _Miner(repo, options, export, warn, progress).run()
 
 

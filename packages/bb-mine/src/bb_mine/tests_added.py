@@ -53,9 +53,13 @@ def collect(source: bytes | None, name: str = "<test module>") -> dict[str, Coll
     if pieces is not None:
         try:
             for piece in pieces:
-                for qualname, test in _piece_tests(piece).items():
-                    found.pop(qualname, None)  # a later definition replaces an earlier one
-                    found[qualname] = test
+                tests = _piece_tests(piece)
+                size = len(found)
+                found.update(tests)
+                if len(found) != size + len(tests):  # a name defined again
+                    for qualname, test in tests.items():
+                        found.pop(qualname)  # the later definition replaces it, at the end
+                        found[qualname] = test
             return found
         except SyntaxError:
             found = {}
