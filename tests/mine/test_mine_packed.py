@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bb_core import git
 from bb_core.git import open_repo
 from bb_mine.mine import MineOptions, mine
 from long_history import build_long_history
@@ -61,11 +62,15 @@ def test_a_packed_history_mines_like_loose_objects(
     assert _records(repos[layout], issues) == loose
 
 
+@pytest.mark.parametrize("search", ["find", "bisect"])
 @pytest.mark.parametrize("layout", ["fast-import", "offset-deltas", "reference-deltas"])
 def test_every_packed_object_reads_as_dulwich_reads_it(
-    layouts: tuple[dict[str, Path], Path], layout: str
+    layouts: tuple[dict[str, Path], Path], layout: str, search: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The pack reader inflates and resolves deltas itself, and never falls back."""
+    """The pack reader finds, inflates and resolves every object itself, never falling back,
+    whether it searches the index's names with find() or hands long stretches to dulwich."""
+    if search == "bisect":
+        monkeypatch.setattr(git, "_FIND_SPAN", 0)
     repos, _issues = layouts
     with open_repo(repos[layout]) as repo:
         store = repo._repo.object_store
@@ -73,4 +78,6 @@ def test_every_packed_object_reads_as_dulwich_reads_it(
         assert len(shas) > 1000
         for sha in shas:
             assert repo._raw(sha) == store.get_raw(sha)
+        with pytest.raises(KeyError):
+            repo._raw(b"0" * 40)
         assert repo._fast, "the pack reader handed over to dulwich"
