@@ -20,6 +20,7 @@ not the answer.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -262,19 +263,20 @@ def _is_distinctive(name: str) -> bool:
 
 
 def _name_matchers(names: Iterable[str]) -> list[re.Pattern[str]]:
-    matchers = []
-    for name in sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True):
-        escaped = re.escape(name)
-        bare = r"(?<![\w])" + escaped + r"(?![\w])"
-        if _is_distinctive(name):
-            matchers.append(re.compile(bare))
-        else:
-            matchers.append(
-                re.compile(
-                    r"`[^`\n]*" + bare + r"[^`\n]*`|" + bare + r"\s*\(|\." + escaped + r"(?![\w])"
-                )
-            )
-    return matchers
+    wanted = sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True)
+    return [_name_matcher(name) for name in wanted]
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_matcher(name: str) -> re.Pattern[str]:
+    """What counts as mentioning *name* (the same files and functions recur across fixes)."""
+    escaped = re.escape(name)
+    bare = r"(?<![\w])" + escaped + r"(?![\w])"
+    if _is_distinctive(name):
+        return re.compile(bare)
+    return re.compile(
+        r"`[^`\n]*" + bare + r"[^`\n]*`|" + bare + r"\s*\(|\." + escaped + r"(?![\w])"
+    )
 
 
 def _drop_naming_sentences(
