@@ -24,7 +24,7 @@ from bb_mine.rules import (
     under,
 )
 from bb_mine.symbols import modified_names
-from bb_mine.tests_added import Collected, Unparseable, collect, compare
+from bb_mine.tests_added import Module, Unparseable, collect_module, compare
 
 #: How many collected test modules to keep in memory, by blob sha.
 _MEMO_SIZE = 64
@@ -38,7 +38,7 @@ class FactFinder:
         self.source = source
         self.tests = tests
         self.own_repo = own_repo
-        self._collected: OrderedDict[str, dict[str, Collected]] = OrderedDict()
+        self._collected: OrderedDict[str, Module] = OrderedDict()
 
     def facts(self, commit: Commit) -> dict[str, Any]:
         facts = self.message_facts(commit)
@@ -92,11 +92,11 @@ class FactFinder:
                 continue
             try:
                 before = self._collect(change.old_sha, f"{change.old_path or change.path} (before)")
-                after = self._collect(change.new_sha, change.path)
+                after = self._collect(change.new_sha, change.path, before)
             except Unparseable as exc:
                 facts["unreadable"] = str(exc)
                 return facts
-            new_functions, new_cases = compare(before, after, change.path)
+            new_functions, new_cases = compare(before.tests, after.tests, change.path)
             functions += new_functions
             cases += new_cases
         facts["added"], facts["added_strict"] = functions + cases, functions
@@ -115,14 +115,14 @@ class FactFinder:
         )
         return facts
 
-    def _collect(self, blob: str | None, name: str) -> dict[str, Collected]:
+    def _collect(self, blob: str | None, name: str, previous: Module | None = None) -> Module:
         if blob is None:
-            return {}
+            return Module({})
         found = self._collected.get(blob)
         if found is not None:
             self._collected.move_to_end(blob)
             return found
-        found = collect(self.repo.read_object(blob), name)
+        found = collect_module(self.repo.read_object(blob), name, previous)
         self._collected[blob] = found
         if len(self._collected) > _MEMO_SIZE:
             self._collected.popitem(last=False)

@@ -38,37 +38,63 @@ class Collected:
         return ast.dump(self.node.args) + "".join(ast.dump(stmt) for stmt in body)
 
 
+@dataclass(slots=True)
+class Module:
+    """A collected test module: its tests, and the pieces they were read from (None when
+    the module had to be parsed whole)."""
+
+    tests: dict[str, Collected]
+    pieces: list[bytes] | None = None
+
+
 def collect(source: bytes | None, name: str = "<test module>") -> dict[str, Collected]:
-    """The tests defined in a module's *source*, by ``Class::method`` qualified name.
+    """The tests defined in a module's *source*, by ``Class::method`` qualified name."""
+    return collect_module(source, name).tests
+
+
+def collect_module(
+    source: bytes | None, name: str = "<test module>", previous: Module | None = None
+) -> Module:
+    """The tests defined in a module's *source*, and how they were read.
 
     The module is cut at top-level ``def``/``class``/decorator lines and each piece is
     parsed on its own, remembered by its text: successive versions of a test module share
-    almost every piece, so a long history parses each test once. When a piece does not
-    parse alone (a cut inside a string, say), the whole module is parsed instead.
+    almost every piece, so a long history parses each test once. When *previous* (an
+    earlier version) is exactly this module's first pieces, as when tests are added at
+    the end, its tests are taken whole and only the new pieces are read. When a piece does
+    not parse alone (a cut inside a string, say), the whole module is parsed instead.
     """
     if source is None:
-        return {}
-    found: dict[str, Collected] = {}
+        return Module({})
     pieces = _pieces(source)
     if pieces is not None:
+        start, found = 0, {}
+        known = previous.pieces if previous is not None else None
+        if previous is not None and known is not None and pieces[: len(known)] == known:
+            start, found = len(known), dict(previous.tests)
         try:
-            for piece in pieces:
-                tests = _piece_tests(piece)
-                size = len(found)
-                found.update(tests)
-                if len(found) != size + len(tests):  # a name defined again
-                    for qualname, test in tests.items():
-                        found.pop(qualname)  # the later definition replaces it, at the end
-                        found[qualname] = test
-            return found
+            for piece in pieces[start:]:
+                _merge(found, _piece_tests(piece))
+            return Module(found, pieces)
         except SyntaxError:
-            found = {}
+            pass
     try:
         tree = ast.parse(source, filename=name)
     except (SyntaxError, ValueError) as exc:
         raise Unparseable(f"{name}: {exc}") from exc
-    _collect_body(tree.body, "", frozenset(), found)
-    return found
+    whole: dict[str, Collected] = {}
+    _collect_body(tree.body, "", frozenset(), whole)
+    return Module(whole)
+
+
+def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
+    """Add one piece's *tests*; a name defined again moves to the end, as in the module."""
+    size = len(found)
+    found.update(tests)
+    if len(found) != size + len(tests):
+        for qualname, test in tests.items():
+            found.pop(qualname)
+            found[qualname] = test
 
 
 _CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
@@ -78,7 +104,11 @@ _PIECES_KEPT = 8192
 
 def _pieces(source: bytes) -> list[bytes] | None:
     """Top-level pieces of *source* (a decorator stays with what it decorates), or None
-    when the module must be parsed whole."""
+    when the module must be parsed whole.
+
+    Trailing blank lines are left out: they parse to nothing, and without them the last
+    piece of a module reads the same once another test is added after it.
+    """
     head = source[:200]
     if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
         return None
@@ -88,10 +118,10 @@ def _pieces(source: bytes) -> list[bytes] | None:
         if part.startswith(b"@"):
             pending += part
         elif part or pending:
-            pieces.append(pending + part)
+            pieces.append((pending + part).rstrip())
             pending = b""
     if pending:
-        pieces.append(pending)
+        pieces.append(pending.rstrip())
     return pieces
 
 
