@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import threading
 from concurrent.futures import Executor
 from datetime import UTC, datetime
 from pathlib import Path
@@ -158,3 +159,23 @@ def test_the_jobs_option_sets_the_workers(long_history: tuple[Path, Path], pools
     assert two.code == 0 and pools.started == 1
     assert two.records[:-1] == one.records[:-1]
     assert invoke(*args, "--jobs", "0").code == 2
+
+
+def test_workers_started_afresh_beside_another_thread_agree(
+    long_history: tuple[Path, Path], pools: Pools
+) -> None:
+    """A process running other threads must not fork: its workers start afresh instead."""
+    repo, issues = long_history
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert fanout._context().get_start_method() == "spawn"
+        serial, parallel = serial_and_parallel(
+            repo, pools, source="src/pkg", issues=issues, limit=0
+        )
+    finally:
+        stop.set()
+        other.join()
+    assert parallel == serial
+    assert fanout._context().get_start_method() == "fork"  # alone again

@@ -190,12 +190,15 @@ def start_workers(jobs: int, finder: FactFinder, repo_path: Path) -> Executor:
 
 
 def _context() -> BaseContext:
-    """Fork where it is safe and cheap (Linux): workers start without importing anything."""
+    """Fork where it is safe and cheap: on Linux, from a process running no other thread
+    (a lock another thread holds would stay locked in the copy), so workers start without
+    importing anything. Elsewhere workers start afresh."""
     import multiprocessing
+    import threading
 
-    if sys.platform == "linux":
+    if sys.platform == "linux" and threading.active_count() == 1:
         return multiprocessing.get_context("fork")
-    return multiprocessing.get_context()
+    return multiprocessing.get_context("spawn")
 
 
 # -- in the worker processes ----------------------------------------------------------------
