@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 from bb_report import build_report, render
-from conftest import BOUT
+
+BOUT = Path(__file__).resolve().parent / "fixtures" / "bout.jsonl"  # as in conftest.py
 
 BB_REPORT = str(Path(sys.executable).parent / "bb-report")
 UMASK = os.umask(0)

@@ -9,9 +9,12 @@ traceback. A consumer closing the pipe early ends the command quietly.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 from typing import Any, TypeVar
 
 import click
@@ -70,6 +73,20 @@ class BbGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> Any:
         return _run_guarded(ctx, lambda: super(BbGroup, self).invoke(ctx))
+
+
+@contextmanager
+def terminate_as_interrupt() -> Iterator[None]:
+    """Treat SIGTERM like Ctrl-C, so running work is stopped and finished work is kept."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def inputs_argument(func: F) -> F:

@@ -2,30 +2,18 @@
 
 from __future__ import annotations
 
-import signal
-from collections.abc import Iterator
-from contextlib import contextmanager
-from types import FrameType
-
 import click
-from bb_core.cli import BbCommand, config_option, debug_option, inputs_argument, version_option
+from bb_core.cli import (
+    BbCommand,
+    config_option,
+    debug_option,
+    inputs_argument,
+    terminate_as_interrupt,
+    version_option,
+)
 from bb_core.config import load_config
 
 from bb_race.race import race
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C, so running agents are stopped and nothing half-done is kept."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})

@@ -2,55 +2,28 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 
 import click
 from bb_core.cli import BbCommand, debug_option, inputs_argument, version_option
-from bb_core.errors import UsageError
 from bb_core.records import read_lines
-from bb_core.store import atomic_write
 
 from bb_report.model import build_report
-from bb_report.render import FORMATS, SUFFIXES, render
-from bb_report.terminal import use_color
+from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
+from bb_report.render import render
 
 
 def report_text(inputs: tuple[str, ...], fmt: str | None, output: Path | None, color: str) -> str:
     """Read *inputs*, build the report and render it as the options ask."""
     report = build_report(line.record for line in read_lines(inputs))
-    chosen = fmt or (SUFFIXES.get(output.suffix.lower()) if output else None) or "terminal"
-    paint = color == "always" or (color == "auto" and output is None and use_color(sys.stdout))
-    return render(report, chosen, color=paint)
+    return render(report, chosen_format(fmt, output), color=paint(color, output))
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
-@click.option(
-    "--format",
-    "-f",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default=None,
-    help="terminal (default), markdown, json (one report line) or html (one offline file); "
-    "with --output and no --format, taken from the file's suffix.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report to this file (atomically) instead of stdout.",
-)
-@click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the terminal format: auto colours only a terminal, and only when NO_COLOR "
-    "is unset.",
-)
+@format_option
+@output_option
+@color_option
 @debug_option
 @version_option("bb-report")
 def main(
@@ -62,16 +35,4 @@ def main(
     their growth; each section says what it could not count yet. Empty input gives a
     short report saying there is nothing to report.
     """
-    text = report_text(inputs, fmt, output, color)
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        atomic_write(output, text)
-        # A report is for sharing: the usual permissions of a new file, not the temporary's.
-        mask = os.umask(0)
-        os.umask(mask)
-        output.chmod(0o666 & ~mask)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    emit(report_text(inputs, fmt, output, color), output)

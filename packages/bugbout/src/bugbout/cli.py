@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import signal
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from types import FrameType
 
 import click
-from bb_core.cli import BbGroup, config_option, debug_option, version_option
+from bb_core.cli import (
+    BbGroup,
+    config_option,
+    debug_option,
+    terminate_as_interrupt,
+    version_option,
+)
 from bb_core.config import build, load_config
-from bb_core.errors import BbError, UsageError
-from bb_core.store import atomic_write
-from bb_report import FORMATS, render
-from bb_report.render import SUFFIXES
-from bb_report.terminal import use_color
+from bb_core.errors import BbError
+from bb_report import render
+from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
 
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
@@ -26,35 +25,9 @@ from bugbout.stages import mine_stage, tally
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 
-color_option = click.option(
-    "--color",
-    type=click.Choice(["auto", "always", "never"]),
-    default="auto",
-    show_default=True,
-    help="Colour the terminal report: auto colours only a terminal (and not under NO_COLOR).",
-)
-
-
-def _paint(color: str, output: Path | None = None) -> bool:
-    return color == "always" or (color == "auto" and output is None and use_color(sys.stdout))
-
 
 def _err(message: str) -> None:
     click.echo(f"bugbout: {message}", err=True)
-
-
-@contextmanager
-def terminate_as_interrupt() -> Iterator[None]:
-    """Treat SIGTERM like Ctrl-C: running agents are stopped and finished work is kept."""
-
-    def interrupt(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, interrupt)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 @click.group(cls=BbGroup, context_settings=CONTEXT)
@@ -191,27 +164,13 @@ def run(
     with terminate_as_interrupt():
         report = bout.run()
     if show_report:
-        click.echo(render(report, "terminal", color=_paint(color)), nl=False)
+        click.echo(render(report, "terminal", color=paint(color)), nl=False)
 
 
 @main.command(context_settings=CONTEXT)
 @config_option
-@click.option(
-    "--format",
-    "-f",
-    "fmt",
-    type=click.Choice(FORMATS),
-    default=None,
-    help="terminal (default), markdown, json or html; with --output and no --format, "
-    "taken from the file's suffix.",
-)
-@click.option(
-    "--output",
-    "-o",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the report to this file (atomically) instead of stdout.",
-)
+@format_option
+@output_option
 @color_option
 @debug_option
 def report(
@@ -224,13 +183,4 @@ def report(
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
-    chosen = fmt or (SUFFIXES.get(output.suffix.lower()) if output else None) or "terminal"
-    text = render(made, chosen, color=_paint(color, output))
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-        return
-    try:
-        atomic_write(output, text)
-    except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+    emit(render(made, chosen_format(fmt, output), color=paint(color, output)), output)

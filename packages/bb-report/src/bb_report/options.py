@@ -1,0 +1,62 @@
+"""The report's command-line options and output, shared by bb-report and `bugbout report`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from bb_core.errors import UsageError
+from bb_core.store import atomic_write
+
+from bb_report.render import FORMATS, SUFFIXES
+from bb_report.terminal import use_color
+
+format_option = click.option(
+    "--format",
+    "-f",
+    "fmt",
+    type=click.Choice(FORMATS),
+    default=None,
+    help="terminal (default), markdown, json (one report line) or html (one offline file); "
+    "with --output and no --format, taken from the file's suffix.",
+)
+
+output_option = click.option(
+    "--output",
+    "-o",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write the report to this file (atomically) instead of stdout.",
+)
+
+color_option = click.option(
+    "--color",
+    type=click.Choice(["auto", "always", "never"]),
+    default="auto",
+    show_default=True,
+    help="Colour the terminal format: auto colours only a terminal, and only when NO_COLOR "
+    "is unset.",
+)
+
+
+def chosen_format(fmt: str | None, output: Path | None) -> str:
+    """The format asked for, else the output file's suffix, else terminal."""
+    return fmt or (SUFFIXES.get(output.suffix.lower()) if output else None) or "terminal"
+
+
+def paint(color: str, output: Path | None = None) -> bool:
+    """Whether to colour: always, or auto on a terminal stdout without NO_COLOR."""
+    return color == "always" or (color == "auto" and output is None and use_color(sys.stdout))
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Write the report to stdout, or atomically to *output*."""
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        atomic_write(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
