@@ -553,10 +553,10 @@ class Repo:
             new_items = self._children(new) if new_dir else {}
             if old is not None and not old_dir:
                 out.append(Change(path, None, DELETE, old[0], None, old[1].decode(), None))
-            for name in sorted(old_items.keys() | new_items.keys()):
+            differ = {name for name, _entry in old_items.items() ^ new_items.items()}
+            for name in sorted(differ):  # the names whose entries are not the same
                 before, after = old_items.get(name), new_items.get(name)
-                if before != after:
-                    self._diff(before, after, f"{path}/{name}" if path else name, out)
+                self._diff(before, after, f"{path}/{name}" if path else name, out)
             if new is not None and not new_dir:
                 out.append(Change(path, None, ADD, None, new[0], None, new[1].decode()))
             return
