@@ -18,7 +18,7 @@ import sys
 from collections import deque
 from collections.abc import Generator, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -54,8 +54,10 @@ class Examined:
 
 @dataclass(slots=True)
 class _Chunk:
+    """Candidates sent to the pool together, and the future of their tree facts."""
+
     future: Future[list[dict[str, Any]]]
-    members: list[Examined] = field(default_factory=list)
+    members: list[Examined]
 
 
 @contextmanager
@@ -85,20 +87,10 @@ def default_jobs() -> int:
 class TreeReader:
     """Completes the facts of examined commits, in order; in workers past a threshold."""
 
-    def __init__(
-        self,
-        finder: FactFinder,
-        repo_path: Path,
-        jobs: int,
-        *,
-        threshold: int | None = None,
-        chunk: int | None = None,
-    ) -> None:
+    def __init__(self, finder: FactFinder, repo_path: Path, jobs: int) -> None:
         self.finder = finder
         self.repo_path = repo_path
         self.jobs = jobs
-        self.threshold = THRESHOLD if threshold is None else threshold
-        self.chunk = CHUNK if chunk is None else chunk
 
     def complete(self, examined: Iterable[Examined]) -> Generator[Examined, None, None]:
         """Each commit of *examined*, in order, with its tree facts read when pending."""
@@ -106,7 +98,7 @@ class TreeReader:
         read_here = 0
         for item in source:
             if item.pending:
-                if self.jobs > 1 and read_here >= self.threshold:
+                if self.jobs > 1 and read_here >= THRESHOLD:
                     yield from self._in_workers(item, source)
                     return
                 read_here += 1
@@ -117,7 +109,7 @@ class TreeReader:
     def _in_workers(self, first: Examined, rest: Iterator[Examined]) -> Iterator[Examined]:
         pool = start_workers(self.jobs, self.finder, self.repo_path)
         try:
-            yield from _Ordered(pool, self.chunk, 2 * self.jobs).run(first, rest)
+            yield from _Ordered(pool, CHUNK, 2 * self.jobs).run(first, rest)
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
