@@ -118,6 +118,37 @@ def _existing(paths: Sequence[Path]) -> list[str]:
     return sorted(seen, key=lambda p: (p.count("/"), p))
 
 
+def _hidden_by_private_temp(
+    argv: Sequence[str], cwd: Path | None, replaced: Sequence[str]
+) -> list[str]:
+    """Folders under a replaced temp folder that the command itself lives in or names.
+
+    The private ``/tmp`` hides the host's: a checkout, a virtualenv or a script that
+    happens to live under ``/tmp`` would vanish from inside the sandbox. A sandboxed
+    command may read anything, so each top-level folder under ``/tmp`` holding the
+    program, an absolute path in its arguments, its working directory or this Python's
+    own environment is shown again, read-only.
+    """
+    candidates = [sys.prefix, sys.executable]
+    if argv:
+        found = shutil.which(argv[0]) if "/" not in argv[0] else argv[0]
+        if found:
+            candidates += [found, os.path.realpath(found)]
+    candidates += [a for a in argv[1:] if a.startswith("/")]
+    if cwd is not None:
+        candidates.append(str(cwd))
+    tops: list[str] = []
+    for candidate in candidates:
+        real = os.path.realpath(candidate)
+        for top in replaced:
+            if real.startswith(top + "/"):
+                first = real[len(top) + 1 :].split("/", 1)[0]
+                folder = f"{top}/{first}"
+                if os.path.isdir(folder) and folder not in tops:
+                    tops.append(folder)
+    return tops
+
+
 class Bubblewrap(Sandbox):
     """Linux namespaces through ``bwrap``: a read-only view of ``/`` with holes punched."""
 
@@ -141,6 +172,8 @@ class Bubblewrap(Sandbox):
         if os.path.isdir("/var/tmp"):
             cmd += ["--tmpfs", "/var/tmp"]
         replaced = ["/tmp", "/var/tmp"]
+        for path in _hidden_by_private_temp(argv, cwd, replaced):
+            cmd += ["--ro-bind", path, path]
         for path in _existing(confinement.readable):
             if any(path.startswith(top + "/") for top in replaced):
                 cmd += ["--ro-bind", path, path]
