@@ -6,6 +6,7 @@ import os
 import random
 import socket
 import stat
+import subprocess
 import sys
 import threading
 import time
@@ -329,11 +330,36 @@ def test_missing_working_folder_is_an_error_not_a_run_elsewhere(
     bwrap_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Regression: bwrap silently starts in $HOME when the working folder is not inside."""
-    argv = bwrap_sandbox.wrap(["pwd"], Confinement(), cwd=tmp_path)
-    assert argv[argv.index("--chdir") + 1] == str(tmp_path.resolve())
+    gone = tmp_path / "gone"
+    argv = bwrap_sandbox.wrap(["pwd"], Confinement(), cwd=gone)
+    assert argv[argv.index("--chdir") + 1] == str(gone)
+    log = tmp_path / "log"
+    with pytest.raises(FileNotFoundError):
+        run_confined(
+            ["pwd"],
+            sandbox=bwrap_sandbox,
+            confinement=Confinement(),
+            cwd=gone,
+            env=None,
+            timeout=20,
+            stdout_path=log,
+            stderr_path=log,
+        )
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    assert done.returncode != 0
+    assert "Can't chdir" in done.stderr or "No such file" in done.stderr
+
+
+def test_a_folder_under_tmp_it_runs_in_or_names_is_readable_not_writable(
+    bwrap_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """Regression: the private /tmp hid a checkout or virtualenv that lived under /tmp."""
+    script = tmp_path / "script.sh"
+    script.write_text("cat data.txt; touch new.txt && echo wrote || echo refused\n")
+    (tmp_path / "data.txt").write_text("visible\n")
     log = tmp_path / "log"
     done = run_confined(
-        ["pwd"],
+        ["sh", str(script)],
         sandbox=bwrap_sandbox,
         confinement=Confinement(),
         cwd=tmp_path,
@@ -342,8 +368,10 @@ def test_missing_working_folder_is_an_error_not_a_run_elsewhere(
         stdout_path=log,
         stderr_path=log,
     )
-    assert done.exit_code != 0
-    assert "Can't chdir" in log.read_text() or "No such file" in log.read_text()
+    assert done.exit_code == 0, log.read_text()
+    lines = log.read_text().splitlines()
+    assert lines[0] == "visible" and lines[-1] == "refused"
+    assert not (tmp_path / "new.txt").exists()
 
 
 # --- choosing and probing ---------------------------------------------------------------
