@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import git
+from bb_core import packs as pack_reader
 from bb_core.git import open_repo
 from bb_mine.mine import MineOptions, mine
 from long_history import build_long_history
@@ -70,7 +70,7 @@ def test_every_packed_object_reads_as_dulwich_reads_it(
     """The pack reader finds, inflates and resolves every object itself, never falling back,
     whether it searches the index's names with find() or hands long stretches to dulwich."""
     if search == "bisect":
-        monkeypatch.setattr(git, "_FIND_SPAN", 0)
+        monkeypatch.setattr(pack_reader, "FIND_SPAN", 0)
     repos, _issues = layouts
     with open_repo(repos[layout]) as repo:
         store = repo._repo.object_store

@@ -13,14 +13,11 @@ thread-safe: give each thread its own, or share one behind a lock.
 from __future__ import annotations
 
 import binascii
-import difflib
 import io
-import mmap
 import os
 import re
 import shutil
 import stat
-import struct
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -36,7 +33,9 @@ from dulwich.pack import apply_delta
 from dulwich.repo import Repo as DulwichRepo
 
 from bb_core.errors import GitError
+from bb_core.packs import PackFile
 from bb_core.store import cache_key, home_dir
+from bb_core.unified import unified_hunks
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
@@ -45,9 +44,6 @@ _ZERO = "0" * 40
 _FETCHED: set[str] = set()
 #: How many parsed trees a repository keeps in memory.
 _TREE_CACHE = 4096
-#: Pack type numbers of whole objects: commit, tree, blob, tag (not deltas).
-_WHOLE_TYPES = frozenset({1, 2, 3, 4})
-_OFS_DELTA, _REF_DELTA = 6, 7
 #: What makes the pack reader hand over to dulwich's general lookup: another dulwich, a
 #: thin pack, a pack it cannot map or an entry it cannot read.
 _FAST_PATH_ERRORS = (
@@ -59,10 +55,6 @@ _FAST_PATH_ERRORS = (
     OSError,
     zlib.error,
 )
-#: Where a version 2 pack index's names start, and the longest stretch of them searched
-#: with one find() (a pack of up to about 200,000 objects); longer ones are bisected.
-_IDX_NAMES = 8 + 256 * 4
-_FIND_SPAN = 16 * 1024
 #: Resolved delta bases kept per repository, and the largest object worth keeping.
 _RESOLVED_CACHE = 4096
 _RESOLVED_MAX_BYTES = 1 << 20
@@ -209,7 +201,7 @@ class Repo:
         self._store: Any = inner.object_store
         self._refs: Any = inner.refs
         self._packs: list[Any] = list(inner.object_store.packs)
-        self._pack_files: list[_PackFile] | None = None  # mapped on first read
+        self._pack_files: list[PackFile] | None = None  # mapped on first read
         self._fast = True
         self._commit_trees: dict[str, bytes] = {}
         self._resolved: OrderedDict[tuple[int, int], tuple[int, bytes]] = OrderedDict()
@@ -343,7 +335,7 @@ class Repo:
         if self._fast:
             try:
                 if self._pack_files is None:
-                    self._pack_files = [_PackFile(pack) for pack in self._packs]
+                    self._pack_files = [PackFile(pack) for pack in self._packs]
                 binsha = binascii.unhexlify(sha)
                 for index, pack_file in enumerate(self._pack_files):
                     try:
@@ -356,7 +348,7 @@ class Repo:
         kind, raw = self._store.get_raw(sha)
         return kind, raw
 
-    def _resolve(self, index: int, pack_file: _PackFile, offset: int) -> tuple[int, bytes]:
+    def _resolve(self, index: int, pack_file: PackFile, offset: int) -> tuple[int, bytes]:
         """The object at *offset* in *pack_file*, its delta chain applied."""
         chain: list[tuple[int, bytes]] = []
         resolved = self._resolved
@@ -691,106 +683,6 @@ class Repo:
         return root
 
 
-class _PackFile:
-    """One pack's data file mapped into memory, its entries read without dulwich objects.
-
-    Building dulwich's object for every entry costs more than inflating it; reading the
-    entry header and inflating the data here roughly halves the cost of each object.
-    """
-
-    def __init__(self, pack: Any) -> None:
-        self.index = pack.index
-        with open(pack._data_path, "rb") as file:
-            self.map = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        self.names: mmap.mmap | None = None  # the index file, when it is version 2
-        self.fanout: tuple[int, ...] = ()
-        with open(pack._idx_path, "rb") as file:
-            names = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
-        if names[:8] != b"\377tOc\0\0\0\2":
-            names.close()
-            return
-        self.names = names
-        self.fanout = struct.unpack_from(">256I", names, 8)
-        count = self.fanout[255]
-        self.offsets = _IDX_NAMES + 24 * count  # past the names and their checksums
-        self.large = self.offsets + 4 * count
-
-    def close(self) -> None:
-        self.map.close()
-        if self.names is not None:
-            self.names.close()
-
-    def offset(self, binsha: bytes) -> int:
-        """Where object *binsha* starts in the pack; KeyError when the pack lacks it.
-
-        The index's fan-out table narrows the search to the names sharing the first
-        byte; a small stretch is searched with one ``find`` in C, which is quicker than
-        a bisection calling back into Python at every step.
-        """
-        names = self.names
-        if names is None:
-            return int(self.index.object_offset(binsha))
-        first = binsha[0]
-        low, high = (self.fanout[first - 1] if first else 0), self.fanout[first]
-        if (high - low) * 20 > _FIND_SPAN:
-            return int(self.index.object_offset(binsha))
-        end = _IDX_NAMES + 20 * high
-        at = names.find(binsha, _IDX_NAMES + 20 * low, end)
-        while at >= 0 and (at - _IDX_NAMES) % 20:  # a match straddling two names
-            at = names.find(binsha, at + 1, end)
-        if at < 0:
-            raise KeyError(binsha)
-        (offset,) = struct.unpack_from(">I", names, self.offsets + 4 * ((at - _IDX_NAMES) // 20))
-        if offset & 0x80000000:  # the offset lives in the table of large offsets
-            (offset,) = struct.unpack_from(">Q", names, self.large + 8 * (offset & 0x7FFFFFFF))
-        return int(offset)
-
-    def entry(self, offset: int) -> tuple[int, int | bytes | None, bytes]:
-        """(type number, delta base, inflated data) of the entry at *offset*.
-
-        The base is None for a whole object, the base's offset for an offset delta, and
-        the base's binary sha for a reference delta.
-        """
-        data = self.map
-        byte = data[offset]
-        kind, size, shift, pos = (byte >> 4) & 7, byte & 15, 4, offset + 1
-        while byte & 0x80:
-            byte = data[pos]
-            size |= (byte & 0x7F) << shift
-            shift += 7
-            pos += 1
-        base: int | bytes | None = None
-        if kind == _OFS_DELTA:
-            byte = data[pos]
-            distance = byte & 0x7F
-            pos += 1
-            while byte & 0x80:
-                byte = data[pos]
-                distance = ((distance + 1) << 7) | (byte & 0x7F)
-                pos += 1
-            base = offset - distance
-        elif kind == _REF_DELTA:
-            base = data[pos : pos + 20]
-            pos += 20
-        elif kind not in _WHOLE_TYPES:
-            raise ValueError(f"unknown pack object type {kind}")
-        return kind, base, self._inflate(pos, size)
-
-    def _inflate(self, pos: int, size: int) -> bytes:
-        """*size* bytes inflated from the zlib stream at *pos*."""
-        stream = zlib.decompressobj()
-        window = size + 64 + size // 1024  # deflate's worst case for incompressible data
-        out = stream.decompress(self.map[pos : pos + window])
-        end = len(self.map)
-        while not stream.eof and pos + window < end:
-            pos += window
-            window = 1 << 16
-            out += stream.decompress(self.map[pos : pos + window])
-        if not stream.eof or len(out) != size:
-            raise ValueError("damaged pack entry")
-        return out
-
-
 def _parse_tree(raw: bytes) -> list[tuple[bytes, int, bytes]]:
     """(name, mode, hex sha) of each entry of a raw tree object."""
     parse: Any = parse_tree  # its signature changed when dulwich learnt SHA-256
@@ -798,112 +690,6 @@ def _parse_tree(raw: bytes) -> list[tuple[bytes, int, bytes]]:
         return list(parse(raw, 20))
     except TypeError:  # an older dulwich takes no hash length
         return list(parse(raw))
-
-
-def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:
-    """difflib opcodes from *a* to *b*, with the common head and tail matched first.
-
-    Most changes touch a few lines of a long file; trimming what is equal at both ends
-    leaves difflib a small middle to compare, so diffs of large files stay cheap.
-    """
-    head = _shared(a, b, min(len(a), len(b)), from_end=False)
-    tail = _shared(a, b, min(len(a), len(b)) - head, from_end=True)
-    codes: list[tuple[str, int, int, int, int]] = []
-    if head:
-        codes.append(("equal", 0, head, 0, head))
-    a_end, b_end = len(a) - tail, len(b) - tail
-    if head == a_end and head < b_end:  # lines only added: what difflib would say
-        codes.append(("insert", head, head, head, b_end))
-    elif head == b_end and head < a_end:  # lines only removed
-        codes.append(("delete", head, a_end, head, head))
-    elif head < a_end and head < b_end:
-        middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end])
-        for tag, i1, i2, j1, j2 in middle.get_opcodes():
-            codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
-    if tail:
-        codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
-    merged: list[tuple[str, int, int, int, int]] = []
-    for code in codes:
-        if merged and code[0] == "equal" and merged[-1][0] == "equal":
-            merged[-1] = ("equal", merged[-1][1], code[2], merged[-1][3], code[4])
-        else:
-            merged.append(code)
-    return merged
-
-
-def _shared(a: Sequence[Any], b: Sequence[Any], limit: int, *, from_end: bool) -> int:
-    """How many items *a* and *b* share at their start (or end), at most *limit*.
-
-    A binary search over slices: each step is one comparison done in C, not a Python
-    loop over every line of a long file.
-    """
-    low, high = 0, limit  # the first (last) `low` items are known equal
-    while low < high:
-        mid = (low + high + 1) // 2
-        if from_end:
-            same = a[len(a) - mid : len(a) - low] == b[len(b) - mid : len(b) - low]
-        else:
-            same = a[low:mid] == b[low:mid]
-        if same:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def unified_hunks(old: bytes, new: bytes, context: int = 3) -> list[bytes]:
-    """The ``@@`` hunks of a unified diff from *old* to *new*, as git writes them."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
-    out: list[bytes] = []
-    for group in _grouped(line_opcodes(a, b), context):
-        first, last = group[0], group[-1]
-        out.append(b"@@ -%s +%s @@\n" % (_range(first[1], last[2]), _range(first[3], last[4])))
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out.extend(_line(b" ", line) for line in a[i1:i2])
-                continue
-            out.extend(_line(b"-", line) for line in a[i1:i2])
-            out.extend(_line(b"+", line) for line in b[j1:j2])
-    return out
-
-
-def _line(sign: bytes, line: bytes) -> bytes:
-    if line.endswith(b"\n"):
-        return sign + line
-    return sign + line + b"\n\\ No newline at end of file\n"
-
-
-def _range(start: int, stop: int) -> bytes:
-    length = stop - start
-    if length == 1:
-        return b"%d" % (start + 1)
-    return b"%d,%d" % (start + 1 if length else start, length)
-
-
-def _grouped(
-    codes: list[tuple[str, int, int, int, int]], context: int
-) -> Iterator[list[tuple[str, int, int, int, int]]]:
-    """Opcodes in hunks with *context* lines around each change (difflib's grouping)."""
-    if not codes:
-        return
-    codes = list(codes)
-    if codes[0][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[0]
-        codes[0] = tag, max(i1, i2 - context), i2, max(j1, j2 - context), j2
-    if codes[-1][0] == "equal":
-        tag, i1, i2, j1, j2 = codes[-1]
-        codes[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
-    group: list[tuple[str, int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in codes:
-        if tag == "equal" and i2 - i1 > 2 * context:
-            group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
-            yield group
-            group = []
-            i1, j1 = max(i1, i2 - context), max(j1, j2 - context)
-        group.append((tag, i1, i2, j1, j2))
-    if group and not (len(group) == 1 and group[0][0] == "equal"):
-        yield group
 
 
 def _parse_commit(sha: str, raw: bytes) -> Commit:

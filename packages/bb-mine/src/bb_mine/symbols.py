@@ -12,7 +12,7 @@ import ast
 from bisect import bisect_left
 from collections.abc import Iterable
 
-from bb_core.git import line_opcodes
+from bb_core.unified import line_opcodes
 
 
 def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[int]]:
