@@ -118,35 +118,42 @@ def _existing(paths: Sequence[Path]) -> list[str]:
     return sorted(seen, key=lambda p: (p.count("/"), p))
 
 
+def _venv_root(path: str) -> str | None:
+    """The virtualenv a ``<venv>/bin/python`` belongs to, if it is one."""
+    folder = os.path.dirname(os.path.abspath(path))
+    root = os.path.dirname(folder)
+    return root if os.path.isfile(os.path.join(root, "pyvenv.cfg")) else None
+
+
 def _hidden_by_private_temp(
     argv: Sequence[str], cwd: Path | None, replaced: Sequence[str]
 ) -> list[str]:
-    """Folders under a replaced temp folder that the command itself lives in or names.
+    """Folders under a replaced temp folder that the command lives in or names.
 
-    The private ``/tmp`` hides the host's: a checkout, a virtualenv or a script that
-    happens to live under ``/tmp`` would vanish from inside the sandbox. A sandboxed
-    command may read anything, so each top-level folder under ``/tmp`` holding the
-    program, an absolute path in its arguments, its working directory or this Python's
-    own environment is shown again, read-only.
+    The private ``/tmp`` hides the host's: a virtualenv, a script or a working folder
+    that happens to live under ``/tmp`` would vanish inside the sandbox. A sandboxed
+    command may read anything, so exactly those folders are shown again, read-only: the
+    program's folder (its whole virtualenv for a venv's python), the folder of each
+    absolute path among its arguments, and its working folder. Only those paths: the
+    rest of the private ``/tmp`` stays private and writable.
     """
-    candidates = [sys.prefix, sys.executable]
+    folders: list[str] = []
     if argv:
         found = shutil.which(argv[0]) if "/" not in argv[0] else argv[0]
         if found:
-            candidates += [found, os.path.realpath(found)]
-    candidates += [a for a in argv[1:] if a.startswith("/")]
+            folders.append(_venv_root(found) or os.path.dirname(os.path.abspath(found)))
+    for arg in argv[1:]:
+        if arg.startswith("/") and os.path.exists(arg):
+            folders.append(arg if os.path.isdir(arg) else os.path.dirname(arg))
     if cwd is not None:
-        candidates.append(str(cwd))
-    tops: list[str] = []
-    for candidate in candidates:
-        real = os.path.realpath(candidate)
-        for top in replaced:
-            if real.startswith(top + "/"):
-                first = real[len(top) + 1 :].split("/", 1)[0]
-                folder = f"{top}/{first}"
-                if os.path.isdir(folder) and folder not in tops:
-                    tops.append(folder)
-    return tops
+        folders.append(str(cwd))
+    shown: list[str] = []
+    for folder in folders:
+        real = os.path.realpath(folder)
+        hidden = any(real.startswith(top + "/") for top in replaced)
+        if hidden and os.path.isdir(real) and real not in shown:
+            shown.append(real)
+    return sorted(shown, key=lambda p: (p.count("/"), p))
 
 
 class Bubblewrap(Sandbox):
