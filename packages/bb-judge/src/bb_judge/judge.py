@@ -27,6 +27,7 @@ from bb_judge.policies import (
     classify,
     get_policy,
     own_columns,
+    unique_cells,
 )
 from bb_judge.ranking import rank, ranking_key
 
@@ -138,7 +139,7 @@ def decide(
         return done(None, reason + ", so nothing reproduces the bug", cited)
     if not ranked:
         why = "; ".join(f"{a.patch}: {a.reason}" for a in assessments)
-        cited = _merge([cell for a in assessments for cell in a.cited])
+        cited = unique_cells([cell for a in assessments for cell in a.cited])
         return done(None, f"no patch is approved under {policy.name} ({why})", cited)
     best = ranked[0]
     reason = f"{best.patch} {best.reason}"
@@ -158,17 +159,6 @@ def _edge(best: Assessment, runner_up: Assessment) -> str:
     if mine[2] != theirs[2]:
         return f"smaller than {other} ({mine[2]} lines against {theirs[2]})"
     return f"tied with {other} on support, broken tests and size; first by name"
-
-
-def _merge(cells: Sequence[dict[str, str]]) -> list[dict[str, str]]:
-    seen: set[tuple[str, str, str]] = set()
-    out = []
-    for cell in cells:
-        key = (cell["author"], cell["test"], cell["column"])
-        if key not in seen:
-            seen.add(key)
-            out.append(cell)
-    return out
 
 
 def _tests(tests: Sequence[Row]) -> list[dict[str, str]]:

@@ -320,11 +320,12 @@ def assess(
         excused=tuple(excused),
         examiner_broken=tuple(examiner_broken),
         contestant_broken=tuple(contestant_broken),
-        cited=tuple(_unique(cited)),
+        cited=tuple(unique_cells(cited)),
     )
 
 
-def _unique(cells: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+def unique_cells(cells: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+    """*cells* without repeats of the same (author, test, column), first kept."""
     seen: set[tuple[str, str, str]] = set()
     out = []
     for cell in cells:
