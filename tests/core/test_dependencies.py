@@ -1,0 +1,66 @@
+"""Each package declares exactly the third-party and workspace packages it imports."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = sorted(p for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
+#: Import name -> distribution, for every dependency the project allows.
+DISTRIBUTIONS = {
+    "click": "click",
+    "orjson": "orjson",
+    "unidiff": "unidiff",
+    "dulwich": "dulwich",
+    "jsonschema": "jsonschema",
+    "referencing": "referencing",
+    "tabulate": "tabulate",
+    **{p.name.replace("-", "_"): p.name for p in PACKAGES},
+}
+
+
+def _imported(package: Path) -> set[str]:
+    found: set[str] = set()
+    for source in (package / "src").rglob("*.py"):
+        if "pytest_plugin" in source.parts:  # runs inside the project's own environment
+            continue
+        for node in ast.walk(ast.parse(source.read_text(), str(source))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    own = package.name.replace("-", "_")
+    return {DISTRIBUTIONS[n] for n in found if n in DISTRIBUTIONS and n != own}
+
+
+def _declared(package: Path) -> set[str]:
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    return {re.split(r"[<>=!~ \[]", dep, maxsplit=1)[0] for dep in project["dependencies"]}
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
+def test_declared_dependencies_are_the_imported_ones(package: Path) -> None:
+    assert _declared(package) == _imported(package)
+
+
+def test_nothing_outside_the_allowed_dependencies_is_imported() -> None:
+    allowed = set(DISTRIBUTIONS) | set(sys.stdlib_module_names) | {"_pytest", "pytest"}
+    strays = set()
+    for package in PACKAGES:
+        for source in (package / "src").rglob("*.py"):
+            for node in ast.walk(ast.parse(source.read_text())):
+                names = []
+                if isinstance(node, ast.Import):
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                    names = [node.module]
+                strays.update(
+                    f"{source.name}: {n}" for n in names if n.split(".")[0] not in allowed
+                )
+    assert strays == set()
