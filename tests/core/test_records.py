@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -117,14 +118,28 @@ def test_several_inputs_are_read_in_order(tmp_path: Path) -> None:
     assert messages == ["one", "two"]
 
 
-def test_atomic_write_gives_results_the_usual_permissions(tmp_path: Path) -> None:
+def _write_whole(target: Path) -> None:
+    from bb_core.store import atomic_write
+
+    atomic_write(target, "# report\n")
+
+
+def _write_streamed(target: Path) -> None:
+    from bb_core.store import atomic_output
+
+    with atomic_output(target, sweep=True) as handle:
+        handle.write(b"# report\n")
+
+
+@pytest.mark.parametrize("write", [_write_whole, _write_streamed], ids=["whole", "streamed"])
+def test_atomic_write_gives_results_the_usual_permissions(
+    tmp_path: Path, write: Callable[[Path], None]
+) -> None:
     """Regression: files written through a temporary file were readable by their owner only."""
     import os
 
-    from bb_core.store import atomic_write
-
     target = tmp_path / "report.md"
-    atomic_write(target, "# report\n")
+    write(target)
     umask = os.umask(0)
     os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask

@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -36,21 +38,55 @@ def home_dir(*parts: str) -> Path:
     return path
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
-    """Write *data* to *path* so that readers see the old file or the new one, whole."""
+@contextmanager
+def atomic_output(path: Path, *, sweep: bool = False) -> Iterator[IO[bytes]]:
+    """A binary file that replaces *path* only when the block finishes without error.
+
+    Readers see the old file or the new one, whole. A writer killed midway leaves the
+    old file and a temporary one named after its process; with *sweep*, temporary files
+    of writers of *path* that no longer run are removed first (a scan of the folder, so
+    meant for a few files rewritten whole, not for folders of many cache entries).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode() if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    if sweep:
+        for stale in path.parent.glob(f".{path.name}.*.tmp"):
+            _remove_if_orphaned(stale)
+    fd, tmp = tempfile.mkstemp(
+        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
+    )
     try:
         os.fchmod(fd, 0o666 & ~_UMASK)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _remove_if_orphaned(path: Path) -> None:
+    """Remove a temporary file left by a process that no longer runs."""
+    parts = path.name.split(".")
+    try:
+        pid = int(parts[-3])
+    except (IndexError, ValueError):
+        return
+    if pid == os.getpid():
+        return
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        path.unlink(missing_ok=True)
+    except PermissionError:
+        return
+
+
+def atomic_write(path: Path, data: bytes | str) -> None:
+    """Write *data* to *path* so that readers see the old file or the new one, whole."""
+    with atomic_output(path) as handle:
+        handle.write(data.encode() if isinstance(data, str) else data)
 
 
 def write_json(path: Path, value: Any) -> None:

@@ -22,15 +22,13 @@ task, written the moment an attempt ends), ``matrices/`` (one matrix per task) a
 
 from __future__ import annotations
 
-import os
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from bb_core import store
 from bb_core.store import Store, read_json, write_json
 
 #: The stages of a run, in order, with the file each one's output stream goes to.
@@ -142,42 +140,10 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-@contextmanager
-def atomic_output(path: Path) -> Iterator[IO[bytes]]:
+def atomic_output(path: Path) -> AbstractContextManager[IO[bytes]]:
     """A binary file that replaces *path* only when the block finishes without error.
 
     Readers see the old file or the new one, whole; a stage killed while writing leaves
     the old file (and a temporary file that the next write of *path* sweeps away).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    for stale in path.parent.glob(f".{path.name}.*.tmp"):
-        _remove_if_orphaned(stale)
-    fd, tmp = tempfile.mkstemp(
-        dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _remove_if_orphaned(path: Path) -> None:
-    """Remove a temporary file left by a process that no longer runs."""
-    parts = path.name.split(".")
-    try:
-        pid = int(parts[-3])
-    except (IndexError, ValueError):
-        return
-    if pid == os.getpid():
-        return
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        path.unlink(missing_ok=True)
-    except PermissionError:
-        return
+    return store.atomic_output(path, sweep=True)
