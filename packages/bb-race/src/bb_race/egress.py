@@ -15,13 +15,14 @@ subdomain).
 
 from __future__ import annotations
 
-import contextlib
 import socket
 import socketserver
 import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+
+from bb_race.bridge import pipe
 
 #: The port the bridge listens on inside each sandbox (each has its own loopback).
 BRIDGE_PORT = 3128
@@ -121,20 +122,9 @@ class _Handler(socketserver.BaseRequestHandler):
 
     def splice(self, client: socket.socket, upstream: socket.socket) -> None:
         upstream.settimeout(None)
-
-        def copy(source: socket.socket, target: socket.socket) -> None:
-            try:
-                while data := source.recv(65536):
-                    target.sendall(data)
-            except OSError:
-                pass
-            finally:
-                with contextlib.suppress(OSError):
-                    target.shutdown(socket.SHUT_WR)
-
-        back = threading.Thread(target=copy, args=(upstream, client), daemon=True)
+        back = threading.Thread(target=pipe, args=(upstream, client), daemon=True)
         back.start()
-        copy(client, upstream)
+        pipe(client, upstream)
         back.join()
         upstream.close()
 
