@@ -33,10 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
-import orjson
-
 from bb_core.errors import ConfigError, EnvironmentFailed
-from bb_core.store import cache_key, home_dir
+from bb_core.store import cache_key, home_dir, read_json, write_json
 
 ENV_VERSION = 2  # bump to rebuild every cached environment
 META = "bugbout-env.json"
@@ -150,7 +148,7 @@ def ensure_env(project: Any, repo_root: Path) -> TestEnv:
 
 # --- a configured interpreter -----------------------------------------------------------
 
-_checked: dict[str, tuple[str, dict[str, str]]] = {}
+_checked: dict[str, dict[str, str]] = {}
 
 
 def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
@@ -170,7 +168,7 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
         )[:16]
     )
     if key in _checked:
-        return python, key, _checked[key][1]
+        return python, key, _checked[key]
     marker = home_dir("envs") / f"{key}.json"
     meta = _read_meta(marker)
     if meta is None:
@@ -197,9 +195,9 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
             )
         lines = done.stdout.split("\n")
         meta = {"python": lines[0].strip(), "pytest": lines[1].strip(), "prefix": lines[2].strip()}
-        _write_meta(marker, meta)
+        write_json(marker, meta)
     versions = {"python": str(meta.get("python", "")), "pytest": str(meta.get("pytest", ""))}
-    _checked[key] = (found, versions)
+    _checked[key] = versions
     return python, key, versions
 
 
@@ -230,7 +228,7 @@ def _build(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
         shutil.rmtree(tmp, ignore_errors=True)
         try:
             versions = _build_into(tmp, python, deps, log)
-            _write_meta(
+            write_json(
                 tmp / META,
                 {
                     "python": python,
@@ -371,14 +369,5 @@ def _locked(path: Path) -> Iterator[None]:
 
 
 def _read_meta(path: Path) -> dict[str, Any] | None:
-    try:
-        value = orjson.loads(path.read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return None
+    value = read_json(path)
     return value if isinstance(value, dict) else None
-
-
-def _write_meta(path: Path, value: dict[str, Any]) -> None:
-    from bb_core.store import write_json
-
-    write_json(path, value)
