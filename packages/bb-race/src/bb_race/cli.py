@@ -15,6 +15,13 @@ from bb_core.config import load_config
 
 from bb_race.race import race
 
+#: ``--retry-failed``, shared with ``bugbout run``.
+retry_failed_option = click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
+)
+
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
@@ -26,11 +33,7 @@ from bb_race.race import race
     metavar="NAME",
     help="Run only this agent (repeat for more). Stored attempts of the others are still written.",
 )
-@click.option(
-    "--retry-failed",
-    is_flag=True,
-    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
-)
+@retry_failed_option
 @click.option(
     "--jobs",
     "-j",

@@ -14,6 +14,7 @@ from bb_core.cli import (
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
+from bb_race.cli import retry_failed_option
 from bb_report import render
 from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
 
@@ -114,11 +115,7 @@ def tasks(config_path: str | None, debug: bool) -> None:
     metavar="FILE",
     help="An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.",
 )
-@click.option(
-    "--retry-failed",
-    is_flag=True,
-    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
-)
+@retry_failed_option
 @click.option(
     "--agent",
     "agents",
