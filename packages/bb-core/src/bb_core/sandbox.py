@@ -38,6 +38,7 @@ from typing import IO, Any, ClassVar
 
 from bb_core import procs
 from bb_core.errors import ConfigError, SandboxUnavailable
+from bb_core.store import atomic_write
 
 KINDS = ("auto", "bubblewrap", "seatbelt", "none")
 SEATBELT_EXECUTABLE = "/usr/bin/sandbox-exec"
@@ -591,7 +592,5 @@ def cap_file(path: Path, max_bytes: int) -> bool:
         tail = handle.read(keep)
     cut = size - 2 * keep
     note = f"\n[... {cut} bytes cut by bugbout ...]\n".encode()
-    tmp = Path(path).with_name(f".{Path(path).name}.cap")
-    tmp.write_bytes(head + note + tail)
-    os.replace(tmp, path)
+    atomic_write(Path(path), head + note + tail)
     return True
