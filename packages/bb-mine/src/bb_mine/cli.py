@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -30,12 +30,6 @@ def parse_since(text: str) -> datetime:
     except ValueError as exc:
         raise UsageError(f"--since: expected a date such as 2023-01-01, got {text!r}") from exc
     return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-def _since_from_config(value: date | None) -> datetime | None:
-    if value is None:
-        return None
-    return datetime(value.year, value.month, value.day, tzinfo=UTC)
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,17 +111,18 @@ def main(
     left out, and a closing summary line. Flags override bugbout.toml.
     """
     config = load_config(config_path)
-    options = MineOptions(
-        source=source or config.project.source,
-        tests=tests or config.project.tests,
+    options = MineOptions.from_config(
+        config,
+        source=source or None,
+        tests=tests or None,
         branch=branch,
-        since=parse_since(since) if since is not None else _since_from_config(config.tasks.since),
-        limit=limit if limit is not None else config.tasks.limit,
-        max_source_files=max_source_files or config.tasks.max_source_files,
-        issues=Path(issues) if issues else config.tasks.issues,
+        since=parse_since(since) if since is not None else None,
+        limit=limit,
+        max_source_files=max_source_files,
+        issues=Path(issues) if issues else None,
         explain=explain,
         strict_tests=strict_tests,
-        github=github or config.project.github,
+        github=github or None,
         use_cache=not no_cache,
         jobs=jobs,
     )

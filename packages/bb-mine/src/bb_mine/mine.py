@@ -21,10 +21,11 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bb_core.config import Config
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.progress import Progress
@@ -71,6 +72,22 @@ class MineOptions:
     github: str | None = None  # owner/name; else from the origin remote
     use_cache: bool = True
     jobs: int | None = None  # processes reading candidates' trees; None: one per core
+
+    @classmethod
+    def from_config(cls, config: Config, **given: Any) -> MineOptions:
+        """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
+        None win."""
+        since = config.tasks.since
+        configured = {
+            "source": config.project.source,
+            "tests": config.project.tests,
+            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+            "limit": config.tasks.limit,
+            "max_source_files": config.tasks.max_source_files,
+            "issues": config.tasks.issues,
+            "github": config.project.github,
+        }
+        return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})
 
 
 def mine(

@@ -15,7 +15,6 @@ import sys
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -82,16 +81,7 @@ def mine_stage(config: Config, results: Results) -> Done:
     """bb-mine over the configured repository into ``tasks.jsonl``."""
     from bb_mine.mine import MineOptions, mine
 
-    since = config.tasks.since
-    options = MineOptions(
-        source=config.project.source,
-        tests=config.project.tests,
-        since=datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
-        limit=config.tasks.limit,
-        max_source_files=config.tasks.max_source_files,
-        issues=config.tasks.issues,
-        github=config.project.github,
-    )
+    options = MineOptions.from_config(config)
     location = str(config.repository_path())
     path = results.stream("mine")
     with atomic_output(path) as handle, Progress("bugbout: mining") as progress:
