@@ -28,6 +28,7 @@ from bb_core.config import Config, is_url
 from bb_core.envs import TestEnv, ensure_env
 from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
+from bb_core.limits import TestLimits
 from bb_core.patches import PatchError, apply_patch
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
@@ -51,30 +52,15 @@ CHECKOUTS = "judge"  # BUGBOUT_HOME/checkouts/judge
 
 
 @dataclass(frozen=True)
-class ScoreSettings:
-    sandbox: str = "auto"
-    #: Seconds one test may take.
-    test_timeout: int = 60
-    #: Seconds one whole run may take; None: ten times ``test_timeout``, at least 300.
-    run_timeout: int | None = None
+class ScoreSettings(TestLimits):
     #: [project] pytest-args: the environment passes them to pytest; here for the cache key.
     pytest_args: tuple[str, ...] = ()
     use_cache: bool = True
 
     @classmethod
-    def from_config(cls, config: Config, **changes: Any) -> ScoreSettings:
-        base = cls(
-            sandbox=config.run.sandbox,
-            test_timeout=config.run.test_timeout,
-            pytest_args=tuple(config.project.pytest_args),
-        )
-        return cls(**{**base.__dict__, **{k: v for k, v in changes.items() if v is not None}})
-
-    @property
-    def run_limit(self) -> int:
-        if self.run_timeout is not None:
-            return self.run_timeout
-        return max(300, 10 * self.test_timeout)
+    def config_values(cls, config: Config) -> dict[str, Any]:
+        """``[run]`` of *config*, and ``[project] pytest-args``."""
+        return {**super().config_values(config), "pytest_args": tuple(config.project.pytest_args)}
 
 
 @dataclass

@@ -26,6 +26,7 @@ from bb_core.config import Config
 from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
+from bb_core.limits import TestLimits
 from bb_core.progress import Progress
 from bb_core.records import Writer
 from bb_core.sandbox import Sandbox, get_sandbox
@@ -56,29 +57,13 @@ REASONS = {
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(TestLimits):
     """What a run of the oracle may vary; every field but ``use_cache`` is in the cache key."""
 
     repeat: int = 2
-    test_timeout: int = 60
-    #: Seconds one whole pytest run may take; None: ten times ``test_timeout``, at least 300.
-    run_timeout: int | None = None
     #: Arguments added after the project's own ``[project] pytest-args``.
     pytest_args: tuple[str, ...] = ()
-    sandbox: str = "auto"
     use_cache: bool = True
-
-    @classmethod
-    def from_config(cls, config: Config, **overrides: Any) -> Settings:
-        given = {k: v for k, v in overrides.items() if v is not None}
-        base = cls(test_timeout=config.run.test_timeout, sandbox=config.run.sandbox)
-        return cls(**{**base.__dict__, **given})
-
-    @property
-    def run_limit(self) -> int:
-        if self.run_timeout is not None:
-            return self.run_timeout
-        return max(300, 10 * self.test_timeout)
 
     def arguments(self, sandbox_name: str, env: TestEnv) -> dict[str, Any]:
         """Everything besides the task and the environment's key that a result depends on."""

@@ -32,6 +32,7 @@ from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
+from bb_core.limits import TestLimits
 from bb_core.patches import apply_patch
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
@@ -46,33 +47,19 @@ from bb_xexam.install import Placed, place_authors
 
 
 @dataclass(frozen=True)
-class Settings:
-    """What the runs depend on besides the task and the environment; all in the cache key."""
+class Settings(TestLimits):
+    """What the runs depend on besides the task and the environment; all in the cache key.
+
+    ``run_timeout`` (see :class:`~bb_core.limits.TestLimits`) bounds one column's run.
+    """
 
     run_suite: bool = True
-    test_timeout: int = 60
-    #: Seconds one column's whole pytest run may take; None: ten times ``test_timeout``,
-    #: at least 300.
-    run_timeout: int | None = None
-    sandbox: str = "auto"
     use_cache: bool = True
 
     @classmethod
-    def from_config(cls, config: Config, **overrides: Any) -> Settings:
-        """``[judge] run-suite`` and ``[run]`` of *config*; *overrides* that are not None win."""
-        base = cls(
-            run_suite=config.judge.run_suite,
-            test_timeout=config.run.test_timeout,
-            sandbox=config.run.sandbox,
-        )
-        given = {k: v for k, v in overrides.items() if v is not None}
-        return cls(**{**base.__dict__, **given})
-
-    @property
-    def run_limit(self) -> int:
-        if self.run_timeout is not None:
-            return self.run_timeout
-        return max(300, 10 * self.test_timeout)
+    def config_values(cls, config: Config) -> dict[str, Any]:
+        """``[run]`` of *config*, and ``[judge] run-suite``."""
+        return {**super().config_values(config), "run_suite": config.judge.run_suite}
 
 
 class CrossExamination:
