@@ -36,7 +36,7 @@ from bb_core.store import Store, home_dir
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_oracle.cache import OracleCache
-from bb_oracle.partition import partition
+from bb_oracle.partition import partition, steadily_passing
 from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides, remove_stale
 
 Runner = Callable[..., TestRun]
@@ -364,7 +364,9 @@ def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
         )
     if oracle["fail_to_pass"]:
         return
-    if oracle["broken_after"] or not (oracle["flaky"] or _passes_after(after)):
+    if oracle["broken_after"] or not (
+        oracle["flaky"] or steadily_passing([r.outcomes for r in after])
+    ):
         broken = oracle["broken_after"]
         what = (
             f"{len(broken)} test(s) fail on the fix itself"
@@ -386,12 +388,6 @@ def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
         "no-fail-to-pass",
         "every test the fix touched already passes without it, so none proves the fix",
         detail,
-    )
-
-
-def _passes_after(runs: Sequence[TestRun]) -> bool:
-    return bool(runs) and any(
-        all(r.outcomes.get(n) == "passed" for r in runs) for n in runs[0].outcomes
     )
 
 
