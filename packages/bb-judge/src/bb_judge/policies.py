@@ -257,12 +257,15 @@ def assess(
     else:
         broken_reason = ""
 
+    def cells_of(tests: Sequence[Row]) -> list[dict[str, str]]:
+        """Each test's cell on the unfixed tree, then on the patch."""
+        return [
+            cell
+            for t in tests
+            for cell in (matrix.cell(t, matrix.base), matrix.cell(t, candidate.column))
+        ]
+
     support, authors, used = _support(matrix, candidate, repro, policy, vendors)
-    support_cells = [
-        cell
-        for t in used
-        for cell in (matrix.cell(t, matrix.base), matrix.cell(t, candidate.column))
-    ]
     suite = _breaks(matrix, candidate, "suite")
     voters = quorum_voters(matrix, candidate, others) if quorum else []
     suite_broken = [t for t in suite if counts_against(matrix, t, voters)]
@@ -276,15 +279,8 @@ def assess(
         f"from {_plural(len(authors), 'author')} (support {float(support):.2f})"
     )
 
-    def cells_of(tests: Sequence[Row]) -> list[dict[str, str]]:
-        return [
-            cell
-            for t in tests
-            for cell in (matrix.cell(t, matrix.base), matrix.cell(t, candidate.column))
-        ]
-
     reason = ""
-    cited = list(support_cells)
+    cited = cells_of(used)
     if broken_reason:
         reason = broken_reason
     elif not authors:
