@@ -24,6 +24,7 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import Config
 from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
+from bb_core.limits import run_limit
 from bb_core.progress import warn
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox, get_sandbox
@@ -311,7 +312,7 @@ class Race:
                 checkouts=ctx.checkouts,
                 test_env=self.tests.env,
                 sandbox=ctx.sandbox,
-                timeout=max(self.config.run.test_timeout * 10, 300),
+                timeout=run_limit(self.config.run.test_timeout),
                 test_timeout=self.config.run.test_timeout,
             )
         except Exception as exc:

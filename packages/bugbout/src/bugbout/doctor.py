@@ -22,6 +22,7 @@ from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env
 from bb_core.errors import BbError
 from bb_core.git import open_repo
+from bb_core.limits import run_limit
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import run_pytest
@@ -285,7 +286,7 @@ class Doctor:
                 self.env,
                 [tests],
                 sandbox=self.sandbox,
-                timeout=max(300, 10 * self.config.run.test_timeout),
+                timeout=run_limit(self.config.run.test_timeout),
                 test_timeout=self.config.run.test_timeout,
                 log_path=scratch / "collect.log",
                 extra_args=("--collect-only",),
