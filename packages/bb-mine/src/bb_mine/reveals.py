@@ -47,7 +47,8 @@ class FixFacts:
 
     @classmethod
     def of(cls, names: Iterable[str] = (), patch: str = "") -> FixFacts:
-        places, private = set(), set()
+        places: set[str] = set()
+        private: set[str] = set()
         for name in names:
             if not name or len(name) < 2:
                 continue
@@ -70,7 +71,8 @@ def _is_module(name: str) -> bool:
 
 
 def _added_lines(patch: str) -> set[str]:
-    removed, added = set(), set()
+    removed: set[str] = set()
+    added: set[str] = set()
     for line in patch.splitlines():
         if line.startswith(("+++", "---")):
             continue
