@@ -45,7 +45,7 @@ from bb_mine.rules import (
 from bb_mine.statements import IssueExport, StatementFinder, choose
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
-STATEMENT_RULES = 2
+STATEMENT_RULES = 3
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = (

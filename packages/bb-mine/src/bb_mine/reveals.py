@@ -54,8 +54,14 @@ class FixFacts:
                 continue
             if "/" in name or name.endswith(".py") or _is_module(name):
                 places.add(name)
-            elif _is_private(name):
-                private.add(name)
+            else:
+                # Anything reached through a private name is private: ``_Base.__get__``
+                # names the class ``_Base``; ``Parser._reset`` is also written ``_reset``.
+                parts = name.split(".")
+                for depth, part in enumerate(parts, 1):
+                    if _is_private(part):
+                        private.update({name, part, ".".join(parts[:depth])})
+                        break
         return cls(frozenset(places), frozenset(private), frozenset(_added_lines(patch)))
 
 
