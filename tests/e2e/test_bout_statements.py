@@ -97,7 +97,7 @@ def test_a_changed_issue_text_runs_again_exactly_the_attempts_on_its_task(
     )
     again = project.starts() - first
     assert again == Counter({("careful", raced[0]): 1, ("examiner", raced[0]): 1})
-    assert "given something else than now - prompt (2)" in ran.stderr
+    assert "no longer match what they would be given now (changed prompt: 2)" in ran.stderr
     history = list((project.root / ".bugbout" / "attempts" / raced[0] / "history").glob("*.json"))
     assert len(history) == 2  # the earlier attempts are kept, and not counted:
     lines = (project.root / ".bugbout" / "attempts.jsonl").read_text().splitlines()

@@ -257,7 +257,7 @@ def test_a_changed_statement_runs_again_exactly_the_attempts_it_changes(
     tasks = project.write_tasks([*changed, picked[1]])
     second = race_cli(project, tasks)
     assert second.returncode == 0, second.stderr
-    assert "given something else than now - prompt (2)" in second.stderr
+    assert "no longer match what they would be given now (changed prompt: 2)" in second.stderr
     starts = Counter((n["agent"], n["task"]) for n in project.read_notes() if n["event"] == "start")
     assert starts == {
         ("quick", "User Name"): 2,

@@ -96,10 +96,14 @@ def given(
 ) -> dict[str, Any]:
     """The attempt's ``given`` field: what it was asked, and the key that sums it up."""
     prompt = prompt_of(task, agent, command)
+    try:
+        invocation = invocation_digest(agent, task, prompt, command, sandbox)
+    except Exception as exc:  # the attempt will crash the same way: key it by the error
+        invocation = digest({"adapter-error": f"{type(exc).__name__}: {exc}"})
     found: dict[str, Any] = {
         "prompt_sha256": digest(prompt.encode("utf-8")),
         "base_commit": str(task["base_commit"]),
-        "invocation_sha256": invocation_digest(agent, task, prompt, command, sandbox),
+        "invocation_sha256": invocation,
         "agent_version": version(agent),
     }
     found["key"] = digest(found)

@@ -219,11 +219,12 @@ class Race:
         work = sum(1 for row in plan for _, _, action in row if action != "keep")
         reused = sum(1 for row in plan for _, _, action in row if action == "keep")
         if stale:
-            what = ", ".join(f"{label} ({n})" for label, n in sorted(stale.items()))
+            what = ", ".join(f"{label}: {n}" for label, n in sorted(stale.items()))
             warn(
                 PROG,
-                f"stored attempts were given something else than now - {what}; they run "
-                "again, and the earlier ones are kept under attempts/<task>/history/",
+                f"stored attempts no longer match what they would be given now (changed "
+                f"{what}); they run again, and the earlier ones are kept under "
+                "attempts/<task>/history/",
             )
         self._wanted = wanted
         ctx = self._context() if work else None
