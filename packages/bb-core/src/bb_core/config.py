@@ -85,6 +85,16 @@ class RunConfig:
 
 
 @dataclass(frozen=True)
+class OracleConfig:
+    """``[oracle]``: how strong each task's oracle is measured to be."""
+
+    strength: bool = True
+    max_mutants: int = 20
+    min_mutation_score: float = 0.5
+    min_coverage: float = 0.8
+
+
+@dataclass(frozen=True)
 class JudgeConfig:
     """``[judge]``: how one patch per task is picked."""
 
@@ -137,6 +147,7 @@ class Config:
     project: ProjectConfig = field(default_factory=ProjectConfig)
     tasks: TasksConfig = field(default_factory=TasksConfig)
     run: RunConfig = field(default_factory=RunConfig)
+    oracle: OracleConfig = field(default_factory=OracleConfig)
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     contestants: list[AgentConfig] = field(default_factory=list)
     examiners: list[AgentConfig] = field(default_factory=list)
@@ -162,7 +173,7 @@ class Config:
         """The configuration as a TOML-shaped, JSON-ready document that loads back equal."""
         document: dict[str, Any] = {
             section: _table(getattr(self, section))
-            for section in ("project", "tasks", "run", "judge")
+            for section in ("project", "tasks", "run", "oracle", "judge")
         }
         document["contestants"] = [a.to_dict() for a in self.contestants]
         document["examiners"] = [a.to_dict() for a in self.examiners]
@@ -238,6 +249,7 @@ def build(
     project = ProjectConfig(**p)
     tasks = TasksConfig(**t)
     run = RunConfig(**_fields(RunConfig, doc.get("run", {})))
+    oracle = OracleConfig(**_fields(OracleConfig, doc.get("oracle", {})))
     judge = JudgeConfig(**_fields(JudgeConfig, doc.get("judge", {})))
     agents: dict[str, list[AgentConfig]] = {}
     seen: dict[str, str] = {}
@@ -270,6 +282,7 @@ def build(
         project=project,
         tasks=tasks,
         run=run,
+        oracle=oracle,
         judge=judge,
         contestants=agents["contestants"],
         examiners=agents["examiners"],

@@ -446,6 +446,7 @@ def run_pytest(
     log_path: Path,
     extra_args: Sequence[str] = (),
     writable: Sequence[Path] = (),
+    readable: Sequence[Path] = (),
     pythonpath: Sequence[str] | None = None,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
@@ -453,7 +454,8 @@ def run_pytest(
     ``targets``: what runs - files, folders or node ids relative to the checkout (empty:
     pytest's own discovery); a target that does not exist is left out and its tests are
     ``missing``. ``nodeids``: the tests to report on; None reports every test the run
-    collected. ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
+    collected. ``readable``: more folders the run may read (tools bound in read-only).
+    ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
     ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). Arguments are
     ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
     the plugin's report beside it (``<log>.report.jsonl``).
@@ -485,9 +487,10 @@ def run_pytest(
     base_env = run_environment(python, checkout, entries, getattr(env, "env", {}))
     if test_timeout:
         base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
-    readable = [PLUGIN_DIR, log_path.parent, python.parent.parent]
-    readable.append(Path(os.path.realpath(python)).parent.parent)
-    confinement = Confinement(writable=[checkout, *writable], network=False, readable=readable)
+    bound = [PLUGIN_DIR, log_path.parent, python.parent.parent]
+    bound.append(Path(os.path.realpath(python)).parent.parent)
+    bound.extend(Path(path) for path in readable)
+    confinement = Confinement(writable=[checkout, *writable], network=False, readable=bound)
     deadline = started + timeout
     final: dict[str, _Test] = {}
     collected: dict[str, None] = {}

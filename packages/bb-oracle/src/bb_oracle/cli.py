@@ -32,6 +32,19 @@ from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
     show_default=True,
     help="Runs per side; a test whose outcome differs between them is set aside as flaky.",
 )
+@click.option(
+    "--strength",
+    type=click.Choice(["on", "off"]),
+    default=None,
+    help="Measure each oracle's strength (coverage, mutants, untested hunks); "
+    "default: [oracle] strength of bugbout.toml, on.",
+)
+@click.option(
+    "--max-mutants",
+    type=click.IntRange(min=0),
+    default=None,
+    help="At most this many mutants per task; default: [oracle] max-mutants, 20.",
+)
 @test_run_options("one whole pytest run")
 @refresh_option("Ignore cached results and run every task again.")
 @debug_option
@@ -41,6 +54,8 @@ def main(
     config_path: str | None,
     jobs: int,
     repeat: int,
+    strength: str | None,
+    max_mutants: int | None,
     test_timeout: int | None,
     run_timeout: int | None,
     sandbox: str | None,
@@ -53,7 +68,11 @@ def main(
     the fix's tests installed) and on the fix itself, sandboxed. FAIL_TO_PASS tests fail
     in every run before and pass in every run after; PASS_TO_PASS tests pass everywhere;
     tests whose outcome changes between runs of one side are set aside as flaky. Results
-    are cached in .bugbout/, so an unchanged task never runs twice. Other lines pass
+    are cached in .bugbout/, so an unchanged task never runs twice.
+
+    Each oracle's strength is then measured on the fix: the share of its changed lines
+    FAIL_TO_PASS executes, a mutation score over small edits of those lines and each hunk
+    reverted alone, and the hunks no test needs; a weak one is flagged weak-oracle. Other lines pass
     through unchanged.
     """
     config = load_config(config_path)
@@ -64,6 +83,8 @@ def main(
         run_timeout=run_timeout,
         sandbox=sandbox,
         use_cache=not refresh,
+        strength=None if strength is None else strength == "on",
+        max_mutants=max_mutants,
     )
     progress = Progress("bb-oracle", count_tasks(inputs) if sys.stderr.isatty() else None)
     stats = run_oracle(

@@ -14,6 +14,7 @@ outcomes; a result is cached in ``.bugbout/`` so an unchanged task never runs ag
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import threading
 import time
@@ -38,6 +39,8 @@ from bb_core.testrun import TestRun, run_pytest
 from bb_oracle.cache import OracleCache
 from bb_oracle.partition import partition, steadily_passing
 from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides, remove_stale
+from bb_oracle.strength import FORMAT as STRENGTH_FORMAT
+from bb_oracle.strength import StrengthRun, Thresholds
 
 Runner = Callable[..., TestRun]
 
@@ -64,10 +67,37 @@ class Settings(TestLimits):
     #: Arguments added after the project's own ``[project] pytest-args``.
     pytest_args: tuple[str, ...] = ()
     use_cache: bool = True
+    #: Measure the oracle's strength (``[oracle]`` of bugbout.toml, ``--strength``).
+    strength: bool = True
+    max_mutants: int = 20
+    min_mutation_score: float = 0.5
+    min_coverage: float = 0.8
+
+    @classmethod
+    def config_values(cls, config: Config) -> dict[str, Any]:
+        values = super().config_values(config)
+        section = config.oracle
+        values.update(
+            strength=section.strength,
+            max_mutants=section.max_mutants,
+            min_mutation_score=section.min_mutation_score,
+            min_coverage=section.min_coverage,
+        )
+        return values
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return Thresholds(self.max_mutants, self.min_mutation_score, self.min_coverage)
 
     def arguments(self, sandbox_name: str, env: TestEnv) -> dict[str, Any]:
         """Everything besides the task and the environment's key that a result depends on."""
+        strength = (
+            {"format": STRENGTH_FORMAT, **dataclasses.asdict(self.thresholds)}
+            if self.strength
+            else None
+        )
         return {
+            "strength": strength,
             "repeat": self.repeat,
             "test_timeout": self.test_timeout,
             "run_timeout": self.run_limit,
@@ -217,7 +247,50 @@ class Oracle:
             "duration": round(time.monotonic() - started, 3),
         }
         decide(oracle, runs[AFTER])
+        if self.settings.strength:
+            with checkout(repo, sides, AFTER, f"{task_id}-strength") as folder:
+                oracle["strength"] = self._strength(task, folder, sides, env, sandbox, logs, oracle)
+            oracle["duration"] = round(time.monotonic() - started, 3)
         return oracle
+
+    def _strength(
+        self,
+        task: Mapping[str, Any],
+        folder: Path,
+        sides: Sides,
+        env: TestEnv,
+        sandbox: Sandbox,
+        logs: Path,
+        oracle: Mapping[str, Any],
+    ) -> dict[str, Any]:
+        """The strength of a decided oracle, measured in a fresh after-side checkout."""
+
+        def run(checkout: Path, env: TestEnv, targets: Sequence[str], **given: Any) -> TestRun:
+            with self._lock:
+                self.stats.test_runs += 1
+            extra = (*self.settings.pytest_args, *given.pop("extra_args", ()))
+            return self.runner(
+                checkout,
+                env,
+                targets,
+                sandbox=sandbox,
+                timeout=self.settings.run_limit,
+                test_timeout=self.settings.test_timeout,
+                extra_args=extra,
+                **given,
+            )
+
+        measuring = StrengthRun(
+            folder=folder,
+            env=env,
+            modules=list(sides.modules),
+            fail_to_pass=list(oracle["fail_to_pass"]),
+            pass_to_pass=list(oracle["pass_to_pass"]),
+            run=run,
+            logs=logs,
+            thresholds=self.settings.thresholds,
+        )
+        return measuring.measure(str(task.get("reference_patch", "")))
 
     def _run(
         self, folder: Path, sides: Sides, env: TestEnv, sandbox: Sandbox, log: Path

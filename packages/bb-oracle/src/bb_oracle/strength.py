@@ -1,0 +1,333 @@
+"""How strong a task's oracle is: what its tests would notice if the fix were different.
+
+Measured on the *after* side (the fix's tree), once the oracle's lists are known:
+
+- **changed-line coverage**: FAIL_TO_PASS runs under coverage.py (from a read-only folder in
+  BUGBOUT_HOME bound into the sandbox, never installed into the project's environment);
+  the share of the reference patch's added or changed executable lines they execute, and
+  the lines they do not;
+- **mutation score**: at most ``max_mutants`` mutants of those lines
+  (:mod:`bb_oracle.mutants`) and every hunk of the reference patch reverted alone, each run
+  against the task's test modules; a mutant is killed when a FAIL_TO_PASS or PASS_TO_PASS
+  test does not pass (or the run hits its limit); the survivors are described;
+- **hunks no test needs**: a hunk whose revert leaves every FAIL_TO_PASS test passing.
+
+A task whose score or coverage is under its threshold, or that has a hunk no test needs, is
+flagged ``weak-oracle``. Every run is the stage's usual sandboxed runner, with bytecode
+writing off so an edited file is never answered by a stale ``.pyc``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import posixpath
+import shutil
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import coverage
+import orjson
+from bb_core.envs import TestEnv
+from bb_core.patches import FilePatch, Hunk, PatchError, parse_patch
+from bb_core.store import home_dir
+from bb_core.testrun import TestRun
+
+from bb_oracle.mutants import Mutant, mutants, pick
+
+FLAG = "weak-oracle"
+PROBE = Path(__file__).parent / "probe"
+#: Bumped when the probe or the way strength is measured changes (part of the cache key).
+FORMAT = 1
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    max_mutants: int = 20
+    min_mutation_score: float = 0.5
+    min_coverage: float = 0.8
+
+
+@dataclass
+class _Change:
+    """One file of the reference patch on the after side: its hunks and added lines."""
+
+    path: str
+    hunks: list[Hunk]
+    added: list[int]
+
+
+def changes(reference_patch: str) -> list[_Change]:
+    """The text files the reference patch leaves in place, with their added line numbers."""
+    try:
+        files = parse_patch(reference_patch) if reference_patch.strip() else []
+    except PatchError:
+        return []
+    found: list[_Change] = []
+    for item in files:
+        if item.new_path is None or item.binary is not None or not item.hunks:
+            continue
+        found.append(_Change(item.new_path, list(item.hunks), _added(item)))
+    return found
+
+
+def _added(item: FilePatch) -> list[int]:
+    lines: list[int] = []
+    for hunk in item.hunks:
+        number = hunk.new_start
+        for sign, _ in hunk.lines:
+            if sign == "+":
+                lines.append(number)
+            if sign in " +":
+                number += 1
+    return lines
+
+
+def revert_hunk(source: str, hunk: Hunk) -> str | None:
+    """*source* (the after side) with *hunk* undone alone; None when it does not match."""
+    lines = source.splitlines(keepends=True)
+    new = [text for sign, text in hunk.lines if sign in " +"]
+    old = [text for sign, text in hunk.lines if sign in " -"]
+    start = hunk.new_start if hunk.new_len == 0 else hunk.new_start - 1
+    if [_strip(x) for x in lines[start : start + len(new)]] != [_strip(x) for x in new]:
+        return None
+    return "".join(lines[:start] + old + lines[start + len(new) :])
+
+
+def _strip(line: str) -> str:
+    return line.rstrip("\r\n")
+
+
+def probe_dir() -> Path:
+    """A read-only folder holding only coverage.py and the probe plugin, made once."""
+    name = f"coverage-{coverage.__version__}-{FORMAT}"
+    tools = home_dir("tools")
+    target = tools / name
+    if (target / "bugbout_coverage.py").exists():
+        return target
+    building = tools / f".{name}.{os.getpid()}"
+    shutil.rmtree(building, ignore_errors=True)
+    shutil.copytree(
+        Path(coverage.__file__).parent,
+        building / "coverage",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    shutil.copy2(PROBE / "bugbout_coverage.py", building / "bugbout_coverage.py")
+    try:
+        os.rename(building, target)
+    except OSError:  # another process made it first
+        shutil.rmtree(building, ignore_errors=True)
+    return target
+
+
+@dataclass
+class StrengthRun:
+    """Everything one measurement needs; :meth:`measure` does it in an after-side checkout."""
+
+    folder: Path
+    env: TestEnv
+    modules: Sequence[str]
+    fail_to_pass: Sequence[str]
+    pass_to_pass: Sequence[str]
+    run: Callable[..., TestRun]  # the stage's runner with the sandbox and limits bound
+    logs: Path
+    thresholds: Thresholds
+    runs: int = 0
+
+    def measure(self, reference_patch: str) -> dict[str, Any]:
+        started = time.monotonic()
+        files = changes(reference_patch)
+        quiet = dataclasses.replace(self.env, env={**self.env.env, "PYTHONDONTWRITEBYTECODE": "1"})
+        cover = self._coverage(files, quiet)
+        candidates: list[Mutant] = []
+        for change in files:
+            if change.path.endswith(".py"):
+                source = self._read(change.path)
+                if source is not None:
+                    candidates += mutants(change.path, source, change.added)
+        chosen = pick(candidates, self.thresholds.max_mutants)
+        killed = 0
+        survivors: list[dict[str, Any]] = []
+        for n, mutant in enumerate(chosen, 1):
+            outcome = self._try(mutant.path, mutant.source, quiet, f"mutant-{n}")
+            if outcome["killed"]:
+                killed += 1
+            else:
+                survivors.append(
+                    _survivor(mutant.path, mutant.line, mutant.operator, mutant.change)
+                )
+        hunks_total = 0
+        untested: list[dict[str, Any]] = []
+        for change in files:
+            source = self._read(change.path)
+            if source is None:
+                continue
+            for index, hunk in enumerate(change.hunks, 1):
+                reverted = revert_hunk(source, hunk)
+                if reverted is None:
+                    continue
+                hunks_total += 1
+                outcome = self._try(change.path, reverted, quiet, f"hunk-{change.path}-{index}")
+                if outcome["killed"]:
+                    killed += 1
+                else:
+                    survivors.append(
+                        _survivor(
+                            change.path,
+                            hunk.new_start,
+                            "reverted hunk",
+                            f"'{hunk.header}' reverted",
+                        )
+                    )
+                if outcome["f2p_pass"]:
+                    last = hunk.new_start + max(hunk.new_len, 1) - 1
+                    untested.append(
+                        {"file": change.path, "hunk": hunk.header, "lines": [hunk.new_start, last]}
+                    )
+        total = len(chosen) + hunks_total
+        mutation = {
+            "candidates": len(candidates),
+            "mutants": total,
+            "killed": killed,
+            "score": round(killed / total, 3) if total else None,
+            "survivors": survivors,
+        }
+        strength: dict[str, Any] = {
+            "coverage": cover,
+            "mutation": mutation,
+            "hunks": {"total": hunks_total, "untested": untested},
+            "thresholds": {
+                "max_mutants": self.thresholds.max_mutants,
+                "min_mutation_score": self.thresholds.min_mutation_score,
+                "min_coverage": self.thresholds.min_coverage,
+            },
+        }
+        reasons = weaknesses(strength, self.thresholds)
+        strength["weak"] = bool(reasons)
+        if reasons:
+            strength["flag"] = FLAG
+        strength["reasons"] = reasons
+        strength["test_runs"] = self.runs
+        strength["duration"] = round(time.monotonic() - started, 3)
+        return strength
+
+    # -- the runs ----------------------------------------------------------------------
+
+    def _read(self, path: str) -> str | None:
+        try:
+            return (self.folder / path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+    def _coverage(self, files: Sequence[_Change], env: TestEnv) -> dict[str, Any]:
+        targets = [c for c in files if c.path.endswith(".py") and c.added]
+        if not targets:
+            return {"changed_lines": 0, "covered": 0, "share": None, "uncovered": []}
+        tools = probe_dir()
+        out = self.folder / ".bugbout-coverage.json"
+        names = {str((self.folder / c.path).resolve()): c for c in targets}
+        probed = dataclasses.replace(
+            env,
+            env={
+                **env.env,
+                "BUGBOUT_COVERAGE_OUT": str(out),
+                "BUGBOUT_COVERAGE_FILES": os.pathsep.join(names),
+            },
+        )
+        self.runs += 1
+        run = self.run(
+            self.folder,
+            probed,
+            list(self.fail_to_pass),
+            nodeids=list(self.fail_to_pass),
+            log_path=self.logs / "strength-coverage.log",
+            extra_args=("-p", "bugbout_coverage"),
+            readable=[tools],
+            pythonpath=[*env.pythonpath, str(tools)],
+        )
+        try:
+            measured = orjson.loads(out.read_bytes())
+        except (OSError, orjson.JSONDecodeError):
+            return {
+                "changed_lines": 0,
+                "covered": 0,
+                "share": None,
+                "uncovered": [],
+                "error": f"coverage wrote no result (log: {run.log})",
+            }
+        finally:
+            out.unlink(missing_ok=True)
+        changed = covered = 0
+        uncovered: list[str] = []
+        for name, change in names.items():
+            entry = measured.get(name) or {}
+            statements = set(entry.get("statements", []))
+            executed = set(entry.get("executed", []))
+            for line in change.added:
+                if line not in statements:
+                    continue  # a blank line, a comment, the inside of a longer statement
+                changed += 1
+                if line in executed:
+                    covered += 1
+                else:
+                    uncovered.append(f"{change.path}:{line}")
+        return {
+            "changed_lines": changed,
+            "covered": covered,
+            "share": round(covered / changed, 3) if changed else None,
+            "uncovered": uncovered,
+        }
+
+    def _try(self, path: str, source: str, env: TestEnv, label: str) -> dict[str, bool]:
+        """Run the task's modules with *path* holding *source*; put the file back after."""
+        target = self.folder / path
+        original = target.read_bytes()
+        safe = label.replace("/", "_")
+        try:
+            target.write_text(source, encoding="utf-8")
+            self.runs += 1
+            run = self.run(
+                self.folder,
+                env,
+                list(self.modules),
+                log_path=self.logs / f"strength-{safe}.log",
+                extra_args=("-x",),
+            )
+        finally:
+            target.write_bytes(original)
+        outcomes = run.outcomes
+        wanted = [*self.fail_to_pass, *self.pass_to_pass]
+        broken = run.timed_out or any(outcomes.get(t) != "passed" for t in wanted)
+        f2p_pass = not run.timed_out and all(outcomes.get(t) == "passed" for t in self.fail_to_pass)
+        return {"killed": broken, "f2p_pass": f2p_pass}
+
+
+def _survivor(path: str, line: int, operator: str, change: str) -> dict[str, Any]:
+    return {
+        "file": path,
+        "line": line,
+        "operator": operator,
+        "change": change,
+        "description": f"{posixpath.basename(path)}:{line}: {change}",
+    }
+
+
+def weaknesses(strength: Mapping[str, Any], thresholds: Thresholds) -> list[str]:
+    """Why an oracle is weak, in words; empty when it is not."""
+    reasons: list[str] = []
+    score = strength["mutation"]["score"]
+    if score is not None and score < thresholds.min_mutation_score:
+        reasons.append(f"mutation score {score:.2f} is under {thresholds.min_mutation_score:.2f}")
+    share = strength["coverage"]["share"]
+    if share is not None and share < thresholds.min_coverage:
+        reasons.append(
+            f"FAIL_TO_PASS covers {share:.0%} of the changed lines, under "
+            f"{thresholds.min_coverage:.0%}"
+        )
+    untested = strength["hunks"]["untested"]
+    if untested:
+        reasons.append(f"{len(untested)} hunk(s) of the fix no FAIL_TO_PASS test needs")
+    return reasons
