@@ -21,6 +21,7 @@ DISTRIBUTIONS = {
     "jsonschema": "jsonschema",
     "referencing": "referencing",
     "tabulate": "tabulate",
+    "coverage": "coverage",
     **{p.name.replace("-", "_"): p.name for p in PACKAGES},
 }
 
@@ -28,8 +29,8 @@ DISTRIBUTIONS = {
 def _imported(package: Path) -> set[str]:
     found: set[str] = set()
     for source in (package / "src").rglob("*.py"):
-        if "pytest_plugin" in source.parts:  # runs inside the project's own environment
-            continue
+        if "pytest_plugin" in source.parts or "probe" in source.parts:
+            continue  # runs inside the project's own environment
         for node in ast.walk(ast.parse(source.read_text(), str(source))):
             if isinstance(node, ast.Import):
                 found.update(alias.name.split(".")[0] for alias in node.names)

@@ -37,6 +37,7 @@ from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_judge.grading import NO_FIX_STATUS, grade, source_filter
+from bb_judge.suite import SuiteCheck, add_suite
 
 #: The control's name among a task's scores; the pick's record is named ``pick``.
 REFERENCE = "reference"
@@ -56,11 +57,17 @@ class ScoreSettings(TestLimits):
     #: [project] pytest-args: the environment passes them to pytest; here for the cache key.
     pytest_args: tuple[str, ...] = ()
     use_cache: bool = True
+    #: [judge] run-suite: every resolved patch also runs the whole suite at base.
+    run_suite: bool = True
 
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
-        """``[run]`` of *config*, and ``[project] pytest-args``."""
-        return {**super().config_values(config), "pytest_args": tuple(config.project.pytest_args)}
+        """``[run]`` of *config*, ``[project] pytest-args`` and ``[judge] run-suite``."""
+        return {
+            **super().config_values(config),
+            "pytest_args": tuple(config.project.pytest_args),
+            "run_suite": config.judge.run_suite,
+        }
 
 
 @dataclass
@@ -247,12 +254,45 @@ class Scorer:
             for patch, future in futures.items():
                 results[patch] = future.result()
         records = self._records(task, todo, {p: r[0] for p, r in results.items()}, pick)
+        if self.settings.run_suite and not records[0]["environment_broken"]:
+            self._suite(task, location, env, todo, records)
         if not records[0]["environment_broken"] and self.settings.use_cache:
             # Only once the control resolved: a broken environment must not be remembered.
             for patch, (outcome, fresh) in results.items():
                 if fresh and outcome.run and not outcome.run["timed_out"]:
                     self._cache_put(keys[patch], outcome)
         return records
+
+    def _suite(
+        self,
+        task: Mapping[str, Any],
+        location: str,
+        env: TestEnv,
+        todo: Sequence[Entry],
+        records: list[dict[str, Any]],
+    ) -> None:
+        """Add ``suite`` to every resolved score; see :mod:`bb_judge.suite`."""
+        sandbox = self.sandbox()
+
+        def run(checkout: Path, env: TestEnv, targets: Sequence[str], **given: Any) -> TestRun:
+            with self._slots:
+                with self._lock:
+                    self.runs += 1
+                return self.runner(
+                    checkout, env, targets, sandbox=sandbox, timeout=self.settings.run_limit,
+                    test_timeout=self.settings.test_timeout, **given,
+                )  # fmt: skip
+
+        limits = [sandbox.name, self.settings.test_timeout, self.settings.run_limit]
+        check = SuiteCheck(
+            self.store,
+            run,
+            [*limits, list(self.settings.pytest_args)],
+            self._checkout,
+            use_cache=self.settings.use_cache,
+        )
+        with open_repo(location) as repo:
+            add_suite(check, repo, task, env, {e.name: e.patch for e in todo}, records)
 
     def _records(
         self,

@@ -20,6 +20,7 @@ writing off so an edited file is never answered by a stale ``.pyc``.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import posixpath
 import shutil
@@ -30,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import coverage
-import orjson
 from bb_core.envs import TestEnv
 from bb_core.patches import FilePatch, Hunk, PatchError, parse_patch
 from bb_core.store import home_dir
@@ -249,8 +249,8 @@ class StrengthRun:
             pythonpath=[*env.pythonpath, str(tools)],
         )
         try:
-            measured = orjson.loads(out.read_bytes())
-        except (OSError, orjson.JSONDecodeError):
+            measured = json.loads(out.read_bytes())
+        except (OSError, ValueError):
             return {
                 "changed_lines": 0,
                 "covered": 0,
