@@ -1,7 +1,8 @@
 """The bb-judge stage: every task line gains a ``verdict`` and its ``scores``.
 
 The verdict comes from the matrix alone (:mod:`bb_judge.judge`); the scores from the hidden
-tests (:mod:`bb_judge.score`), which the judge never sees. Lines of other kinds pass
+tests (:mod:`bb_judge.score`), which the judge never sees; then, verdict made, each resolved
+score's divergence from the reference column (:mod:`bb_judge.divergence`). Lines of other kinds pass
 through unchanged and in order; a task without an oracle gets a verdict but no scores.
 """
 
@@ -16,6 +17,7 @@ from bb_core.progress import Progress
 from bb_core.records import Writer
 from bb_core.stage import run_stage
 
+from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task
 from bb_judge.policies import POLICIES
 from bb_judge.score import Scorer, ScoreSettings
@@ -27,6 +29,8 @@ def judge_line(task: Mapping[str, Any], policy: str, scorer: Scorer | None) -> d
     out = {**task, "verdict": verdict}
     if scorer is not None and task.get("oracle") is not None:
         out["scores"] = scorer.score_task(task, verdict["pick"])
+        # Only now, the verdict made: where each resolved patch parts from the reference.
+        add_divergence(task, out["scores"])
     return out
 
 

@@ -45,6 +45,9 @@ from bb_xexam.authors import BASE, Column, authors_of, classify, columns_of, slu
 from bb_xexam.cells import ColumnRun, build_grid, column_run
 from bb_xexam.install import Placed, place_authors
 
+#: The hidden column of the reference patch (``reference_column`` of a task line).
+REFERENCE = "reference"
+
 
 @dataclass(frozen=True)
 class Settings(TestLimits):
@@ -89,7 +92,43 @@ class CrossExamination:
         """The task with ``matrix`` added; a task without attempts passes unchanged."""
         if "attempts" not in task:
             return [task]
-        return [{**task, "matrix": self.matrix(task)}]
+        out = {**task, "matrix": self.matrix(task)}
+        hidden = self.reference_column(task)
+        if hidden is not None:
+            out["reference_column"] = hidden
+        return [out]
+
+    def reference_column(self, task: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The bout's tests run on the reference patch: kept out of the matrix, for scoring.
+
+        The judge reads only ``matrix``; bb-judge compares this column with each resolved
+        patch's after the verdict (how far it diverges from the maintainers' fix). None
+        when the task has no reference patch or no test was written in the bout.
+        """
+        patch = str(task.get("reference_patch") or "")
+        authors = authors_of(task, run_suite=False)
+        if not patch.strip() or not authors:
+            return None
+        column = Column(name=REFERENCE, patch_of=None, patch=patch)
+        env, sandbox = self.env(), self.sandbox()
+        key = cache_key(
+            "xexam-reference", __version__, _task_inputs(task), patch,
+            [(a.name, a.role, a.vendor, a.patch, a.declared) for a in authors],
+            env.key, sorted(env.env.items()), list(env.pytest_args), sandbox.name,
+            self.settings.test_timeout, self.settings.run_limit,
+        )  # fmt: skip
+        path = self.store.matrices / f"{task['id']}.reference.json"
+        found = read_json(path) if self.settings.use_cache else None
+        if isinstance(found, dict) and found.get("key") == key:
+            return {k: v for k, v in found.items() if k != "key"}
+        built = build_matrix(
+            task, repository=self.repository(task), env=env, sandbox=sandbox,
+            settings=self.settings, columns=[column], authors=authors,
+            logdir=home_dir("logs", "xexam", str(task["id"]), key[:16]),
+        )  # fmt: skip
+        hidden = {"column": built["columns"][0], "cells": built["cells"]}
+        atomic_write(path, json.dumps({**hidden, "key": key}, indent=2, ensure_ascii=False))
+        return hidden
 
     def matrix(self, task: Mapping[str, Any]) -> dict[str, Any]:
         """The task's matrix, from the cache when nothing it depends on has changed."""
