@@ -56,6 +56,7 @@ def test_json_is_a_valid_report_record_with_the_numbers(report: Report) -> None:
     sections = record["sections"]
     assert set(sections) == {
         "overview", "agents", "picking", "gate", "tests", "funnel", "comparisons", "tasks",
+        "worth",
     }  # fmt: skip
     alpha = sections["agents"]["rows"][0]
     assert (alpha["name"], alpha["resolve_rate"]["count"], alpha["resolve_rate"]["total"]) == (

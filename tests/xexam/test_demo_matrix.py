@@ -40,7 +40,9 @@ def test_output_is_the_input_with_a_matrix_added(crossed_demo: Crossed) -> None:
     for before, after in zip(map(json.loads, given), map(json.loads, out), strict=True):
         if before["kind"] != "task":
             continue
-        assert {k: v for k, v in after.items() if k != "matrix"} == before
+        added = ("matrix", "reference_column")
+        assert {k: v for k, v in after.items() if k not in added} == before
+        assert {c["column"] for c in after["reference_column"]["cells"]} == {"reference"}
         assert check(after, "task") is None
         assert after["matrix"]["task_id"] == before["id"]
 

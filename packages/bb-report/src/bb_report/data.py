@@ -7,8 +7,12 @@ the ``report`` record of ``schemas/report.json`` field for field.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bb_report.stats import proportion_interval
+
+if TYPE_CHECKING:
+    from bb_report.worth import WorthSection
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,8 @@ class Report:
     funnel: FunnelSection
     comparisons: ComparisonsSection
     tasks: list[TaskRow] = field(default_factory=list)
+    #: How much each resolved is worth (:mod:`bb_report.worth`).
+    worth: WorthSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -31,7 +31,7 @@ def _plain(value: Any) -> Any:
 
 def report_to_json(report: Report) -> dict[str, Any]:
     """The ``report`` record of *report*; raises StageFailed if it breaks the schema."""
-    record = {
+    record: dict[str, Any] = {
         "kind": "report",
         "v": VERSION,
         "sections": {
@@ -45,6 +45,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
             "tasks": _plain(report.tasks),
         },
     }
+    if report.worth is not None:
+        record["sections"]["worth"] = _plain(report.worth)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -453,6 +453,13 @@ def document(report: Report) -> Document:
             tests(report),
             funnel(report),
             comparisons(report),
+            *_worth(report),
             task_table(report),
         ],
     )
+
+
+def _worth(report: Report) -> list[Section]:
+    from bb_report.worth import layout_section  # it draws with this module's blocks
+
+    return layout_section(report.worth)

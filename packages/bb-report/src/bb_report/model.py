@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from bb_report import evidence, funnel, outcomes
+from bb_report import evidence, funnel, outcomes, worth
 from bb_report.bout import gather
 from bb_report.data import Report
 
@@ -44,4 +44,5 @@ def build_report(records: Iterable[Mapping[str, Any]]) -> Report:
         funnel=funnel.funnel_section(bout),
         comparisons=outcomes.comparisons_section(bout, order),
         tasks=evidence.task_rows(bout),
+        worth=worth.worth_section(bout),
     )

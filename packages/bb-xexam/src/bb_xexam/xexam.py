@@ -117,7 +117,7 @@ class CrossExamination:
             env.key, sorted(env.env.items()), list(env.pytest_args), sandbox.name,
             self.settings.test_timeout, self.settings.run_limit,
         )  # fmt: skip
-        path = self.store.matrices / f"{task['id']}.reference.json"
+        path = self.store.path("reference-columns", f"{task['id']}.json")
         found = read_json(path) if self.settings.use_cache else None
         if isinstance(found, dict) and found.get("key") == key:
             return {k: v for k, v in found.items() if k != "key"}
