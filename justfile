@@ -46,7 +46,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report bench-bout
+bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-strength bench-xexam bench-mine bench-report bench-bout
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -71,6 +71,10 @@ bench-race:
 # The oracle on the demo's tasks next to the same pytest commands run bare (target < 1.3x).
 bench-oracle *opts:
     uv run --frozen python benchmarks/bench_oracle.py {{opts}}
+
+# Measuring oracle strength (coverage, mutants, reverted hunks) next to the runs it is made of.
+bench-strength *opts:
+    uv run --frozen python benchmarks/bench_strength.py {{opts}}
 
 # A matrix of 7 authors x 7 columns: one pytest run per column next to one per author and column.
 bench-xexam *opts:

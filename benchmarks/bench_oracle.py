@@ -100,7 +100,8 @@ def main() -> None:
         env = ensure_env(config.project, root / "repo")
         plans = {task["id"]: bare_runs(root, task) for task in tasks}
         runs = sum(len(p) for p in plans.values())
-        oracle = Oracle(config, Settings.from_config(config, repeat=REPEAT, use_cache=False))
+        settings = Settings.from_config(config, repeat=REPEAT, use_cache=False, strength=False)
+        oracle = Oracle(config, settings)  # strength has a benchmark of its own
 
         def startup() -> None:
             subprocess.run([str(BIN / "bb-oracle")], stdin=subprocess.DEVNULL, check=True)

@@ -101,9 +101,10 @@ def test_same_named_tests_conftests_and_modules_each_run_their_own(
     # A module that never imports anywhere still has its row: one error per column.
     assert grid["scribbler", "tests/test_broken.py", "base"] == "error"
     assert grid["scribbler", "tests/test_broken.py", "adder"] == "error"
-    # Cost: one pytest run, one process, per column - not per author or cell.
+    # Cost: one pytest run, one process, per column - not per author or cell - and one
+    # for the hidden reference column kept beside the matrix.
     assert [c["name"] for c in matrix["columns"]] == ["base", "adder"]
-    assert counted.calls == counted.processes == len(matrix["columns"])
+    assert counted.calls == counted.processes == len(matrix["columns"]) + 1
     assert len(matrix["cells"]) == sum(len(a["tests"]) for a in matrix["authors"]) * 2
 
 
@@ -114,13 +115,14 @@ def test_a_rerun_with_the_same_inputs_runs_nothing(
     task = {**raced_demo.tasks["camel-first-word"]}
     task["attempts"] = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
     first = cross(raced_demo, task, tmp_path, run_suite=False)
-    assert counted.calls == 2
+    assert counted.calls == 3  # base, careful's patch and the hidden reference column
     assert cross(raced_demo, task, tmp_path, run_suite=False) == first
-    assert counted.calls == 2
-    # Anything the matrix depends on - here the suite - makes it run again.
+    assert counted.calls == 3
+    # Anything the matrix depends on - here the suite - makes it run again (the hidden
+    # column, which never runs the suite, is kept).
     with_suite = cross(raced_demo, task, tmp_path)
-    assert counted.calls == 4
+    assert counted.calls == 5
     assert [a["name"] for a in with_suite["authors"]] == ["careful", "examiner", "suite"]
     # --refresh ignores what is kept.
     cross(raced_demo, task, tmp_path, use_cache=False)
-    assert counted.calls == 6
+    assert counted.calls == 8
