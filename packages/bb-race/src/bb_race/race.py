@@ -249,9 +249,11 @@ class Race:
             checkouts=Checkouts(),
             repository=self.location,
             test_command=self.tests.command,
-            readable=[self.config.root, *self.tests.readable()],
+            readable=self.tests.readable(),
             environ=self.environ,
             secrets=secret_values(self.environ),
+            max_patch_bytes=self.config.run.max_patch_bytes,
+            max_disk_bytes=self.config.run.max_attempt_disk,
         )
 
     def _schedule(
@@ -279,7 +281,7 @@ class Race:
         if ctx.cancel.is_set():
             raise Cancelled()
         started = now_iso()
-        dirs = attempt_dirs(self.project, str(task["id"]), agent.name)
+        dirs = attempt_dirs(self.store.work_id(str(task["id"]), agent.name))
         record = attempt(ctx, task, agent, dirs)
         try:
             record = finish(record, ctx.secrets)
@@ -301,7 +303,7 @@ class Race:
         """Run an examiner's tests on the unfixed tree and store what they did."""
         if ctx.cancel.is_set():
             raise Cancelled()
-        dirs = dirs or attempt_dirs(self.project, str(task["id"]), agent.name)
+        dirs = dirs or attempt_dirs(self.store.work_id(str(task["id"]), agent.name))
         record = dict(record)
         try:
             record["reproducing"] = reproduce(
