@@ -302,7 +302,7 @@ def describe_view(view: View) -> list[str]:
     lines.append("writable:")
     lines.append(f"  /tmp, /var/tmp: {view.temp or 'private, in memory, discarded at exit'}")
     lines.append(f"  HOME {view.home}" + (": private, in memory" if view.home_in_memory else ""))
-    lines += [f"  {path}" for path in view.writable]
+    lines += [f"  {path}" for path in view.writable if path != view.home]
     lines.append(
         "network: "
         + ("the host's" if view.network else "none (own loopback only; no host sockets)")
