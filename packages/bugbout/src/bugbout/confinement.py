@@ -78,7 +78,7 @@ def show_confinement(config: Config) -> Iterator[str]:
                 yield "  sees and writes what its own CLI allows; bugbout's sandbox is not around it"
                 continue
             network = invocation.network
-            used, confinement = _confinement(ctx, dirs, invocation, network is True, [])
+            _used, confinement = _confinement(ctx, dirs, invocation, network is True, [])
             view = view_of(list(invocation.argv), confinement, dirs.work)
             lines = describe_view(view)
             if isinstance(network, list):
