@@ -449,7 +449,7 @@ def test_unexplained_failure_quotes_bwrap(tmp_path: Path) -> None:
 def test_bubblewrap_command_line() -> None:
     argv = Bubblewrap("/usr/bin/bwrap").wrap(
         ["python", "-V"],
-        Confinement(writable=[Path("/")], network=True),
+        Confinement(writable=[Path("/var/tmp")], network=True),
         cwd=Path("/"),
     )
     assert argv[:3] == ["/usr/bin/bwrap", "--tmpfs", "/"]  # an empty root, then the allow-list
@@ -518,3 +518,32 @@ def test_cap_file_keeps_head_and_tail(tmp_path: Path) -> None:
     assert b"M" not in data
     assert not cap_file(log, 10_000)
     assert not cap_file(tmp_path / "absent", 10)
+
+
+def test_seatbelt_profile_reads_by_allow_list(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    python = venv / "bin" / "python"
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
+    readable = tmp_path / "env"
+    readable.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    profile, params = seatbelt_profile(
+        Confinement(writable=[tmp_path / "work"], readable=[readable], home=home),
+        [str(python), "-V"],
+    )
+    # Nothing is readable unless listed: the system, the program's install, the readable
+    # and writable folders, the temporary folder.
+    assert "(deny file-read*)" in profile and '(allow file-read* (subpath "/"))' not in profile
+    assert '(allow file-read* (literal "/"))' in profile  # the root folder itself, not below
+    assert "/private/etc" in params.values() and "/usr" in params.values()
+    listed = {v for k, v in params.items() if k.startswith("READABLE_")}
+    assert {str(readable.resolve()), str(venv.resolve())} <= listed
+    writable = {v for k, v in params.items() if k.startswith("WRITABLE_")}
+    assert writable == {str(home.resolve())}  # work/ is missing, so left out
+    assert str(Path.home()) not in params.values()
+    assert '(subpath "/private/etc/ssh")' in profile  # credentials stay out
+    assert profile.count("(") == profile.count(")")

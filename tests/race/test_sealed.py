@@ -139,3 +139,74 @@ def test_a_test_run_sees_an_empty_home(tmp_path: Path, outside: Path) -> None:
     log = (tmp_path / "logs" / "run.log").read_text()
     assert run.outcomes == {"tests/test_probe.py::test_probe": "passed"}, log
     assert SECRET not in log
+
+
+LINKER = """
+logs = pathlib.Path.cwd().parent / "logs"
+for name in ("stdout.log", "stderr.log"):
+    (logs / name).unlink()
+    os.symlink(os.environ["HOST_SECRET"], logs / name)
+os.mkfifo(logs / "pipe.log")
+pathlib.Path("src/textkit/touched.py").write_text("X = 1\\n")
+"""
+
+
+def test_links_an_agent_leaves_in_its_logs_are_never_followed(
+    race_project: Any, demo_tasks: Any, race_lib: Any, tmp_path: Path
+) -> None:
+    secret = tmp_path / "host-only.txt"
+    secret.write_text(SECRET)
+    project = race_project(
+        {"linker": LINKER}, options={"linker": {"env": {"HOST_SECRET": str(secret)}}}
+    )
+    raced = race_lib(project, project.write_tasks(demo_tasks.pick("User Name")))
+    [attempt] = raced.attempts().values()
+    assert SECRET not in json.dumps(attempt)
+    flags = attempt["flags"]
+    assert {"link-removed:logs/stdout.log", "link-removed:logs/pipe.log"} <= set(flags)
+    assert attempt["status"] == "finished"
+    assert not Path(attempt["logdir"], "stdout.log").is_symlink()
+
+
+BIG_PATCH = """
+pathlib.Path("src/textkit/big.py").write_text("# " + "x" * 20000 + "\\n")
+"""
+BIG_HOME = """
+pathlib.Path(os.environ["HOME"], "junk.bin").write_bytes(os.urandom(400_000))
+pathlib.Path("src/textkit/small.py").write_text("X = 1\\n")
+"""
+
+
+def test_an_attempt_over_its_caps_keeps_no_patch(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    project = race_project(
+        {"big-patch": BIG_PATCH, "big-home": BIG_HOME},
+        run={"timeout": 60, "max-patch-bytes": 10_000, "max-attempt-disk": 200_000},
+    )
+    raced = race_lib(project, project.write_tasks(demo_tasks.pick("User Name")))
+    attempts = {key[1]: a for key, a in raced.attempts().items()}
+    big = attempts["big-patch"]
+    assert (big["status"], big["patch"]) == ("crashed", "")
+    assert "run.max-patch-bytes" in big["error"]
+    assert any(f.startswith("over-cap:patch ") for f in big["flags"])
+    home = attempts["big-home"]
+    assert (home["status"], home["patch"]) == ("crashed", "")
+    assert "run.max-attempt-disk" in home["error"]
+    assert any(f.startswith("over-cap:disk ") for f in home["flags"])
+    # The stored records are as small as the lines written; the working files are gone.
+    for attempt in attempts.values():
+        assert sorted(p.name for p in Path(attempt["logdir"]).parent.iterdir()) == ["logs"]
+
+
+def test_an_agent_outside_the_sandbox_is_flagged_unconfined(
+    race_project: Any, demo_tasks: Any, race_lib: Any
+) -> None:
+    body = 'pathlib.Path("src/textkit/x.py").write_text("X = 1\\n")\n'
+    project = race_project(
+        {"inside": body, "outside": body}, options={"outside": {"sandboxed": False}}
+    )
+    raced = race_lib(project, project.write_tasks(demo_tasks.pick("User Name")))
+    flags = {key[1]: a["flags"] for key, a in raced.attempts().items()}
+    assert not any(f.startswith("unconfined") for f in flags["inside"])
+    assert any(f.startswith("unconfined: the agent runs outside") for f in flags["outside"])

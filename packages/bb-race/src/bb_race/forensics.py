@@ -23,7 +23,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.sandbox import read_untrusted
+from bb_core.agents import Invocation
+from bb_core.sandbox import Sandbox, read_untrusted
 
 #: How much of each log is searched.
 SCAN_LIMIT = 4 * 1024 * 1024
@@ -100,3 +101,12 @@ def leak_flags(
     if matches_reference(source, str(task.get("reference_patch") or "")):
         flags.append("leak:matches-reference")
     return flags + log_flags(logs, work_root=work_root, own_id=logs.parent.name)
+
+
+def unconfined_flags(sandbox: Sandbox, invocation: Invocation) -> list[str]:
+    """``unconfined: <why>`` when the guarantees of the sandbox cannot hold."""
+    if not invocation.confine:
+        return ["unconfined: the agent runs outside bugbout's sandbox (sandboxed = false)"]
+    if sandbox.weakness:
+        return [f"unconfined: {sandbox.name}: {sandbox.weakness}"]
+    return []

@@ -46,9 +46,10 @@ from bb_core.sandbox import (
 from bb_core.schemas import VERSION
 
 from bb_race.authored import authored_tests
+from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
 from bb_race.egress import EgressProxy
-from bb_race.forensics import leak_flags
+from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.prompt import build_prompt
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
@@ -56,11 +57,6 @@ LOG_CAP = 2 * 1024 * 1024
 #: An agent whose logs grow past this while it runs is stopped.
 LOG_LIMIT = 256 * 1024 * 1024
 POLL = 0.25
-#: How often a running agent's disk use is measured.
-DISK_POLL = 5.0
-#: Default caps: the bytes of one attempt's patch, and the disk it may leave.
-MAX_PATCH_BYTES = 8 * 1024 * 1024
-MAX_DISK_BYTES = 2 * 1024 * 1024 * 1024
 
 
 class Cancelled(Exception):
@@ -173,7 +169,7 @@ def run_agent(
             if disk is not None and max_disk and time.monotonic() - measured >= DISK_POLL:
                 measured = time.monotonic()
                 if disk() > max_disk:
-                    stopped = f"stopped: it left more than {_size(max_disk)} on disk"
+                    stopped = f"stopped: it left more than {size_text(max_disk)} on disk"
                     running.kill()
                     break
     except BaseException:
@@ -198,19 +194,6 @@ def _confinement(
     return ctx.sandbox, Confinement(
         writable=writable, network=network, readable=readable, temp=dirs.tmp, home=dirs.home
     )
-
-
-def _size(count: int) -> str:
-    return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count} bytes"
-
-
-def unconfined_flags(sandbox: Sandbox, invocation: Invocation) -> list[str]:
-    """``unconfined: <why>`` when the guarantees of the sandbox cannot hold."""
-    if not invocation.confine:
-        return ["unconfined: the agent runs outside bugbout's sandbox (sandboxed = false)"]
-    if sandbox.weakness:
-        return [f"unconfined: {sandbox.name}: {sandbox.weakness}"]
-    return []
 
 
 def _egress(
@@ -337,33 +320,6 @@ def _attempt(
     for folder in (dirs.base, dirs.work, dirs.home, dirs.tmp):
         remove_tree(folder)
     return record
-
-
-def enforce_caps(record: dict[str, Any], *, patch_cap: int, disk_cap: int, left: int) -> None:
-    """Over a cap, the attempt is ``crashed`` with the reason and an ``over-cap`` flag, and
-    its patch is not kept: a patch of hundreds of megabytes would be copied into every
-    later stage."""
-    size = len(str(record.get("patch", "")).encode())
-    reasons = []
-    if size > patch_cap:
-        reasons.append(f"its patch is {_size(size)}, over run.max-patch-bytes ({_size(patch_cap)})")
-        record["flags"].append(f"over-cap:patch {size} bytes")
-    if disk_cap and left > disk_cap:
-        reasons.append(
-            f"it left {_size(left)} on disk, over run.max-attempt-disk ({_size(disk_cap)})"
-        )
-        record["flags"].append(f"over-cap:disk {left} bytes")
-    if not reasons:
-        return
-    record.update(
-        status="crashed",
-        patch="",
-        source_patch="",
-        test_patch="",
-        test_files=[],
-        tests=[],
-        error="not kept: " + "; ".join(reasons),
-    )
 
 
 def collect(

@@ -19,8 +19,9 @@ from bb_core.errors import BbError
 from bb_core.sandbox import Confinement, Sandbox, describe_view, get_sandbox, view_of
 from bb_core.testrun import PLUGIN_DIR
 from bb_race.checkout import AttemptDirs
+from bb_race.forensics import unconfined_flags
 from bb_race.race import ProjectTests
-from bb_race.runner import RaceContext, _confinement, unconfined_flags
+from bb_race.runner import RaceContext, _confinement
 
 PLACEHOLDER = "BUGBOUT_HOME/work/<attempt id>"
 
