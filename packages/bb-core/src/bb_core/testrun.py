@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file
+from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 PLUGIN = "bugbout_pytest"
@@ -489,8 +489,7 @@ def run_pytest(
     # logs stay out of reach. HOME is a private, empty folder.
     selection = log_path.with_name(log_path.name + ".selection.json")
     selection.write_bytes(b"{}")
-    readable = [PLUGIN_DIR, selection, python.parent.parent]
-    readable.append(Path(os.path.realpath(python)).parent.parent)
+    readable = [PLUGIN_DIR, selection, *program_roots([str(python)])]
     confinement = Confinement(writable=[checkout, *writable], network=False, readable=readable)
     deadline = started + timeout
     final: dict[str, _Test] = {}

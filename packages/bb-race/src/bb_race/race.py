@@ -27,7 +27,7 @@ from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
 from bb_core.limits import run_limit
 from bb_core.progress import warn
 from bb_core.records import STDIN, Line, Writer, read_lines
-from bb_core.sandbox import Sandbox, get_sandbox
+from bb_core.sandbox import Sandbox, get_sandbox, program_roots
 from bb_core.store import Store, cache_key
 
 from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
@@ -105,8 +105,9 @@ class ProjectTests:
         """Folders the sandbox must keep readable for the tests to run."""
         if self._env is None:
             return []
-        python = Path(self._env.python)
-        return [python.parent.parent, Path(os.path.realpath(python)).parent.parent]
+        # The environment's install and its base Python's, narrowed like any program's
+        # (a Python in ~/bin shows ~/bin, never the whole home).
+        return program_roots([str(self._env.python)])
 
 
 class Race:
