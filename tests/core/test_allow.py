@@ -83,3 +83,16 @@ def test_inside_credentials_are_blank_and_the_home_is_private(tmp_path: Path) ->
     allowed = system | installs | {"tmp", "var", "home", tmp_path.parts[1]}
     assert set(ast.literal_eval(lines[2])) <= allowed  # no /run (sockets), /srv, /mnt, /root...
     assert "--bind" not in lines[3] and str(home) not in lines[3]
+
+
+def test_files_the_command_line_names_are_shown_by_their_folder(tmp_path: Path) -> None:
+    wrapper = _exe(tmp_path / "tools" / "wrap.py", "print(1)\n")
+    inner = _exe(tmp_path / "agents" / "agent.py", "print(2)\n")
+    prompt = f"Fix it.\nSee {inner} for details."  # a whole prompt is never a path
+    roots = program_roots([sys.executable, str(wrapper), str(inner), prompt])
+    assert tmp_path / "tools" in roots and tmp_path / "agents" in roots
+    secret = tmp_path / "repo" / "notes.txt"
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    secret.write_text("x")
+    # A file at the top of a repository is shown alone, never the repository.
+    assert program_roots([sys.executable, "-c", "1", str(secret)])[-1] == secret

@@ -170,12 +170,22 @@ def program_roots(argv: Sequence[str], *, depth: int = 3) -> list[Path]:
             if interpreter:
                 following.append(interpreter)
         todo = [p for p in following if os.path.exists(p)]
-    script = _script(argv)
-    if script:
-        picked = _shown(script, [os.path.dirname(script)])
+    # The script an interpreter runs, and any other file the command line names by its
+    # absolute path (a script a wrapper runs in turn): each file's folder, narrowed.
+    files = [_script(argv), *(_named_file(arg) for arg in argv[1:])]
+    for path in dict.fromkeys(f for f in files if f):
+        picked = _shown(path, [os.path.dirname(path)])
         if picked:
             shown.append(picked)
     return [Path(p) for p in dict.fromkeys(shown)]
+
+
+def _named_file(arg: str) -> str | None:
+    """The regular file a whole argument names by its absolute path, if it is one."""
+    if not arg.startswith("/") or "\n" in arg or len(arg) > 4096:
+        return None
+    real = os.path.realpath(arg)
+    return real if os.path.isfile(real) and not _system_path(real) else None
 
 
 def _script(argv: Sequence[str]) -> str | None:
