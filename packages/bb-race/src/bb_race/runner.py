@@ -49,6 +49,7 @@ from bb_race.authored import authored_tests
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
 from bb_race.egress import EgressProxy
+from bb_race.footprint import leave_out
 from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.prompt import build_prompt
 
@@ -80,6 +81,8 @@ class RaceContext:
     lock: threading.Lock = field(default_factory=threading.Lock)
     max_patch_bytes: int = MAX_PATCH_BYTES
     max_disk_bytes: int = MAX_DISK_BYTES
+    #: The files the test command creates on a task's base tree (see bb_race.footprint).
+    footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
 
     def version_of(self, agent: CodingAgent) -> str | None:
         with self.lock:
@@ -234,11 +237,12 @@ def _attempt(
     started: str,
 ) -> dict[str, Any]:
     dirs.fresh()
-    exclude = list(task.get("test_files") or [])
+    # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
+    # files the fix modifies stay; the test files the fix adds do not exist there yet.
     location = ctx.repository(task)
     sha = str(task["base_commit"])
-    ctx.checkouts.materialize(location, sha, dirs.base, exclude)
-    ctx.checkouts.materialize(location, sha, dirs.work, exclude)
+    ctx.checkouts.materialize(location, sha, dirs.base, [])
+    ctx.checkouts.materialize(location, sha, dirs.work, [])
     if ctx.cancel.is_set():
         raise Cancelled()
     command = ctx.test_command(task)
@@ -305,7 +309,8 @@ def _attempt(
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)
     left = disk()
-    record = collect(task, agent, dirs, completed, stopped)
+    created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
+    record = collect(task, agent, dirs, completed, stopped, leave_out(dirs.base, created))
     record["flags"] = [
         *unconfined_flags(sandbox, invocation),
         *record["flags"],
@@ -328,9 +333,11 @@ def collect(
     dirs: AttemptDirs,
     completed: Completed,
     stopped: str | None = None,
+    left_out: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
-    """The attempt record from what the agent left on disk and in its logs."""
-    found = compare_trees(dirs.base, dirs.work)
+    """The attempt record from what the agent left on disk and in its logs; new files for
+    which *left_out* says True (ignored, or made by the test command) are no part of it."""
+    found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
     flags = list(found.flags)
     source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
     tests_dir = str(task["tests"])

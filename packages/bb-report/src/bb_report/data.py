@@ -250,6 +250,8 @@ class TaskRow:
     #: Each contestant's leak and confinement flags (``leak:...``, ``refused:...``,
     #: ``unconfined: ...``, ``over-cap:...``), shown beside its category; never scored.
     flags: dict[str, list[str]] = field(default_factory=dict)
+    #: What the agents read: ``issue (export), 312 characters``; None without a task line.
+    statement: str | None = None
 
 
 @dataclass(frozen=True)

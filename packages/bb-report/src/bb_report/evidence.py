@@ -236,6 +236,16 @@ def attempt_flags(task: Any) -> dict[str, list[str]]:
     return found
 
 
+def statement_words(statement: Mapping[str, Any] | None) -> str | None:
+    """``issue (export), 312 characters``: what a task's agents read, in a few words."""
+    if statement is None:
+        return None
+    kind = str(statement.get("kind") or statement.get("source") or "unknown").replace("-", " ")
+    source = statement.get("source")
+    origin = f" ({source})" if source and source != "commit" else ""
+    return f"{kind}{origin}, {statement.get('length', 0)} characters"
+
+
 def task_rows(bout: Bout) -> list[TaskRow]:
     rows = []
     for t in bout.ordered():
@@ -257,6 +267,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 missing=_missing(t),
                 matrix=matrix_view(t),
                 flags=attempt_flags(t),
+                statement=statement_words(t.statement),
             )
         )
     return rows
