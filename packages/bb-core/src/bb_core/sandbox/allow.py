@@ -80,12 +80,14 @@ def _system_path(path: str) -> bool:
 
 def too_wide(path: str) -> bool:
     """Whether showing *path* whole could show what no command may see: the root, a
-    home or an ancestor of one, BUGBOUT_HOME or an ancestor, a repository, a home's
+    home (the password database's or ``$HOME``) or an ancestor of one, BUGBOUT_HOME or an ancestor, a repository, a home's
     credential folders."""
-    home = _real_home()
-    if path == "/" or _within(home, path) or _within(_bugbout_home(), path):
+    homes = {_real_home(), os.path.realpath(os.path.expanduser("~"))}
+    if path == "/" or any(_within(home, path) for home in homes):
         return True
-    if os.path.dirname(path) == home and os.path.basename(path) in HOME_PRIVATE:
+    if _within(_bugbout_home(), path):
+        return True
+    if os.path.dirname(path) in homes and os.path.basename(path) in HOME_PRIVATE:
         return True
     return any(os.path.lexists(os.path.join(path, mark)) for mark in REPOSITORY_MARKS)
 
