@@ -52,6 +52,7 @@ def expected_argv(harness: str, attempt: dict[str, Any]) -> list[str]:
         return ["exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
                 "--ignore-user-config", "--ignore-rules",
                 "--sandbox", "workspace-write", "-c", "sandbox_workspace_write.network_access=false",
+                "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
                 "-c", 'web_search="disabled"', "-c", "project_doc_max_bytes=0",
                 "-m", "gpt-5", "-c", 'model_reasoning_effort="high"',
                 "-o", str(logs / "last-message.txt"), "-"]  # fmt: skip
@@ -163,8 +164,16 @@ def test_codex_home_holds_only_a_link_to_the_users_login(vendor_race: Any) -> No
 
 
 def test_claude_code_runs_with_its_bash_sandbox_on_and_no_web_tools(vendor_race: Any) -> None:
-    call = vendor_race("fix").call("claude-code")
-    assert call["settings"] == SANDBOX_SETTINGS
+    race = vendor_race("fix")
+    call = race.call("claude-code")
+    prompt = (Path(race.attempts()["claude-code"]["logdir"]) / "prompt.md").read_text()
+    [command] = [line.strip() for line in prompt.splitlines() if "-m pytest" in line]
+    # The prompt's test command is allowed, exactly and on part of the suite.
+    allowed = [f"Bash({command})", f"Bash({command.rsplit(' ', 1)[0]}:*)"]
+    assert call["settings"] == {
+        **SANDBOX_SETTINGS,
+        "permissions": {**SANDBOX_SETTINGS["permissions"], "allow": allowed},
+    }
     sandbox = call["settings"]["sandbox"]
     assert sandbox["enabled"] and sandbox["failIfUnavailable"]
     assert sandbox["allowUnsandboxedCommands"] is False

@@ -79,6 +79,16 @@ class Session:
     sandbox: Sandbox
     timeout: int
     test_command: str
+    #: The attempt's temporary folder, short enough for Unix socket paths under it
+    #: (see ``bb_race.shortpaths``); None: ``home/tmp``.
+    tmpdir: Path | None = None
+
+    @property
+    def temp(self) -> Path:
+        """Where the agent keeps temporary files (created when missing)."""
+        folder = self.tmpdir if self.tmpdir is not None else self.home / "tmp"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
 
 class CodingAgent(ABC):
@@ -166,6 +176,16 @@ class CodingAgent(ABC):
     def quota_exhausted(self, logdir: Path) -> bool:
         """Whether the logs show the agent stopped on a usage limit."""
         return False
+
+    def quota_message(self, logdir: Path) -> str | None:
+        """What the vendor said when it refused for usage (for the attempt's ``error``)."""
+        return None
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Flags the agent's logs call for: its tool calls refused by its own permissions
+        (``permission-denied:TOOL``), tools that failed (``tool-errors:N``), its own sandbox
+        failing to start (``sandbox-failed: ...``). None by default."""
+        return []
 
     def login_status(self) -> str | None:
         """How the agent is logged in, found without spending quota; None: cannot tell."""
@@ -338,6 +358,28 @@ def agent_from_config(cfg: Any) -> CodingAgent:
 #: Variables every agent gets from the user's environment (when set).
 BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
 
+#: Where a company network keeps its CA certificates: OpenSSL and Python (SSL_CERT_*),
+#: Node (NODE_EXTRA_CA_CERTS), requests and LiteLLM (REQUESTS_CA_BUNDLE), curl.
+CA_ENV = (
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "REQUESTS_CA_BUNDLE",
+    "CURL_CA_BUNDLE",
+)
+#: The user's own proxy settings. An agent bugbout holds to its egress proxy gets that
+#: proxy instead (which goes on through the user's); others get these as they are.
+PROXY_ENV = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+    "NO_PROXY",
+    "no_proxy",
+)
+
 #: Names that look like credentials; their values are scrubbed from what bugbout keeps.
 SECRET_NAME = re.compile(
     r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE)",
@@ -358,13 +400,14 @@ def agent_environment(
 ) -> dict[str, str]:
     """The whole environment an agent runs with, and nothing more.
 
-    A minimal base (PATH, locale, TERM, HOME = ``session.home``, TMPDIR), the agent's own
+    A minimal base (PATH, locale, TERM, HOME = ``session.home``, TMPDIR), the user's CA
+    certificate and proxy settings (:data:`CA_ENV`, :data:`PROXY_ENV`), the agent's own
     ``credential_env`` names taken from *environ*, then ``invocation.env`` on top (it may
     set HOME itself). Nothing else of the user's environment passes: no GITHUB_TOKEN, no
     cloud keys, no other vendor's API key.
     """
     source = os.environ if environ is None else environ
-    env = {name: source[name] for name in BASE_ENV if name in source}
+    env = {name: source[name] for name in (*BASE_ENV, *CA_ENV, *PROXY_ENV) if source.get(name)}
     env.setdefault("PATH", os.defpath)
     env.setdefault("LANG", "C.UTF-8")
     env["HOME"] = str(session.home)
@@ -372,6 +415,17 @@ def agent_environment(
     env.update(credentials(agent, source))
     env.update(invocation.env)
     return env
+
+
+def ca_files(environ: Mapping[str, str] | None = None) -> list[Path]:
+    """The CA certificate files and folders the user's environment names (that exist)."""
+    source = os.environ if environ is None else environ
+    found = []
+    for name in CA_ENV:
+        value = source.get(name)
+        if value and os.path.exists(value):
+            found.append(Path(value))
+    return found
 
 
 def credentials(agent: CodingAgent, environ: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
-import tempfile
 import threading
 import time
 import traceback
@@ -27,6 +26,7 @@ from bb_core.agents import (
     Invocation,
     Session,
     agent_environment,
+    ca_files,
     scrub,
 )
 from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
@@ -44,8 +44,9 @@ from bb_core.schemas import VERSION
 
 from bb_race.authored import authored_tests
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
-from bb_race.egress import EgressProxy
+from bb_race.egress import EgressProxy, Upstream
 from bb_race.prompt import build_prompt
+from bb_race.shortpaths import SOCKET_NAME_ROOM, fits, short_folder
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
 LOG_CAP = 2 * 1024 * 1024
@@ -171,7 +172,7 @@ def _confinement(
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
     writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *extra]
-    readable = [*ctx.readable, *program_dirs(invocation.argv)]
+    readable = [*ctx.readable, *program_dirs(invocation.argv), *ca_files(ctx.environ)]
     return ctx.sandbox, Confinement(
         writable=writable, network=network, readable=readable, temp=dirs.tmp
     )
@@ -204,9 +205,23 @@ def _egress(
         # Without bubblewrap's private network there is nothing to hold the agent to
         # its proxy, so it keeps the whole network, and the record says so.
         return True, None, [f"network-not-narrowed: {ctx.sandbox.name} cannot limit it to hosts"]
-    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bb-egress-")))
-    proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network)))
+    # A short folder: the socket's path must fit in sun_path however deep TMPDIR is.
+    folder = short_folder("bb-egress-")
+    stack.callback(shutil.rmtree, folder, True)
+    upstream = Upstream.from_environment(ctx.environ)
+    proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network), upstream))
     return False, proxy, []
+
+
+def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
+    """The attempt's temporary folder as the agent sees it outside bugbout's sandbox:
+    ``dirs.tmp`` when sockets made in it fit in sun_path, else a short private folder
+    under /tmp that goes with the attempt."""
+    if fits(dirs.tmp / ("x" * SOCKET_NAME_ROOM)):
+        return dirs.tmp
+    folder = short_folder("bb-tmp-")
+    stack.callback(shutil.rmtree, folder, True)
+    return folder
 
 
 def attempt(
@@ -242,6 +257,22 @@ def _attempt(
     prompt = build_prompt(task, role=agent.role, assignment=agent.assignment, command=command)
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
+    with ExitStack() as stack:
+        return _run(ctx, task, agent, dirs, started, command, prompt, prompt_file, stack)
+
+
+def _run(
+    ctx: RaceContext,
+    task: Mapping[str, Any],
+    agent: CodingAgent,
+    dirs: AttemptDirs,
+    started: str,
+    command: str,
+    prompt: str,
+    prompt_file: Path,
+    stack: ExitStack,
+) -> dict[str, Any]:
+    temp = attempt_temp(dirs, stack)
     session = Session(
         task_id=str(task["id"]),
         prompt=prompt,
@@ -252,32 +283,32 @@ def _attempt(
         sandbox=ctx.sandbox,
         timeout=ctx.timeout,
         test_command=command,
+        tmpdir=temp,
     )
     version = ctx.version_of(agent)
     invocation = agent.invocation(session)
-    env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=dirs.tmp)
+    env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=temp)
     argv = list(invocation.argv)
-    with ExitStack() as stack:
-        network, proxy, net_flags = _egress(ctx, invocation, stack)
-        extra: list[Path] = []
-        if proxy is not None:
-            argv = proxy.wrap(argv)
-            env.update(proxy.environment())
-            extra.append(proxy.path.parent)
-        sandbox, confinement = _confinement(ctx, dirs, invocation, network, extra)
-        completed, stopped = run_agent(
-            argv,
-            sandbox=sandbox,
-            confinement=confinement,
-            cwd=dirs.work,
-            env=env,
-            stdin=invocation.stdin,
-            logs=dirs.logs,
-            timeout=ctx.timeout,
-            cancel=ctx.cancel,
-        )
-        if proxy is not None:
-            net_flags += [f"network-refused:{where}" for where in proxy.refused]
+    network, proxy, net_flags = _egress(ctx, invocation, stack)
+    extra: list[Path] = []
+    if proxy is not None:
+        argv = proxy.wrap(argv)
+        env.update(proxy.environment())
+        extra.append(proxy.path.parent)
+    sandbox, confinement = _confinement(ctx, dirs, invocation, network, extra)
+    completed, stopped = run_agent(
+        argv,
+        sandbox=sandbox,
+        confinement=confinement,
+        cwd=dirs.work,
+        env=env,
+        stdin=invocation.stdin,
+        logs=dirs.logs,
+        timeout=ctx.timeout,
+        cancel=ctx.cancel,
+    )
+    if proxy is not None:
+        net_flags += [f"network-refused:{where}" for where in proxy.refused]
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)
     record = collect(task, agent, dirs, completed, stopped)
@@ -313,6 +344,13 @@ def collect(
     except Exception as exc:
         quota = False
         flags.append(f"quota-check-failed: {type(exc).__name__}: {exc}")
+    said = None
+    try:
+        flags += [str(flag) for flag in agent.flags(dirs.logs)]
+        if quota:
+            said = agent.quota_message(dirs.logs)
+    except Exception as exc:
+        flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
     changed = bool(found.patch)
     status = decide_status(completed, changed, quota)
     record: dict[str, Any] = {
@@ -333,6 +371,8 @@ def collect(
     }
     if stopped:
         record["error"] = stopped
+    elif status == "quota":
+        record["error"] = f"usage limit: {said}" if said else "usage limit reached"
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
     return record

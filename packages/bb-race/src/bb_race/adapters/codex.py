@@ -28,6 +28,10 @@ from bb_core.agents import CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError
 
 from bb_race.adapters._logs import (
+    SANDBOX_DENIALS,
+    SANDBOX_FAILURES,
+    check_base_url,
+    first_line,
     json_lines,
     link_file,
     log_text,
@@ -73,7 +77,9 @@ class CodexAgent(CodingAgent):
         "CODEX_OSS_BASE_URL",
         "CODEX_OSS_PORT",
     )
-    option_names: ClassVar[frozenset[str]] = frozenset({"reasoning-effort", "local-provider"})
+    option_names: ClassVar[frozenset[str]] = frozenset(
+        {"reasoning-effort", "local-provider", "base-url"}
+    )
 
     def validate(self) -> None:
         effort = self.options.get("reasoning-effort")
@@ -87,6 +93,7 @@ class CodexAgent(CodingAgent):
                 f"{self.name}: local-provider must be one of {', '.join(LOCAL_PROVIDERS)}, "
                 f"not {provider!r}"
             )
+        check_base_url(self.name, self.options.get("base-url"))
 
     def arguments(self, session: Session) -> list[str]:
         """Everything after ``codex``."""
@@ -100,6 +107,7 @@ class CodexAgent(CodingAgent):
             "--ignore-rules",
             "--sandbox", "workspace-write",
             "-c", "sandbox_workspace_write.network_access=false",
+            "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
             "-c", 'web_search="disabled"',
             "-c", "project_doc_max_bytes=0",
         ]  # fmt: skip
@@ -109,8 +117,15 @@ class CodexAgent(CodingAgent):
         if effort:
             argv += ["-c", f"model_reasoning_effort={json.dumps(effort)}"]
         provider = self.options.get("local-provider")
+        base_url = self.options.get("base-url")
         if provider:
             argv += ["--oss", "--local-provider", provider]
+            if base_url:
+                argv += ["-c", f"model_providers.{provider}.base_url={json.dumps(base_url)}"]
+        elif base_url:
+            # Codex ignores OPENAI_BASE_URL; this key points its built-in OpenAI provider
+            # elsewhere (a gateway, an OpenAI-compatible server).
+            argv += ["-c", f"openai_base_url={json.dumps(base_url)}"]
         argv += ["-o", str(session.logdir / LAST_MESSAGE), "-"]
         return argv
 
@@ -126,6 +141,40 @@ class CodexAgent(CodingAgent):
             env={"CODEX_HOME": str(home)},
             confine=False,
         )
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Commands Codex declined, tool calls that failed (a file change or MCP call
+        that failed, a command that could not start), and its sandbox failing to start.
+        Codex's ``error`` items are notices (a fallback, missing model metadata), not
+        failures, and a command that ran and exited non-zero is an ordinary result."""
+        found: list[str] = []
+        errors = 0
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            item = event.get("item")
+            if event.get("type") != "item.completed" or not isinstance(item, dict):
+                continue
+            kind, status = item.get("type"), item.get("status")
+            if kind == "command_execution" and status == "declined":
+                found.append("permission-denied:shell")
+            elif (kind in ("file_change", "mcp_tool_call") and status == "failed") or (
+                kind == "command_execution" and status == "failed" and item.get("exit_code") is None
+            ):
+                errors += 1
+            text = f"{item.get('message', '')}\n{item.get('aggregated_output', '')}"
+            if kind == "command_execution" and SANDBOX_DENIALS.search(text):
+                found.append("sandbox-denied:shell")
+            if kind in ("error", "command_execution") and matches_any(text, SANDBOX_FAILURES):
+                found.append(f"sandbox-failed: {first_line(text, SANDBOX_FAILURES)}")
+        if errors:
+            found.append(f"tool-errors:{errors}")
+        return list(dict.fromkeys(found))
+
+    def quota_message(self, logdir: Path) -> str | None:
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            message = event_error(event)
+            if message and matches_any(message, QUOTA_PATTERNS):
+                return message
+        return None
 
     def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
         """The last agent message and the thread's token usage, from the JSONL events."""
@@ -145,16 +194,7 @@ class CodexAgent(CodingAgent):
 
     def quota_exhausted(self, logdir: Path) -> bool:
         """An ``error`` or ``turn.failed`` event carrying one of Codex's usage-limit texts."""
-        for event in json_lines(log_text(logdir, "stdout.log")):
-            kind = event.get("type")
-            message = ""
-            if kind == "error":
-                message = str(event.get("message", ""))
-            elif kind == "turn.failed" and isinstance(event.get("error"), dict):
-                message = str(event["error"].get("message", ""))
-            if message and matches_any(message, QUOTA_PATTERNS):
-                return True
-        return False
+        return self.quota_message(logdir) is not None
 
     def login_status(self) -> str | None:
         for name in ("CODEX_API_KEY", "CODEX_ACCESS_TOKEN"):
@@ -180,6 +220,16 @@ class CodexAgent(CodingAgent):
         ]
         said = lines[-1] if lines else "no answer"
         return said if code == 0 else f"not logged in: {said}"
+
+
+def event_error(event: dict[str, Any]) -> str:
+    """The message of an ``error`` or ``turn.failed`` event ('' for other events)."""
+    kind = event.get("type")
+    if kind == "error":
+        return str(event.get("message", ""))
+    if kind == "turn.failed" and isinstance(event.get("error"), dict):
+        return str(event["error"].get("message", ""))
+    return ""
 
 
 def codex_tokens(usage: dict[str, Any]) -> dict[str, int]:

@@ -41,6 +41,7 @@ from bb_core.errors import ConfigError
 from bb_core.sandbox import Confinement, seatbelt_profile
 
 from bb_race.adapters._logs import (
+    check_base_url,
     count,
     host_of,
     log_text,
@@ -103,7 +104,11 @@ LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "hosted_vllm"
 #: Who serves a model named without a provider prefix, as LiteLLM guesses it.
 VENDOR_PROVIDER = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}
 #: mini-swe-agent's own variables worth passing on when the user set them.
-MSWEA_SETTINGS = ("MSWEA_COST_TRACKING", "LITELLM_MODEL_REGISTRY_PATH")
+MSWEA_SETTINGS = (
+    "MSWEA_COST_TRACKING",
+    "LITELLM_MODEL_REGISTRY_PATH",
+    "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
+)
 
 QUOTA_EXITS = frozenset({"RateLimitError"})
 QUOTA_PATTERNS = (
@@ -150,7 +155,7 @@ class MiniSweAgent(CodingAgent):
     model_required: ClassVar[bool] = True
     provider: str
     option_names: ClassVar[frozenset[str]] = frozenset(
-        {"step-limit", "text-actions", "model-kwargs"}
+        {"step-limit", "text-actions", "model-kwargs", "base-url"}
     )
 
     def validate(self) -> None:
@@ -167,6 +172,7 @@ class MiniSweAgent(CodingAgent):
         for key in kwargs:
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)):
                 raise ConfigError(f"{self.name}: model-kwargs key {key!r} is not a plain name")
+        check_base_url(self.name, self.options.get("base-url"))
         assert self.model is not None
         self.provider = provider_of(self.model, self.vendor)
         names = PROVIDER_ENV.get(self.provider) or (
@@ -186,6 +192,8 @@ class MiniSweAgent(CodingAgent):
         when neither is known."""
         kwargs = dict(self.options.get("model-kwargs", {}))
         urls = [str(kwargs[k]) for k in ("api_base", "base_url") if kwargs.get(k)]
+        if self.options.get("base-url"):
+            urls.append(str(self.options["base-url"]))
         for name in self.credential_env:
             if name.endswith(("_BASE", "_BASE_URL")):
                 value = env.get(name) or os.environ.get(name)
@@ -266,6 +274,9 @@ class MiniSweAgent(CodingAgent):
             # mini reads each value as JSON when it can, else as a string.
             shown = value if isinstance(value, str) else json.dumps(value)
             argv += ["-c", f"model.model_kwargs.{key}={shown}"]
+        if self.options.get("base-url"):
+            # LiteLLM's api_base, for whichever provider serves the model.
+            argv += ["-c", f"model.model_kwargs.api_base={self.options['base-url']}"]
         argv += ["-c", f"environment.cwd={session.workdir}"]
         environment, settings, confine = self.command_sandbox(session)
         if environment != "local":
@@ -339,6 +350,34 @@ class MiniSweAgent(CodingAgent):
         # No trajectory: the traceback mini leaves on stderr (stdout holds the whole
         # conversation, where the words could appear for other reasons).
         return bool(TRACEBACK_QUOTA.search(log_text(logdir, "stderr.log", 20_000)))
+
+    def quota_message(self, logdir: Path) -> str | None:
+        data = self.trajectory(logdir)
+        messages = [m for m in (data or {}).get("messages") or [] if isinstance(m, dict)]
+        if messages and messages[-1].get("role") == "exit":
+            extra = messages[-1].get("extra") or {}
+            said = str(extra.get("exception_str") or messages[-1].get("content") or "")
+            return said[:500] or None
+        found = TRACEBACK_QUOTA.search(log_text(logdir, "stderr.log", 20_000))
+        if found:
+            line_end = log_text(logdir, "stderr.log", 20_000)[found.start() :].split("\n", 1)[0]
+            return line_end[:500]
+        return None
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Commands that failed to run (timed out, or mini-swe-agent's environment raised)
+        and tool calls mini could not read (format errors)."""
+        data = self.trajectory(logdir)
+        errors = 0
+        for message in (data or {}).get("messages") or []:
+            if not isinstance(message, dict):
+                continue
+            text = message_text(message.get("content"))
+            if (message.get("role") == "tool" and '"exception_info"' in text) or (
+                message.get("role") == "user" and text.startswith("Tool call error:")
+            ):
+                errors += 1
+        return [f"tool-errors:{errors}"] if errors else []
 
     # -- doctor ----------------------------------------------------------------------------
 
