@@ -30,7 +30,9 @@ def test_camel_case_first_word_is_lowercase():
     assert camel_case("User Name") == "userName"
 """
 NETWORK_PROBE = (
-    "curl -sS -m 5 -o /dev/null https://example.com/ && echo NETWORK-OPEN || echo NETWORK-REFUSED"
+    # (the shell puts the words together, so only its output holds them whole)
+    "curl -sS -m 5 -o /dev/null https://example.com/ && echo NETWORK-'OPEN' "
+    "|| echo NETWORK-'REFUSED'"
 )
 
 
@@ -68,12 +70,12 @@ def script(fixed: str, outside: Path, host_tmp: Path, harness: str) -> list[Step
         Step("shell", NETWORK_PROBE, name="network"),
         Step(
             "shell",
-            f"echo escaped > {outside}/marker && echo OUTSIDE-WRITTEN || echo OUTSIDE-REFUSED",
+            f"echo escaped > {outside}/marker && echo OUTSIDE-'WRITTEN' || echo OUTSIDE-'REFUSED'",
             name="outside",
         ),
         Step(
             "shell",
-            f"echo escaped > {host_tmp} && echo TMP-WRITTEN || echo TMP-REFUSED",
+            f"echo escaped > {host_tmp} && echo TMP-'WRITTEN' || echo TMP-'REFUSED'",
             name="host-tmp",
         ),
     ]

@@ -404,8 +404,13 @@ class _Handler(BaseHTTPRequestHandler):
         if self.quota("openai", body):
             return
         messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+        # One step per model answer; mini-swe-agent keeps no answer it could not read,
+        # only its complaint about it.
         calls = sum(
-            len(m.get("tool_calls") or []) for m in messages if m.get("role") == "assistant"
+            1
+            for m in messages
+            if m.get("role") == "assistant"
+            or (m.get("role") == "user" and "Tool call error:" in json.dumps(m.get("content"))[:80])
         )
         index, step = self.step(calls, body)
         self.record("openai", body, index)

@@ -368,14 +368,15 @@ class MiniSweAgent(CodingAgent):
         """Commands that failed to run (timed out, or mini-swe-agent's environment raised)
         and tool calls mini could not read (format errors)."""
         data = self.trajectory(logdir)
+        messages = [m for m in (data or {}).get("messages") or [] if isinstance(m, dict)]
         errors = 0
-        for message in (data or {}).get("messages") or []:
-            if not isinstance(message, dict):
-                continue
+        for index, message in enumerate(messages):
             text = message_text(message.get("content"))
-            if (message.get("role") == "tool" and '"exception_info"' in text) or (
-                message.get("role") == "user" and text.startswith("Tool call error:")
-            ):
+            # The submission is "not executed" too, just before the exit: not an error.
+            submitted = index + 1 < len(messages) and messages[index + 1].get("role") == "exit"
+            if message.get("role") == "tool" and '"exception_info"' in text and not submitted:
+                errors += 1
+            elif message.get("role") == "user" and text.startswith("Tool call error:"):
                 errors += 1
         return [f"tool-errors:{errors}"] if errors else []
 
