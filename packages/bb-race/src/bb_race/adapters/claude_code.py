@@ -85,6 +85,7 @@ class ClaudeCodeAgent(CodingAgent):
     executable: ClassVar[str] = "claude"
     default_vendor: ClassVar[str | None] = "anthropic"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "2.1.197"
     credential_env: ClassVar[tuple[str, ...]] = (
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
@@ -169,6 +170,19 @@ class ClaudeCodeAgent(CodingAgent):
             env=env,
             confine=False,
         )
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line and a prompt, with no credentials and the API at a
+        closed loopback port: Claude Code checks every flag before it starts, and its
+        one request goes nowhere (no retries)."""
+        invocation = self.invocation(session)
+        env = {
+            **invocation.env,
+            "ANTHROPIC_BASE_URL": closed_url,
+            "ANTHROPIC_API_KEY": "bugbout-dry-run",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        }
+        return Invocation(argv=invocation.argv, stdin=invocation.stdin, env=env, confine=False)
 
     def flags(self, logdir: Path) -> list[str]:
         """Tool calls Claude Code's permissions refused (the result's

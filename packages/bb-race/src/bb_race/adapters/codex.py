@@ -70,6 +70,7 @@ class CodexAgent(CodingAgent):
     executable: ClassVar[str] = "codex"
     default_vendor: ClassVar[str | None] = "openai"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "0.171.0"
     credential_env: ClassVar[tuple[str, ...]] = (
         "CODEX_API_KEY",
         "CODEX_ACCESS_TOKEN",
@@ -175,6 +176,12 @@ class CodexAgent(CodingAgent):
             if message and matches_any(message, QUOTA_PATTERNS):
                 return message
         return None
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with ``--help`` last: Codex's parser refuses an unknown
+        flag or value before it prints the help, and nothing is sent anywhere."""
+        invocation = self.invocation(session)
+        return Invocation(argv=[*invocation.argv, "--help"], env=invocation.env, confine=False)
 
     def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
         """The last agent message and the thread's token usage, from the JSONL events."""

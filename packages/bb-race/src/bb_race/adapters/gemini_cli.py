@@ -102,6 +102,7 @@ class GeminiCliAgent(CodingAgent):
     executable: ClassVar[str] = "gemini"
     default_vendor: ClassVar[str | None] = "google"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "0.61.0"
     credential_env: ClassVar[tuple[str, ...]] = (
         "GEMINI_API_KEY",
         "GOOGLE_API_KEY",
@@ -173,6 +174,13 @@ class GeminiCliAgent(CodingAgent):
             confine=True,
             network=model_hosts(base_url),
         )
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with no credentials and the API at a closed loopback
+        port: Gemini CLI checks every flag first, then stops for want of a login."""
+        invocation = self.invocation(session)
+        env = {**invocation.env, "GOOGLE_GEMINI_BASE_URL": closed_url}
+        return Invocation(argv=invocation.argv, env=env, confine=False)
 
     def flags(self, logdir: Path) -> list[str]:
         """Tool calls that failed or were refused, from the stats Gemini CLI prints."""

@@ -153,6 +153,7 @@ class MiniSweAgent(CodingAgent):
     harness: ClassVar[str] = "mini-swe-agent"
     executable: ClassVar[str] = "mini"
     model_required: ClassVar[bool] = True
+    tested_version: ClassVar[str | None] = "2.4.6"
     provider: str
     option_names: ClassVar[frozenset[str]] = frozenset(
         {"step-limit", "text-actions", "model-kwargs", "base-url"}
@@ -308,6 +309,12 @@ class MiniSweAgent(CodingAgent):
             network=self.model_hosts(env),
         )
 
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with ``--help`` last: mini's parser refuses an unknown
+        option before it prints the help, and no model is asked anything."""
+        invocation = self.invocation(session)
+        return Invocation(argv=[*invocation.argv, "--help"], env=invocation.env, confine=False)
+
     # -- reading the trajectory ----------------------------------------------------------
 
     def trajectory(self, logdir: Path) -> dict[str, Any] | None:
@@ -374,10 +381,9 @@ class MiniSweAgent(CodingAgent):
             text = message_text(message.get("content"))
             # The submission is "not executed" too, just before the exit: not an error.
             submitted = index + 1 < len(messages) and messages[index + 1].get("role") == "exit"
-            if message.get("role") == "tool" and '"exception_info"' in text and not submitted:
-                errors += 1
-            elif message.get("role") == "user" and text.startswith("Tool call error:"):
-                errors += 1
+            failed = message.get("role") == "tool" and '"exception_info"' in text
+            unread = message.get("role") == "user" and text.startswith("Tool call error:")
+            errors += (failed and not submitted) or unread
         return [f"tool-errors:{errors}"] if errors else []
 
     # -- doctor ----------------------------------------------------------------------------
