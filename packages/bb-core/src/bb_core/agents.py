@@ -431,7 +431,7 @@ def ca_files(environ: Mapping[str, str] | None = None) -> list[Path]:
     found = []
     for name in CA_ENV:
         value = source.get(name)
-        if value and os.path.exists(value):
+        if value and os.path.exists(value) and Path(value) not in found:
             found.append(Path(value))
     return found
 
