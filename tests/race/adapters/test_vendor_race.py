@@ -54,6 +54,8 @@ def expected_argv(harness: str, attempt: dict[str, Any]) -> list[str]:
                 "--sandbox", "workspace-write", "-c", "sandbox_workspace_write.network_access=false",
                 "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
                 "-c", 'web_search="disabled"', "-c", "project_doc_max_bytes=0",
+                "-c", "check_for_update_on_startup=false", "-c", "analytics.enabled=false",
+                "-c", "features.plugins=false",
                 "-m", "gpt-5", "-c", 'model_reasoning_effort="high"',
                 "-o", str(logs / "last-message.txt"), "-"]  # fmt: skip
     if harness == "claude-code":

@@ -64,6 +64,9 @@ class Invocation:
     confine: bool = True
     state_dirs: list[Path] = field(default_factory=list)
     network: bool | list[str] = True
+    #: Existing files outside those folders the confined agent must be able to write
+    #: in place (a login the CLI refreshes, such as Codex's ``auth.json``).
+    state_files: list[Path] = field(default_factory=list)
 
 
 @dataclass

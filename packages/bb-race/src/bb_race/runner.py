@@ -171,7 +171,8 @@ def _confinement(
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
-    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *extra]
+    files = [Path(f) for f in invocation.state_files if Path(f).is_file()]
+    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *files, *extra]
     readable = [*ctx.readable, *program_dirs(invocation.argv), *ca_files(ctx.environ)]
     return ctx.sandbox, Confinement(
         writable=writable, network=network, readable=readable, temp=dirs.tmp

@@ -32,6 +32,7 @@ from bb_race.adapters._logs import (
     SANDBOX_FAILURES,
     check_base_url,
     first_line,
+    host_of,
     json_lines,
     link_file,
     log_text,
@@ -45,6 +46,10 @@ from bb_race.adapters._logs import (
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 LOCAL_PROVIDERS = ("ollama", "lmstudio")
+#: Where each local provider serves by default.
+LOCAL_DEFAULTS = {"ollama": "http://localhost:11434/v1", "lmstudio": "http://localhost:1234/v1"}
+#: OpenAI's API, ChatGPT's backend (a ChatGPT login's models) and its login service.
+OPENAI_HOSTS = ("api.openai.com", "chatgpt.com", "auth.openai.com")
 LAST_MESSAGE = "last-message.txt"
 
 #: Codex's texts for a spent plan or quota (codex-rs/core/src/error.rs).
@@ -111,6 +116,9 @@ class CodexAgent(CodingAgent):
             "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
             "-c", 'web_search="disabled"',
             "-c", "project_doc_max_bytes=0",
+            "-c", "check_for_update_on_startup=false",
+            "-c", "analytics.enabled=false",
+            "-c", "features.plugins=false",
         ]  # fmt: skip
         if self.model:
             argv += ["-m", self.model]
@@ -130,17 +138,43 @@ class CodexAgent(CodingAgent):
         argv += ["-o", str(session.logdir / LAST_MESSAGE), "-"]
         return argv
 
+    def model_hosts(self) -> list[str]:
+        """Where Codex's own requests may go: the ``base-url`` host; for a local
+        provider its server; else OpenAI's API, ChatGPT's backend and its login."""
+        base_url = self.options.get("base-url")
+        provider = self.options.get("local-provider")
+        if not base_url and provider:
+            base_url = os.environ.get("CODEX_OSS_BASE_URL") or LOCAL_DEFAULTS[provider]
+        if base_url:
+            host = host_of(str(base_url))
+            return [host] if host else []
+        return list(OPENAI_HOSTS)
+
     def invocation(self, session: Session) -> Invocation:
         home = session.home / ".codex"
         home.mkdir(parents=True, exist_ok=True)  # codex refuses a CODEX_HOME that is missing
         # A link, not a copy: Codex rewrites auth.json in place when it refreshes a
-        # ChatGPT login, so the user's own file stays current.
-        link_file(codex_home_of_user() / "auth.json", home / "auth.json")
+        # ChatGPT login, so the user's own file stays current (it is bound writable
+        # into bugbout's sandbox, alone of the user's files).
+        auth = codex_home_of_user() / "auth.json"
+        linked = link_file(auth, home / "auth.json")
+        argv = [self.command(), *self.arguments(session)]
+        env = {"CODEX_HOME": str(home)}
+        if session.sandbox.name != "bubblewrap":
+            # Under seatbelt a sandbox cannot be nested: Codex's own confines the commands.
+            return Invocation(argv=argv, stdin=session.prompt, env=env, confine=False)
+        # Codex puts a helper for its own sandbox in CODEX_HOME, but refuses to when
+        # CODEX_HOME lies under the temporary folder; inside bugbout's sandbox that is
+        # /tmp, so TMPDIR is a folder of the attempt's home instead.
+        temp = session.home / "tmp"
+        temp.mkdir(parents=True, exist_ok=True)
         return Invocation(
-            argv=[self.command(), *self.arguments(session)],
+            argv=["env", f"TMPDIR={temp}", *argv],
             stdin=session.prompt,
-            env={"CODEX_HOME": str(home)},
-            confine=False,
+            env=env,
+            confine=True,
+            network=self.model_hosts(),
+            state_files=[auth.resolve()] if linked else [],
         )
 
     def flags(self, logdir: Path) -> list[str]:
