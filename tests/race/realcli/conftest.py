@@ -85,6 +85,9 @@ def script(fixed: str, outside: Path, host_tmp: Path, harness: str) -> list[Step
             f"echo escaped > {host_tmp} && echo TMP-'WRITTEN' || echo TMP-'REFUSED'",
             name="host-tmp",
         ),
+        # A file in the host's /tmp, which bugbout's sandbox replaces with the attempt's
+        # own: readable only by an agent process that is not in it.
+        Step("shell", f"cat {host_tmp}.visible || echo HOST-TMP-'HIDDEN'", name="host-tmp-read"),
     ]
     if harness in ("claude-code", "gemini-cli"):
         # The CLI's own file tool, outside the checkout: refused by its permissions.
@@ -171,6 +174,8 @@ def race_real(
     outside = root / "outside"
     outside.mkdir()
     host_tmp = Path("/tmp") / f"bugbout-realcli-{uuid.uuid4().hex[:12]}"
+    visible = Path(f"{host_tmp}.visible")
+    visible.write_text("HOST-TMP-VISIBLE\n")
     standin = Standin(script(fixed.decode(), outside, host_tmp, contestant["agent"]), mode=mode)
     with standin:
         entry = {k: v.replace("{URL}", standin.url) if isinstance(v, str) else v
@@ -203,6 +208,7 @@ def race_real(
             cwd=root, capture_output=True, text=True, timeout=timeout + 120, env=environ,
             check=False,
         )  # fmt: skip
+    visible.unlink()
     judged: list[dict[str, Any]] = []
     if race.returncode == 0:
         raced = root / "raced.jsonl"

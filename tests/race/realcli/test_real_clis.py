@@ -154,6 +154,13 @@ def test_writes_outside_the_checkout_are_refused(run: Any, name: str) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_the_whole_cli_runs_inside_bugbouts_sandbox(run: Any, name: str) -> None:
+    race = run(name)
+    seen = race.standin.after("host-tmp-read")
+    assert "HOST-TMP-HIDDEN" in seen and "HOST-TMP-VISIBLE" not in seen, race.why()
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_a_refused_or_failed_tool_call_is_flagged(run: Any, name: str) -> None:
     race = run(name)
     assert REFUSAL_FLAGS[name] in race.attempt["flags"], race.why()

@@ -35,6 +35,7 @@ from bb_race.adapters._logs import (
     SANDBOX_FAILURES,
     check_base_url,
     first_line,
+    host_of,
     json_lines,
     last_json_object,
     log_text,
@@ -47,6 +48,8 @@ from bb_race.adapters._logs import (
 )
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
+#: Anthropic's API and the login service of a subscription token.
+ANTHROPIC_HOSTS = ("api.anthropic.com", "console.anthropic.com")
 SETTINGS_FILE = "claude-settings.json"
 #: What Claude Code's Bash sandbox needs on Linux. When one is missing it does not start
 #: the sandbox - in print mode even with ``failIfUnavailable`` - and every command that
@@ -162,13 +165,21 @@ class ClaudeCodeAgent(CodingAgent):
             "DISABLE_AUTOUPDATER": "1",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         }
+        base_url = self.options.get("base-url") or os.environ.get("ANTHROPIC_BASE_URL")
         if self.options.get("base-url"):
             env["ANTHROPIC_BASE_URL"] = str(self.options["base-url"])
+        argv = [self.command(), *self.arguments(settings)]
+        if session.sandbox.name != "bubblewrap":
+            return Invocation(argv=argv, stdin=session.prompt, env=env, confine=False)
+        # Inside bugbout's sandbox the attempt's temporary folder is /tmp: short.
+        env["CLAUDE_CODE_TMPDIR"] = "/tmp"
+        host = host_of(str(base_url)) if base_url else None
         return Invocation(
-            argv=[self.command(), *self.arguments(settings)],
+            argv=argv,
             stdin=session.prompt,
             env=env,
-            confine=False,
+            confine=True,
+            network=[host] if host else list(ANTHROPIC_HOSTS),
         )
 
     def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
@@ -194,6 +205,7 @@ class ClaudeCodeAgent(CodingAgent):
             if isinstance(denial, dict):
                 found.append(f"permission-denied:{denial.get('tool_name', 'unknown')}")
         errors = 0
+        said: list[str] = []  # the tools' own words, and stderr
         text = log_text(logdir, "stdout.log")
         for event in json_lines(text):
             message = event.get("message")
@@ -202,13 +214,15 @@ class ClaudeCodeAgent(CodingAgent):
             content = message.get("content")
             for block in content if isinstance(content, list) else []:
                 if isinstance(block, dict) and block.get("type") == "tool_result":
+                    said.append(str(block.get("content", "")))
                     if block.get("is_error"):
                         errors += 1
                     elif SANDBOX_DENIALS.search(str(block.get("content", ""))):
                         found.append("sandbox-denied:Bash")
         if errors:
             found.append(f"tool-errors:{errors}")
-        failed = first_line(text + "\n" + log_text(logdir, "stderr.log", 20_000), SANDBOX_FAILURES)
+        said.append(log_text(logdir, "stderr.log", 20_000))
+        failed = first_line("\n".join(said), SANDBOX_FAILURES)
         if failed:
             found.append(f"sandbox-failed: {failed}")
         return list(dict.fromkeys(found))
