@@ -11,6 +11,7 @@ an attempt's folders would be too long for sun_path if it went there.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,9 @@ def test_the_cli_starts_reaches_its_model_and_finishes(run: Any, name: str) -> N
 def test_the_test_command_ran_and_the_model_saw_its_output(run: Any, name: str) -> None:
     race = run(name)
     seen = race.standin.after("test")
-    assert "29 passed" in seen, race.why()
+    # pytest's closing line, from the checkout's whole suite and the new regression test
+    found = re.search(r"=+ (\d+) passed in [\d.]+s =+", seen)
+    assert found and int(found.group(1)) > 20, race.why()
 
 
 @pytest.mark.parametrize("name", NAMES)

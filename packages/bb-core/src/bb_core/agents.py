@@ -10,8 +10,9 @@ can add an agent type that ``bugbout.toml`` names with ``agent = "..."``. The bu
 ones (``command``, ``codex``, ``claude-code``, ``gemini-cli``, ``mini-swe-agent``) are
 registered the same way by bb-race.
 
-This module also decides what an agent's environment may carry: a minimal base, the
-agent's own credentials, and nothing else of the user's secrets.
+What an agent's environment may carry - a minimal base, the user's CA and proxy
+settings, the agent's own credentials, and nothing else of the user's secrets - is
+decided in :mod:`bb_core.agentenv`, whose names are importable from here too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -364,101 +365,42 @@ def agent_from_config(cfg: Any) -> CodingAgent:
     )
 
 
-# -- environment and secrets -----------------------------------------------------------
-
-#: Variables every agent gets from the user's environment (when set).
-BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
-
-#: Where a company network keeps its CA certificates: OpenSSL and Python (SSL_CERT_*),
-#: Node (NODE_EXTRA_CA_CERTS), requests and LiteLLM (REQUESTS_CA_BUNDLE), curl.
-CA_ENV = (
-    "SSL_CERT_FILE",
-    "SSL_CERT_DIR",
-    "NODE_EXTRA_CA_CERTS",
-    "REQUESTS_CA_BUNDLE",
-    "CURL_CA_BUNDLE",
-)
-#: The user's own proxy settings. An agent bugbout holds to its egress proxy gets that
-#: proxy instead (which goes on through the user's); others get these as they are.
-PROXY_ENV = (
-    "HTTPS_PROXY",
-    "https_proxy",
-    "HTTP_PROXY",
-    "http_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-    "NO_PROXY",
-    "no_proxy",
+# The environment and secrets live in bb_core.agentenv; importable from here as before.
+from bb_core.agentenv import (  # noqa: E402
+    BASE_ENV,
+    CA_ENV,
+    MIN_SECRET_LEN,
+    PROXY_ENV,
+    SECRET_NAME,
+    agent_environment,
+    ca_files,
+    credentials,
+    scrub,
+    secret_values,
 )
 
-#: Names that look like credentials; their values are scrubbed from what bugbout keeps.
-SECRET_NAME = re.compile(
-    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE)",
-    re.IGNORECASE,
-)
-
-#: Secrets shorter than this are not scrubbed: they would match ordinary text.
-MIN_SECRET_LEN = 8
-
-
-def agent_environment(
-    agent: CodingAgent,
-    session: Session,
-    invocation: Invocation,
-    environ: Mapping[str, str] | None = None,
-    *,
-    tmpdir: Path | None = None,
-) -> dict[str, str]:
-    """The whole environment an agent runs with, and nothing more.
-
-    A minimal base (PATH, locale, TERM, HOME = ``session.home``, TMPDIR), the user's CA
-    certificate and proxy settings (:data:`CA_ENV`, :data:`PROXY_ENV`), the agent's own
-    ``credential_env`` names taken from *environ*, then ``invocation.env`` on top (it may
-    set HOME itself). Nothing else of the user's environment passes: no GITHUB_TOKEN, no
-    cloud keys, no other vendor's API key.
-    """
-    source = os.environ if environ is None else environ
-    env = {name: source[name] for name in (*BASE_ENV, *CA_ENV, *PROXY_ENV) if source.get(name)}
-    env.setdefault("PATH", os.defpath)
-    env.setdefault("LANG", "C.UTF-8")
-    env["HOME"] = str(session.home)
-    env["TMPDIR"] = str(tmpdir) if tmpdir is not None else source.get("TMPDIR", "/tmp")
-    env.update(credentials(agent, source))
-    env.update(invocation.env)
-    return env
-
-
-def ca_files(environ: Mapping[str, str] | None = None) -> list[Path]:
-    """The CA certificate files and folders the user's environment names (that exist)."""
-    source = os.environ if environ is None else environ
-    found = []
-    for name in CA_ENV:
-        value = source.get(name)
-        if value and os.path.exists(value) and Path(value) not in found:
-            found.append(Path(value))
-    return found
-
-
-def credentials(agent: CodingAgent, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The agent's own credential variables that are set in *environ*."""
-    source = os.environ if environ is None else environ
-    return {name: source[name] for name in agent.credential_env if source.get(name)}
-
-
-def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of credential-looking variables in *environ*, longest first."""
-    source = os.environ if environ is None else environ
-    values = {
-        value
-        for name, value in source.items()
-        if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LEN
-    }
-    return sorted(values, key=len, reverse=True)
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """*text* with every occurrence of the given secret values replaced by ``[redacted]``."""
-    for value in secrets:
-        if value and value in text:
-            text = text.replace(value, "[redacted]")
-    return text
+__all__ = [
+    "ASSIGNMENTS",
+    "BASE_ENV",
+    "CA_ENV",
+    "ENTRY_POINT_GROUP",
+    "MIN_SECRET_LEN",
+    "PROXY_ENV",
+    "ROLES",
+    "SECRET_NAME",
+    "CodingAgent",
+    "Invocation",
+    "Session",
+    "agent_class",
+    "agent_environment",
+    "agent_from_config",
+    "ca_files",
+    "cli_version",
+    "credentials",
+    "guess_vendor",
+    "known_agents",
+    "read_tail",
+    "register",
+    "scrub",
+    "secret_values",
+]
