@@ -16,7 +16,7 @@ from bb_core.errors import ConfigError
 from bb_core.sandbox import NoSandbox
 from bb_race.checkout import AttemptDirs
 from bb_race.egress import EgressProxy, Upstream
-from bb_race.runner import attempt_temp
+from bb_race.runner import attempt_temp, program_dirs
 from bb_race.shortpaths import SUN_PATH_MAX, SocketPathTooLong, check_socket_path, fits
 
 
@@ -231,3 +231,16 @@ def test_socket_paths_are_checked_against_sun_path() -> None:
     assert check_socket_path("/tmp/x.sock") == Path("/tmp/x.sock")
     with pytest.raises(SocketPathTooLong, match=f"Unix sockets allow {SUN_PATH_MAX}"):
         check_socket_path("/" + "x" * SUN_PATH_MAX)
+
+
+def test_an_npm_clis_whole_node_modules_is_its_program_folder(tmp_path: Path) -> None:
+    modules = tmp_path / "cache" / "node_modules"
+    script = modules / "@openai" / "codex" / "bin" / "codex.js"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/usr/bin/env node\n")
+    script.chmod(0o755)
+    (modules / ".bin").mkdir()
+    (modules / ".bin" / "codex").symlink_to(script)
+    # (the native binary lives in a sibling package, @openai/codex-linux-x64)
+    argv = ["env", "TMPDIR=/somewhere", str(modules / ".bin" / "codex"), "exec"]
+    assert program_dirs(argv) == [modules, modules]

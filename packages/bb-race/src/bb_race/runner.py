@@ -184,16 +184,22 @@ def _confinement(
 
 def program_dirs(argv: list[str]) -> list[Path]:
     """The folders the agent's program lives in - for ``.../bin/prog``, the prefix above
-    ``bin`` (a virtual environment's root) - so that a program kept under /tmp, which
-    the sandbox replaces with a private folder, still runs there."""
-    if not argv:
+    ``bin`` (a virtual environment's root); for a program of an npm package, the whole
+    ``node_modules`` (its native binary is in a sibling package) - so that a program
+    kept under /tmp, which the sandbox replaces with a private folder, still runs there.
+    A leading ``env NAME=value ...`` is looked through."""
+    words = list(argv)
+    if words[:1] == ["env"]:
+        words = [w for w in words[1:] if "=" not in w.split("/")[0]] or words
+    if not words:
         return []
-    found = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
+    found = words[0] if os.sep in words[0] else shutil.which(words[0])
     if not found:
         return []
     folders = []
     for path in (Path(found).absolute(), Path(os.path.realpath(found))):
-        folder = path.parent
+        modules = [p for p in path.parents if p.name == "node_modules"]
+        folder = modules[-1] if modules else path.parent
         folders.append(folder.parent if folder.name == "bin" else folder)
     return folders
 
