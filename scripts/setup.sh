@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
 # available and bwrap is missing) and the workspace's environment. Safe to run again.
-# With --with-test-tools it also installs Chromium, which renders the HTML report in a test.
+# With --with-test-tools it also installs Chromium, which renders the HTML report in a test,
+# and the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=false
@@ -33,6 +34,13 @@ if $test_tools && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/
     { $SUDO apt-get install -y -qq chromium >/dev/null 2>&1 \
         || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq chromium >/dev/null; }; } \
         || echo "setup: chromium could not be installed; the HTML rendering test will be skipped" >&2
+fi
+
+# The real agent CLIs the real-CLI tests run (pinned; cached between runs).
+if $test_tools; then
+    echo "setup: installing the pinned agent CLIs for the real-CLI tests" >&2
+    bash scripts/realcli.sh >/dev/null \
+        || echo "setup: the agent CLIs could not be installed; the real-CLI tests will fail" >&2
 fi
 
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.

@@ -2,8 +2,10 @@
 
 Each check gives one :class:`Check`: ok, a warning, or a problem with its fix. A problem
 is *blocking* when a bout could not give a result without fixing it. Nothing here asks
-an agent anything: agents are checked by their executable and, where the CLI can tell
-without a model call, their login.
+an agent anything: agents are checked by their executable, their version against the one
+bugbout was tested with, a dry run of the adapter's exact command line that makes no
+model call (:mod:`bb_core.agentcheck`) and, where the CLI can tell without a model call,
+their login.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env
@@ -240,11 +243,25 @@ class Doctor:
                 name, f"{found}: its login cannot be checked ({exc})", None, blocking=False
             )
         detail = f"{agent.harness} agent, {found}" + (f" ({version})" if version else "")
-        if status is None:
-            return ok(name, detail)
-        if status.lower().startswith("not "):
+        try:
+            tried = dry_run(agent)
+        except Exception as exc:  # an adapter's own check must not stop the doctor
+            tried = Finding("warning", f"its dry run could not be made ({exc})")
+        if tried is not None and tried.status == "problem":
+            how = INSTALL.get(agent.harness, "")
+            pin = f" (`{how}@{agent.tested_version}`)" if how and agent.tested_version else ""
+            return problem(name, f"{detail}: {tried.detail}", f"install the tested version{pin}")
+        newer = check_version(agent, version)
+        notes = [n.detail for n in (newer, tried) if n is not None and n.status == "warning"]
+        if tried is not None and tried.status == "ok":
+            detail += f"; {tried.detail}"
+        if status is not None and status.lower().startswith("not "):
             return problem(name, f"{detail}: {status}", f"log in to {agent.harness} as it says")
-        return ok(name, f"{detail}; {status}")
+        if status is not None:
+            detail += f"; {status}"
+        if notes:
+            return Check(name, WARNING, f"{detail}; " + "; ".join(notes))
+        return ok(name, detail)
 
     def check_environment(self) -> Check:
         root = self.config.repository_path()
