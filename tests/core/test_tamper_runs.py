@@ -44,9 +44,7 @@ def test_an_honest_run_is_not_void(
         "tests/test_double.py::test_four": "failed",
     }
     # The canary module is gone again, and none of its tests reached the caller.
-    assert sorted(p.name for p in (tmp_path / "repo" / "tests").glob("*.py")) == [
-        "test_double.py"
-    ]
+    assert sorted(p.name for p in (tmp_path / "repo" / "tests").glob("*.py")) == ["test_double.py"]
 
 
 @pytest.mark.parametrize("attack", sorted(attacks.PACKAGE_TAMPERERS))

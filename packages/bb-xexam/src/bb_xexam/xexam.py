@@ -38,11 +38,12 @@ from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
-from bb_core.testrun import TestRun, run_pytest
+from bb_core.testrun import run_pytest
 
 from bb_xexam import __version__
-from bb_xexam.authors import BASE, Column, authors_of, classify, columns_of, slug
-from bb_xexam.cells import ColumnRun, build_grid, column_run
+from bb_xexam.authors import AUTHORS_DIR, BASE, Column, authors_of, classify, columns_of, slug
+from bb_xexam.blame import AuthorRun, author_run, charge
+from bb_xexam.cells import build_grid
 from bb_xexam.install import Placed, place_authors
 
 
@@ -198,23 +199,29 @@ def build_matrix(
         with open_repo(repository) as repo:
             repo.materialize(str(task["base_commit"]), stage, exclude=task.get("test_files") or [])
         placed = place_authors(stage, authors, str(task["tests"]))
-        # The suite first: pytest then imports the repository's tests before any author's.
-        targets = [t for item in placed if not item.prefix for t in item.targets]
-        targets += [t for item in placed if item.prefix for t in item.targets]
         pythonpath = _pythonpath(stage, str(task["source"]), str(task["tests"]))
         records: list[dict[str, Any]] = []
-        runs: list[ColumnRun] = []
+        runs: dict[tuple[str, str], AuthorRun] = {}
         for column in columns:
-            record, run = _run_column(
-                task, column, stage, work, placed, targets,
+            record, found = _run_column(
+                task, column, stage, work, placed,
                 env=env, sandbox=sandbox, settings=settings, pythonpath=pythonpath,
-                log=logs / f"{slug(column.name)}.log",
+                logs=logs / slug(column.name),
             )  # fmt: skip
             records.append(record)
-            runs.append(run)
-    author_records, cells, counts = build_grid(placed, runs)
+            runs.update({(author, column.name): run for author, run in found.items()})
+    charges = charge(placed, records, runs)
+    author_records, cells, counts = build_grid(placed, charges.column_runs(placed, records, runs))
+    for author in author_records:
+        if author["name"] in charges.authors:
+            author["charged"] = charges.authors[author["name"]]
     for record in records:
         record["counts"] = counts.get(record["name"], {})
+        found_charge = charges.columns.get(record["name"])
+        if found_charge is not None:
+            record["error"] = found_charge.reason
+            if found_charge.tampered:
+                record["tampered"] = found_charge.tampered
     return {
         "kind": "matrix",
         "v": 1,
@@ -231,48 +238,73 @@ def _run_column(
     stage: Path,
     work: Path,
     placed: list[Placed],
-    targets: list[str],
     *,
     env: TestEnv,
     sandbox: Sandbox,
     settings: Settings,
     pythonpath: list[str],
-    log: Path,
-) -> tuple[dict[str, Any], ColumnRun]:
-    """One column: copy the tree, apply the patch's source changes, one pytest run."""
+    logs: Path,
+) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
+    """One column: each author's tests in a pytest process and a tree of their own.
+
+    Every run gets a fresh copy of the unfixed tree holding only that author's installed
+    tests, with the patch's source changes applied: one author's conftest, plugins or
+    writes to the tree never reach another author's tests.
+    """
     record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
-    tree = work / "columns" / slug(column.name)
-    shutil.copytree(stage, tree, symlinks=True)
-    try:
-        if column.name != BASE:
-            source, tests = str(task["source"]), str(task["tests"])
-            problem = column.error
-            if problem is None:
+    source, tests = str(task["source"]), str(task["tests"])
+    problem = column.error if column.name != BASE else None
+    runs: dict[str, AuthorRun] = {}
+    summaries: list[dict[str, Any]] = []
+    for item in placed:
+        if problem is not None:
+            break
+        if not item.targets:
+            continue
+        tree = work / "columns" / slug(column.name) / (slug(item.author.name) or "suite")
+        _author_tree(stage, tree, item)
+        try:
+            if column.name != BASE:
                 try:
                     apply_patch(
                         column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
                     )
                 except BbError as exc:
                     problem = f"the patch's source changes do not apply: {exc}"
-            if problem is not None:
-                record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
-                return record, column_run(column.name, placed, sound=False, outcomes={})
-        if not targets:
-            record.update(duration=0.0, exit_code=None, timed_out=False)
-            return record, column_run(column.name, placed, sound=True, outcomes={})
-        result = run_pytest(
-            tree,
-            env,
-            targets,
-            sandbox=sandbox,
-            timeout=settings.run_limit,
-            test_timeout=settings.test_timeout,
-            log_path=log,
-            pythonpath=pythonpath,
-        )
-    finally:
-        shutil.rmtree(tree, ignore_errors=True)
-    return _describe(column, record, result, placed, log)
+                    break
+            log = logs / f"{slug(item.author.name)}.log"
+            result = run_pytest(
+                tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+                test_timeout=settings.test_timeout, log_path=log, pythonpath=pythonpath,
+            )  # fmt: skip
+        finally:
+            shutil.rmtree(tree, ignore_errors=True)
+        runs[item.author.name] = author_run(column.name, item, result)
+        summaries.append(runs[item.author.name].summary)
+    if problem is not None:
+        record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
+        return record, {}
+    record["duration"] = round(sum(r["duration"] for r in summaries), 3)
+    record["runs"] = summaries
+    broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
+    record["collection_errors"] = sorted(broken)
+    return record, runs
+
+
+def _author_tree(stage: Path, tree: Path, item: Placed) -> None:
+    """A copy of *stage* without any other author's installed tests."""
+    mine = item.author.folder
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        relative = Path(folder).relative_to(stage).as_posix()
+        if relative == ".":
+            return [AUTHORS_DIR] if not mine and AUTHORS_DIR in names else []
+        if relative == AUTHORS_DIR:
+            own = mine.split("/", 1)[1]
+            return [n for n in names if n not in (own, "__init__.py")]
+        return []
+
+    shutil.copytree(stage, tree, symlinks=True, ignore=ignore)
 
 
 def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:
@@ -286,28 +318,6 @@ def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:
     if folder not in ("", ".") and (stage / folder).is_dir() and not packaged:
         entries.append(folder)
     return entries
-
-
-def _describe(
-    column: Column, record: dict[str, Any], result: TestRun, placed: list[Placed], log: Path
-) -> tuple[dict[str, Any], ColumnRun]:
-    sound = result.ok
-    record.update(
-        duration=round(result.duration, 3),
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        log=str(log),
-    )
-    if result.timed_out:
-        record["error"] = "the run timed out; tests it did not report are errors"
-    elif not sound:
-        record["error"] = f"{result.problem}; its tests are errors"
-    run = column_run(
-        column.name, placed, sound=sound, outcomes=result.outcomes,
-        collection_errors=result.collection_errors,
-    )  # fmt: skip
-    record["collection_errors"] = sorted({m for ms in run.broken.values() for m in ms})
-    return record, run
 
 
 @contextlib.contextmanager
