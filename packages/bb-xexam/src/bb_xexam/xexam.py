@@ -1,29 +1,34 @@
-"""Cross-examine one task: every author's tests against every patch, one pytest run a column.
+"""Cross-examine one task: every author's tests against every patch, in isolation.
 
 For each task with attempts:
 
 1. the unfixed tree is written once (the base commit without the fix's test files -
    exactly the tree the agents started from), and every author's tests are installed
    into it under ``bb_authors/`` (see :mod:`bb_xexam.install`);
-2. each column is a copy of that tree with one contestant's source changes applied
-   (none for ``base``), run with one sandboxed pytest invocation;
-3. the reports are mapped back to (author, original test id, column) cells, with error
-   cells where a column crashed or timed out (see :mod:`bb_xexam.cells`).
+2. for each column and each author with tests, a copy of that tree holding only that
+   author's tests gets the column's source changes (none for ``base``) and one sandboxed
+   pytest run of its own - so no author's conftest, plugin, import-time code or writes
+   reach another author's tests; a few of these runs go at once;
+3. the reports are mapped back to (author, original test id, column) cells, and whoever
+   broke a run is charged for it: the author, or the patch (see :mod:`bb_xexam.blame`
+   and :mod:`bb_xexam.cells`).
 
 The matrix is kept in ``.bugbout/matrices/<task_id>.json`` with a key of everything it
 depends on, so running the stage again over the same input costs nothing. Trees are
 written under ``BUGBOUT_HOME/checkouts/xexam`` and removed when the task is done; each
-column's pytest log stays under ``BUGBOUT_HOME/logs/xexam``.
+run's pytest log stays under ``BUGBOUT_HOME/logs/xexam/<task>/<key>/<column>/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +50,9 @@ from bb_xexam.authors import AUTHORS_DIR, BASE, Column, authors_of, classify, co
 from bb_xexam.blame import AuthorRun, author_run, charge
 from bb_xexam.cells import build_grid
 from bb_xexam.install import Placed, place_authors
+
+#: How many of a task's (author, column) runs go at once.
+RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -200,14 +208,20 @@ def build_matrix(
             repo.materialize(str(task["base_commit"]), stage, exclude=task.get("test_files") or [])
         placed = place_authors(stage, authors, str(task["tests"]))
         pythonpath = _pythonpath(stage, str(task["source"]), str(task["tests"]))
+        jobs = [(column, item) for column in columns for item in placed if item.targets]
+        with ThreadPoolExecutor(RUNS_AT_ONCE, thread_name_prefix="bb-xexam-run") as pool:
+            done = pool.map(
+                lambda job: _run_author(
+                    task, job[0], job[1], stage, work, env=env, sandbox=sandbox,
+                    settings=settings, pythonpath=pythonpath, logs=logs / slug(job[0].name),
+                ),
+                jobs,
+            )  # fmt: skip
+            results = {(c.name, i.author.name): r for (c, i), r in zip(jobs, done, strict=True)}
         records: list[dict[str, Any]] = []
         runs: dict[tuple[str, str], AuthorRun] = {}
         for column in columns:
-            record, found = _run_column(
-                task, column, stage, work, placed,
-                env=env, sandbox=sandbox, settings=settings, pythonpath=pythonpath,
-                logs=logs / slug(column.name),
-            )  # fmt: skip
+            record, found = _column_record(column, placed, results)
             records.append(record)
             runs.update({(author, column.name): run for author, run in found.items()})
     charges = charge(placed, records, runs)
@@ -232,60 +246,62 @@ def build_matrix(
     }
 
 
-def _run_column(
+def _run_author(
     task: Mapping[str, Any],
     column: Column,
+    item: Placed,
     stage: Path,
     work: Path,
-    placed: list[Placed],
     *,
     env: TestEnv,
     sandbox: Sandbox,
     settings: Settings,
     pythonpath: list[str],
     logs: Path,
-) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
-    """One column: each author's tests in a pytest process and a tree of their own.
+) -> AuthorRun | str:
+    """One author's tests on one column, in a process and a fresh tree of their own.
 
-    Every run gets a fresh copy of the unfixed tree holding only that author's installed
-    tests, with the patch's source changes applied: one author's conftest, plugins or
-    writes to the tree never reach another author's tests.
+    The tree is a copy of the unfixed one holding only this author's installed tests, with
+    the patch's source changes applied: one author's conftest, plugins or writes to the
+    tree never reach another author's tests. A string: why the patch does not apply.
     """
-    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
+    if column.name != BASE and column.error is not None:
+        return column.error
     source, tests = str(task["source"]), str(task["tests"])
+    tree = work / "columns" / slug(column.name) / (slug(item.author.name) or "suite")
+    _author_tree(stage, tree, item)
+    try:
+        if column.name != BASE:
+            try:
+                apply_patch(
+                    column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+                )
+            except BbError as exc:
+                return f"the patch's source changes do not apply: {exc}"
+        result = run_pytest(
+            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+            test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
+            pythonpath=pythonpath,
+        )  # fmt: skip
+    finally:
+        shutil.rmtree(tree, ignore_errors=True)
+    return author_run(column.name, item, result)
+
+
+def _column_record(
+    column: Column, placed: list[Placed], results: Mapping[tuple[str, str], AuthorRun | str]
+) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
+    """A column's record from its authors' runs (none when its patch did not apply)."""
+    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
+    found = [results[column.name, i.author.name] for i in placed if i.targets]
     problem = column.error if column.name != BASE else None
-    runs: dict[str, AuthorRun] = {}
-    summaries: list[dict[str, Any]] = []
-    for item in placed:
-        if problem is not None:
-            break
-        if not item.targets:
-            continue
-        tree = work / "columns" / slug(column.name) / (slug(item.author.name) or "suite")
-        _author_tree(stage, tree, item)
-        try:
-            if column.name != BASE:
-                try:
-                    apply_patch(
-                        column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
-                    )
-                except BbError as exc:
-                    problem = f"the patch's source changes do not apply: {exc}"
-                    break
-            log = logs / f"{slug(item.author.name)}.log"
-            result = run_pytest(
-                tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
-                test_timeout=settings.test_timeout, log_path=log, pythonpath=pythonpath,
-            )  # fmt: skip
-        finally:
-            shutil.rmtree(tree, ignore_errors=True)
-        runs[item.author.name] = author_run(column.name, item, result)
-        summaries.append(runs[item.author.name].summary)
+    problem = next((r for r in found if isinstance(r, str)), problem)
     if problem is not None:
         record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
         return record, {}
-    record["duration"] = round(sum(r["duration"] for r in summaries), 3)
-    record["runs"] = summaries
+    runs = {r.summary["author"]: r for r in found if not isinstance(r, str)}
+    record["duration"] = round(sum(r.summary["duration"] for r in runs.values()), 3)
+    record["runs"] = [r.summary for r in runs.values()]
     broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
     record["collection_errors"] = sorted(broken)
     return record, runs
