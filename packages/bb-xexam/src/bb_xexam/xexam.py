@@ -38,6 +38,7 @@ from bb_core.envs import TestEnv, ensure_env, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
+from bb_core.patchcheck import outside_links
 from bb_core.patches import apply_patch
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
@@ -273,8 +274,11 @@ def _run_author(
     try:
         if column.name != BASE:
             try:
+                links = outside_links(column.patch)  # as scoring: never applied
                 apply_patch(
-                    column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+                    column.patch,
+                    tree,
+                    include=lambda p: classify(p, source, tests) == "source" and p not in links,
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"
