@@ -113,7 +113,10 @@ def test_links_out_of_the_tree_are_not_scored_and_binaries_are_listed(
     scored = {
         **task,
         "attempts": attempts,
-        "oracle": {"fail_to_pass": list(fact.fail_to_pass), "pass_to_pass": list(fact.pass_to_pass)},
+        "oracle": {
+            "fail_to_pass": list(fact.fail_to_pass),
+            "pass_to_pass": list(fact.pass_to_pass),
+        },
     }
     scores = {s["patch"]: s for s in Scorer(load_config(raced_demo.config)).score_task(scored)}
     assert scores["reference"]["category"] == "resolved"

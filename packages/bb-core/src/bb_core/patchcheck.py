@@ -150,3 +150,46 @@ def redact(text: str, values: Iterable[str] = ()) -> str:
     for _, pattern in CREDENTIALS:
         text = pattern.sub(REDACTED, text)
     return text
+
+
+def _added_lines(patch: str) -> list[str]:
+    return [
+        line[1:]
+        for line in patch.splitlines()
+        if line.startswith("+") and not line.startswith("+++ ")
+    ]
+
+
+def patch_credentials(patch: str, values: Iterable[str] = ()) -> list[str]:
+    """What credential-shaped text the lines a patch adds hold: the given secret *values*
+    (``secret``) and the kinds :data:`CREDENTIALS` knows. Context and removed lines are
+    the base tree's, not the patch's doing, and are not looked at."""
+    added = "\n".join(_added_lines(patch))
+    found = ["secret"] if any(v and v in added for v in values) else []
+    return found + find_credentials(added)
+
+
+def redact_patch(patch: str, values: Iterable[str] = ()) -> str:
+    """*patch* with credentials redacted from the lines it adds (so it still applies);
+    a private key's every line, from its BEGIN line to its END line."""
+    values = list(values)
+    lines = patch.splitlines(keepends=True)
+    in_key = False
+    for number, line in enumerate(lines):
+        if not line.startswith("+") or line.startswith("+++ "):
+            in_key = False
+            continue
+        body = line[1:]
+        # What leads the line (indentation, a comment marker) stays, so the code around
+        # a redacted key still reads as it did.
+        keep = re.match(r"[ \t#/*;]*", body).group()  # type: ignore[union-attr]
+        end = "\n" if body.endswith("\n") else ""
+        if "PRIVATE KEY" in body and "-----BEGIN" in body:
+            in_key = "-----END" not in body
+            lines[number] = "+" + keep + REDACTED + end
+        elif in_key:
+            in_key = not ("PRIVATE KEY" in body and "-----END" in body)
+            lines[number] = "+" + keep + REDACTED + end
+        else:
+            lines[number] = "+" + redact(body, values)
+    return "".join(lines)
