@@ -247,6 +247,11 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    #: Per patch: ``tampered`` (its code tampered with a test run: never resolved, never
+    #: picked) and ``suspicious`` (its source reaches for the test machinery).
+    marks: dict[str, list[str]] = field(default_factory=dict)
+    #: The evidence behind the marks, charged authors and files scoring left out.
+    evidence: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -398,6 +398,15 @@ def _pick_cell(task: TaskRow) -> Cell:
     return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
 
 
+def _marked(category: str | None, marks: list[str] | None) -> Cell:
+    """A patch's category, with ``tampered`` or ``suspicious`` beside it."""
+    cell = category_cell(category)
+    if not marks:
+        return cell
+    tone = "bad" if "tampered" in marks else cell.tone
+    return Cell(f"{cell.text} ({', '.join(marks)})", tone)
+
+
 def task_table(report: Report) -> Section:
     names = report.overview.contestants
     rows = []
@@ -409,12 +418,15 @@ def task_table(report: Report) -> Section:
                 Cell(task.title),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
-                *[category_cell(task.categories.get(name)) for name in names],
+                *[_marked(task.categories.get(name), task.marks.get(name)) for name in names],
             ]
         )
     blocks: list[Block] = []
     if rows:
         blocks.append(Table(["task", "title", "stage", "judge's pick", *names], rows))
+    evidence = [f"{task.id}: {line}" for task in report.tasks for line in task.evidence]
+    if evidence:
+        blocks.append(Notes(evidence))
     return Section(
         "tasks",
         "Tasks",
