@@ -86,6 +86,7 @@ def test_canaries_look_like_their_neighbours(tmp_path: Path) -> None:
     assert first.targets[0].endswith("_test.py") and first.targets[0].startswith("tests/")
     assert first.targets != second.targets
     assert first.must_fail != second.must_fail
+    assert first.files[0].stat().st_mtime_ns == (folder / "slugs_test.py").stat().st_mtime_ns
     source = first.files[0].read_text()
     assert source.count("def test_") == 2 and "bugbout" not in source.lower()
     first.remove()

@@ -128,6 +128,16 @@ def _body(words: Sequence[str], taken: set[str]) -> tuple[str, str, str]:
     return "\n\n".join(tests), good, bad
 
 
+def _same_times(path: Path, folder: Path) -> None:
+    """Give *path* the access and modification times of a neighbouring module."""
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name.endswith(".py") and entry.path != str(path) and entry.is_file():
+            info = entry.stat()
+            with contextlib.suppress(OSError):
+                os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+            return
+
+
 def place(checkout: Path, targets: Sequence[str]) -> Canaries:
     """Write a canary module into each folder *targets* name (relative paths only)."""
     canaries = Canaries()
@@ -148,6 +158,7 @@ def place(checkout: Path, targets: Sequence[str]) -> Canaries:
                 handle.write(source)
         except OSError:
             continue
+        _same_times(path, where)
         relative = filename if folder == "." else f"{folder}/{filename}"
         canaries.files.append(path)
         canaries.targets.append(relative)
