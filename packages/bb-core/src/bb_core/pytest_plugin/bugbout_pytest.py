@@ -142,6 +142,7 @@ _IMPORTLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep + "importli
 _WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
 _TRACING = frozenset({"sys.settrace", "sys.setprofile"})
 _CTYPES = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof"})
+_WATCHED = _WALKS | _TRACING | _CTYPES | {"object.__setattr__", "object.__delattr__"}
 
 
 def _guarded_name(obj):
@@ -176,8 +177,12 @@ def _make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
             frame = frame.f_back
         return None
 
-    def hook(event, args):
-        if busy[0]:
+    def hook(event, args, watched=_WATCHED):
+        # Called for every audited event (each open, import, exec...): leave fast.
+        if busy[0] or (
+            event not in watched
+            and (event != "import" or not str(args[0]).startswith(("ctypes", "_ctypes")))
+        ):
             return
         what = None
         busy[0] = True
