@@ -96,7 +96,7 @@ def shared_runs(
     authors = authors_of(task, run_suite=True)
     stage = work / "shared-stage"
     with open_repo(repository) as opened:
-        opened.materialize(str(task["base_commit"]), stage, exclude=task.get("test_files") or [])
+        opened.materialize(str(task["base_commit"]), stage)
     placed = place_authors(stage, authors, str(task["tests"]))
     everyone = [t for item in placed if not item.prefix for t in item.targets]
     everyone += [t for item in placed if item.prefix for t in item.targets]

@@ -247,6 +247,8 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    #: What the agents read: ``issue (export), 312 characters``; None without a task line.
+    statement: str | None = None
     #: Per patch: ``tampered`` (its code tampered with a test run: never resolved, never
     #: picked) and ``suspicious`` (its source reaches for the test machinery).
     marks: dict[str, list[str]] = field(default_factory=dict)

@@ -416,6 +416,7 @@ def task_table(report: Report) -> Section:
             [
                 Cell(task.id),
                 Cell(task.title),
+                Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
                 *[_marked(task.categories.get(name), task.marks.get(name)) for name in names],
@@ -423,15 +424,16 @@ def task_table(report: Report) -> Section:
         )
     blocks: list[Block] = []
     if rows:
-        blocks.append(Table(["task", "title", "stage", "judge's pick", *names], rows))
+        blocks.append(Table(["task", "title", "statement", "stage", "judge's pick", *names], rows))
     evidence = [f"{task.id}: {line}" for task in report.tasks for line in task.evidence]
     if evidence:
         blocks.append(Notes(evidence))
     return Section(
         "tasks",
         "Tasks",
-        "Every task, how far it got through the pipeline, the judge's pick and each patch's "
-        "category by the hidden tests.",
+        "Every task, what its agents read (the statement's source and length), how far it "
+        "got through the pipeline, the judge's pick and each patch's category by the hidden "
+        "tests.",
         blocks,
     )
 
