@@ -407,6 +407,14 @@ def _marked(category: str | None, marks: list[str] | None) -> Cell:
     return Cell(f"{cell.text} ({', '.join(marks)})", tone)
 
 
+def _flagged(cell: Cell, task: TaskRow, name: str) -> Cell:
+    """The category with the attempt's leak and confinement flags beside it."""
+    flags = task.flags.get(name)
+    if not flags:
+        return cell
+    return Cell(f"{cell.text} [{', '.join(flags)}]", cell.tone or "warn")
+
+
 def task_table(report: Report) -> Section:
     names = report.overview.contestants
     rows = []
@@ -419,7 +427,10 @@ def task_table(report: Report) -> Section:
                 Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
-                *[_marked(task.categories.get(name), task.marks.get(name)) for name in names],
+                *[
+                    _flagged(_marked(task.categories.get(name), task.marks.get(name)), task, name)
+                    for name in names
+                ],
             ]
         )
     blocks: list[Block] = []
