@@ -25,7 +25,10 @@ odds with pytest's exit status is an error run: every requested test is ``error`
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +37,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from bb_core import canaries as canary_tests
 from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
@@ -104,6 +108,8 @@ class TestRun:
     timeouts: list[str] = field(default_factory=list)
     problem: str | None = None
     attempts: int = 1
+    #: Evidence that the run was tampered with; when there is any, the run is void.
+    tampered: list[str] = field(default_factory=list)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -127,6 +133,7 @@ class TestRun:
             "counts": {k: v for k, v in self.counts.items() if v},
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
+            **({"tampered": list(self.tampered)} if self.tampered else {}),
         }
 
 
@@ -178,12 +185,28 @@ def run_environment(
 class Report:
     """The plugin's report of one pytest process, read incrementally."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, key: bytes | None = None) -> None:
         self.path = path
+        self.key = key
         self.offset = 0
         self.pending = b""
         self.events: list[dict[str, Any]] = []
         self.garbled = 0
+        #: Lines that do not authenticate under the run's key, or are out of sequence.
+        self.forged = 0
+
+    def _authentic(self, line: bytes, event: dict[str, Any]) -> bool:
+        """Whether *line* was written by the plugin's emitter: its MAC and its place."""
+        if self.key is None:
+            return True
+        tail = b',"mac":"'
+        at = line.rfind(tail)
+        mac = line[at + len(tail) : -2] if at > 0 and line.endswith(b'"}') else b""
+        body = line[:at] + b"}"
+        expected = hmac.new(self.key, body, hashlib.sha256).hexdigest()[:32].encode()
+        if not mac or not hmac.compare_digest(mac, expected):
+            return False
+        return event.get("n") == len(self.events) + 1
 
     def read(self) -> list[dict[str, Any]]:
         """Events written since the last call."""
@@ -206,11 +229,13 @@ class Report:
             except orjson.JSONDecodeError:
                 self.garbled += 1
                 continue
-            if isinstance(event, dict) and isinstance(event.get("event"), str):
-                new.append(event)
-            else:
+            if not (isinstance(event, dict) and isinstance(event.get("event"), str)):
                 self.garbled += 1
-        self.events.extend(new)
+            elif not self._authentic(line.strip(), event):
+                self.forged += 1
+            else:
+                new.append(event)
+                self.events.append(event)
         return new
 
     @property
@@ -259,6 +284,9 @@ class _Attempt:
     finish: int | None = None
     session: bool = False
     internal_error: str | None = None
+    #: What the plugin's audit hook saw, and what its end-of-session check found changed.
+    tamper: list[str] = field(default_factory=list)
+    integrity: list[str] | None = None
     current: str | None = None  # the test (or module, while collecting) running now
     current_kind: str = "test"
     since: float = 0.0  # when bugbout saw the current budget start
@@ -293,6 +321,11 @@ class _Attempt:
                 self.finish = int(event.get("exitstatus", -1))
             elif kind == "internalerror":
                 self.internal_error = str(event.get("message", ""))
+            elif kind == "tamper":
+                self.tamper.append(str(event.get("what", "")))
+            elif kind == "integrity":
+                changed = event.get("changed")
+                self.integrity = [str(c) for c in changed] if isinstance(changed, list) else ["?"]
 
     def done(self) -> dict[str, _Test]:
         return {nodeid: test for nodeid, test in self.tests.items() if test.complete}
@@ -304,6 +337,18 @@ def _covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str
         if prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "/")):
             return event
     return None
+
+
+def _tampering(attempt: _Attempt, report: Report) -> list[str]:
+    """Evidence, in one pytest process's report, that something changed how tests ran."""
+    evidence = [f"the plugin saw: {what}" for what in attempt.tamper]
+    if report.forged:
+        evidence.append(f"{report.forged} report line(s) were not written by the plugin")
+    if attempt.integrity:
+        evidence.append("changed at the end of the session: " + ", ".join(attempt.integrity))
+    elif attempt.finish is not None and attempt.integrity is None:
+        evidence.append("the report finished without the plugin's integrity check")
+    return evidence
 
 
 def _inconsistency(attempt: _Attempt, report: Report, exit_code: int) -> str | None:
@@ -447,6 +492,7 @@ def run_pytest(
     extra_args: Sequence[str] = (),
     writable: Sequence[Path] = (),
     pythonpath: Sequence[str] | None = None,
+    canaries: bool = True,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
@@ -456,7 +502,12 @@ def run_pytest(
     collected. ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
     ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). Arguments are
     ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
-    the plugin's report beside it (``<log>.report.jsonl``).
+    the plugin's report beside it (``<log>.report.jsonl``). ``canaries``: add canary
+    tests (:mod:`bb_core.canaries`) beside the targets; never for ``--collect-only``.
+
+    The run is void - every test ``error``, the evidence in ``tampered`` - when the
+    report holds lines the plugin did not write, the plugin saw its or pytest's
+    machinery patched, a canary came out wrong, or the end-of-session check is missing.
     """
     started = time.monotonic()
     checkout = Path(checkout).resolve()
@@ -466,6 +517,42 @@ def run_pytest(
     entries = list(pythonpath if pythonpath is not None else getattr(env, "pythonpath", ["."]))
     args = [*getattr(env, "pytest_args", ()), *extra_args]
     pytest_targets, select, absent = plan_targets(checkout, list(targets))
+    planted = canary_tests.Canaries()
+    if canaries and pytest_targets and "--collect-only" not in args:
+        planted = canary_tests.place(checkout, pytest_targets)
+        pytest_targets = [*pytest_targets, *planted.targets]
+        if select is not None:
+            select = [*select, *planted.targets]
+    try:
+        return _run_pytest(
+            checkout, env, targets, nodeids, planted, pytest_targets, select, absent, args,
+            entries, python, started, sandbox=sandbox, timeout=timeout,
+            test_timeout=test_timeout, log_path=log_path, writable=writable,
+        )  # fmt: skip
+    finally:
+        planted.remove()
+
+
+def _run_pytest(
+    checkout: Path,
+    env: Any,
+    targets: Sequence[str],
+    nodeids: Sequence[str] | None,
+    planted: canary_tests.Canaries,
+    pytest_targets: list[str],
+    select: list[str] | None,
+    absent: list[str],
+    args: list[str],
+    entries: list[str],
+    python: Path,
+    started: float,
+    *,
+    sandbox: Sandbox,
+    timeout: float,
+    test_timeout: float | None,
+    log_path: Path,
+    writable: Sequence[Path],
+) -> TestRun:
     argv = pytest_argv(python, checkout, pytest_targets, args)
     with open(log_path, "wb") as log:
         log.write(f"[bugbout: {' '.join(argv)}]\n".encode())
@@ -500,6 +587,8 @@ def run_pytest(
     problem: str | None = None
     timed_out = False
     attempt_no = 0
+    key = secrets.token_bytes(16)
+    evidence: list[str] = []
     while True:
         attempt_no += 1
         run_env = dict(base_env)
@@ -520,6 +609,7 @@ def run_pytest(
         report_path = _report_path(log_path, attempt_no)
         fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         run_env["BUGBOUT_REPORT_FD"] = str(fd)
+        run_env["BUGBOUT_REPORT_KEY"] = key.hex()
         try:
             running = Confined(
                 argv,
@@ -537,7 +627,8 @@ def run_pytest(
             break
         finally:
             os.close(fd)
-        ended = _run_once(running, Report(report_path), deadline, test_timeout)
+        ended = _run_once(running, Report(report_path, key), deadline, test_timeout)
+        evidence += _tampering(ended.attempt, ended.report)
         exit_code = None if ended.timed_out else ended.exit_code
         collected.update(dict.fromkeys(ended.attempt.collected or ()))
         collectors.update(ended.attempt.collectors)
@@ -557,7 +648,20 @@ def run_pytest(
             problem += f"; the log ends with: {last}" if last else ""
         break
     cap_file(log_path, LOG_LIMIT)
-    return _assemble(
+    if planted.targets:
+        seen = {
+            nodeid: _seen(nodeid, final, collectors, timed_out) for nodeid in sorted(planted.ids)
+        }
+        evidence += planted.verdict(seen, sound=problem is None and not timed_out)
+        collected = {n: None for n in collected if not planted.owns(n)}
+        collectors = {n: e for n, e in collectors.items() if not planted.owns(n)}
+        final = {n: t for n, t in final.items() if not planted.owns(n)}
+    if evidence:
+        evidence = list(dict.fromkeys(evidence))
+        problem = "the run was tampered with: " + "; ".join(evidence[:3])
+        with open(log_path, "ab") as log:
+            log.write(f"\n[bugbout: void run: {'; '.join(evidence)}]\n".encode())
+    run = _assemble(
         nodeids=nodeids,
         final=final,
         collected=collected,
@@ -572,6 +676,21 @@ def run_pytest(
         timeout=timeout,
         test_timeout=test_timeout,
     )
+    run.tampered = evidence
+    return run
+
+
+def _seen(
+    nodeid: str, final: Mapping[str, _Test], collectors: Mapping[str, Any], timed_out: bool
+) -> str:
+    """A canary's outcome, from the report alone."""
+    test = final.get(nodeid)
+    if test is not None:
+        return test.outcome()
+    cover = _covering(nodeid, collectors)
+    if cover is not None or timed_out:
+        return "error"
+    return "missing"
 
 
 def _assemble(

@@ -30,6 +30,7 @@ from bb_core.agents import (
     ca_files,
     scrub,
 )
+from bb_core.patchcheck import patch_credentials, redact, redact_patch
 from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
 from bb_core.records import check
 from bb_core.sandbox import (
@@ -456,13 +457,18 @@ def collect(
 
 
 def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
-    """Scrub secrets from the text fields, flag a patch that holds one, and check it."""
+    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
     for key in ("summary", "error"):
         if key in record:
-            record[key] = scrub(str(record[key]), secrets)
+            record[key] = redact(scrub(str(record[key]), secrets))
     patch = str(record.get("patch", ""))
-    if any(secret in patch for secret in secrets):
+    if patch_credentials(patch, secrets):
+        # The agent's credentials, or credential-shaped text (a key file's content, a
+        # token) in what it added: flagged, and kept out of every record made from this.
         record.setdefault("flags", []).append("secret-in-patch")
+        for key in ("patch", "source_patch", "test_patch"):
+            if key in record:
+                record[key] = redact_patch(str(record[key]), secrets)
     problem = check(record, "attempt")
     if problem is not None:
         raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")

@@ -252,6 +252,11 @@ class TaskRow:
     flags: dict[str, list[str]] = field(default_factory=dict)
     #: What the agents read: ``issue (export), 312 characters``; None without a task line.
     statement: str | None = None
+    #: Per patch: ``tampered`` (its code tampered with a test run: never resolved, never
+    #: picked) and ``suspicious`` (its source reaches for the test machinery).
+    marks: dict[str, list[str]] = field(default_factory=dict)
+    #: The evidence behind the marks, charged authors and files scoring left out.
+    evidence: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -398,6 +398,15 @@ def _pick_cell(task: TaskRow) -> Cell:
     return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
 
 
+def _marked(category: str | None, marks: list[str] | None) -> Cell:
+    """A patch's category, with ``tampered`` or ``suspicious`` beside it."""
+    cell = category_cell(category)
+    if not marks:
+        return cell
+    tone = "bad" if "tampered" in marks else cell.tone
+    return Cell(f"{cell.text} ({', '.join(marks)})", tone)
+
+
 def _flagged(cell: Cell, task: TaskRow, name: str) -> Cell:
     """The category with the attempt's leak and confinement flags beside it."""
     flags = task.flags.get(name)
@@ -418,12 +427,18 @@ def task_table(report: Report) -> Section:
                 Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
-                *[_flagged(category_cell(task.categories.get(name)), task, name) for name in names],
+                *[
+                    _flagged(_marked(task.categories.get(name), task.marks.get(name)), task, name)
+                    for name in names
+                ],
             ]
         )
     blocks: list[Block] = []
     if rows:
         blocks.append(Table(["task", "title", "statement", "stage", "judge's pick", *names], rows))
+    evidence = [f"{task.id}: {line}" for task in report.tasks for line in task.evidence]
+    if evidence:
+        blocks.append(Notes(evidence))
     return Section(
         "tasks",
         "Tasks",
