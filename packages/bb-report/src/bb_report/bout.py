@@ -38,6 +38,7 @@ class Task:
     id: str
     title: str = ""
     line: bool = False  # a task line was seen (not only sections cut out of one)
+    record: Mapping[str, Any] | None = None  # the last task line itself
     oracle: Mapping[str, Any] | None = None
     attempts: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by agent
     matrix: Mapping[str, Any] | None = None
@@ -188,7 +189,7 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
 
 
 def _from_line(record: Mapping[str, Any]) -> Task:
-    task = Task(str(record["id"]), str(record.get("title", "")), line=True)
+    task = Task(str(record["id"]), str(record.get("title", "")), line=True, record=record)
     task.oracle = record.get("oracle")
     for attempt in record.get("attempts", ()):
         task.attempts[str(attempt["agent"])] = attempt

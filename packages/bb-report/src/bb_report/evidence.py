@@ -34,6 +34,7 @@ from bb_report.data import (
     TaskRow,
     TestsSection,
 )
+from bb_report.statuses import task_detail
 from bb_report.words import plural
 
 FAILING = frozenset({"failed", "error"})
@@ -240,6 +241,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 },
                 missing=_missing(t),
                 matrix=matrix_view(t),
+                detail=task_detail(t),
             )
         )
     return rows

@@ -20,6 +20,16 @@ CATEGORY_TONE = {
     "no-fix": "muted",
 }
 
+#: How each attempt status reads, and its tone.
+STATUS_TONE = {
+    "finished": "good",
+    "no-change": "muted",
+    "timed-out": "warn",
+    "crashed": "bad",
+    "quota": "warn",
+    "not-run": "bad",
+}
+
 
 @dataclass(frozen=True)
 class Cell:
@@ -65,6 +75,7 @@ class Document:
     summary: str
     notes: list[str]
     sections: list[Section]
+    headline: list[str] = field(default_factory=list)
 
 
 def num(text: str, tone: str = "") -> Cell:
@@ -105,8 +116,10 @@ def agents(report: Report) -> Section:
         f"Each contestant's patches against the maintainers' hidden tests, on the "
         f"{plural(section.tasks, 'counted task')}. Resolved: every fail-to-pass test passes and "
         "no pass-to-pass test fails. Fixed but broke: the bug is fixed but a pass-to-pass test "
-        "fails. Wrong fix: some fail-to-pass test still fails. No fix: nothing changed, the "
-        "attempt timed out, crashed or ran out of quota, or its patch does not apply."
+        "fails. Wrong fix: some fail-to-pass test still fails. No fix: the agent ran to an end "
+        "but changed nothing that fixes the bug, or its patch does not apply. Failed to run: "
+        "the attempt crashed, timed out, ran out of quota or never ran (see Attempts); it "
+        "counts as not resolved."
     )
     blocks: list[Block] = []
     if section.rows:
@@ -120,7 +133,8 @@ def agents(report: Report) -> Section:
                     _nonzero(c["resolved"], "good"),
                     _nonzero(c["fixed-but-broke"], "warn"),
                     _nonzero(c["wrong-fix"], "bad"),
-                    _nonzero(c["no-fix"], "muted"),
+                    _nonzero(c["no-fix"] - row.failed_to_run, "muted"),
+                    _nonzero(row.failed_to_run, "bad"),
                     *rate_cells(row.resolve_rate)[1:],
                 ]
             )
@@ -133,6 +147,7 @@ def agents(report: Report) -> Section:
                     "fixed but broke",
                     "wrong fix",
                     "no fix",
+                    "failed to run",
                     "resolve rate",
                     "95% interval",
                 ],
@@ -170,6 +185,50 @@ def agents(report: Report) -> Section:
     if section.notes:
         blocks.append(Notes(section.notes))
     return Section("agents", "Agents", lead, blocks)
+
+
+def attempts(report: Report) -> Section:
+    section = report.attempts
+    lead = (
+        "How every attempt ended: finished (changed files and exited 0), no-change (exited 0 "
+        "without changing anything), timed-out, crashed (a nonzero exit, or bugbout could not "
+        "start it), quota (stopped on a usage limit), not-run (a scored patch with no attempt). "
+        "Below, each attempt that did not finish, or that carries a flag, with its reason and "
+        "the folder of its logs."
+    )
+    blocks: list[Block] = []
+    if section.statuses:
+        seen = [s for s in STATUS_TONE if any(s in c for c in section.statuses.values())]
+        seen += sorted({s for c in section.statuses.values() for s in c} - set(seen))
+        blocks.append(
+            Table(
+                ["agent", *seen],
+                [
+                    [Cell(name), *[_nonzero(counts.get(s, 0), STATUS_TONE.get(s, "")) for s in seen]]
+                    for name, counts in section.statuses.items()
+                ],
+            )
+        )
+    if section.rows:
+        blocks.append(
+            Table(
+                ["task", "agent", "status", "reason", "flags", "logs"],
+                [
+                    [
+                        Cell(r.task),
+                        Cell(r.agent),
+                        Cell(r.status, STATUS_TONE.get(r.status, "")),
+                        Cell(r.reason or "-", "" if r.reason else "muted"),
+                        Cell(", ".join(r.flags) or "-", "warn" if r.flags else "muted"),
+                        Cell(r.logdir or "-", "muted"),
+                    ]
+                    for r in section.rows
+                ],
+            )
+        )
+    if section.notes:
+        blocks.append(Notes(section.notes))
+    return Section("attempts", "Attempts", lead, blocks)
 
 
 def picking(report: Report) -> Section:
@@ -218,6 +277,16 @@ def picking(report: Report) -> Section:
         )
     if section.sentences:
         blocks.append(Text(section.sentences))
+    if section.abstentions:
+        blocks.append(
+            Table(
+                ["abstained on", "the judge's reason", "some patch resolved"],
+                [
+                    [Cell(a.task), Cell(a.reason), Cell("yes", "warn") if a.resolving else Cell("no")]
+                    for a in section.abstentions
+                ],
+            )
+        )
     if section.notes:
         blocks.append(Notes(section.notes))
     return Section("picking", "Picking one patch per bug", lead, blocks)
@@ -446,6 +515,7 @@ def document(report: Report) -> Document:
         o.notes,
         [
             agents(report),
+            attempts(report),
             picking(report),
             gate(report),
             tests(report),
@@ -453,4 +523,5 @@ def document(report: Report) -> Document:
             comparisons(report),
             task_table(report),
         ],
+        headline=report.headline.sentences,
     )
