@@ -54,7 +54,9 @@ pre.textContent = JSON.stringify({
 document.body.appendChild(pre);
 </script>"""
 
-LONG_TEST = "tests/test_echo_1.py::TestSlugify::test_keeps_unicode_letters_and_digits_of_every_script"
+LONG_TEST = (
+    "tests/test_echo_1.py::TestSlugify::test_keeps_unicode_letters_and_digits_of_every_script"
+)
 
 
 def _bout(bout_records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -95,17 +97,29 @@ def _chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on PATH (scripts/setup.sh --with-test-tools)")
-def test_headline_drilldown_and_width_in_chromium(bout_records: list[dict[str, Any]], tmp_path: Path) -> None:
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium on PATH (scripts/setup.sh --with-test-tools)"
+)
+def test_headline_drilldown_and_width_in_chromium(
+    bout_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
     page = render_html(build_report(_bout(bout_records)))
     assert re.search(r"https?:|<script", page) is None
     probed = tmp_path / "report.html"
     probed.write_text(page.replace("</main></body>", f"</main>{PROBE}</body>"))
-    done = _chromium("--window-size=1280,4000", "--dump-dom", probed.as_uri(), profile=tmp_path / "p1")
+    done = _chromium(
+        "--window-size=1280,4000", "--dump-dom", probed.as_uri(), profile=tmp_path / "p1"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
     assert found is not None
-    probe = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&").replace("&lt;", "<").replace("&gt;", ">"))
+    probe = json.loads(
+        found.group(1)
+        .replace("&quot;", '"')
+        .replace("&amp;", "&")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+    )
 
     # The headline comes first and says who leads and what needs attention.
     assert probe["headlineTop"] < probe["firstSectionTop"]
@@ -128,6 +142,8 @@ def test_headline_drilldown_and_width_in_chromium(bout_records: list[dict[str, A
     shot = artifacts / "report-1280.png"
     opened = tmp_path / "opened.html"
     opened.write_text(page.replace('<details class="task"', '<details open class="task"', 1))
-    done = _chromium("--window-size=1280,3000", f"--screenshot={shot}", opened.as_uri(), profile=tmp_path / "p2")
+    done = _chromium(
+        "--window-size=1280,3000", f"--screenshot={shot}", opened.as_uri(), profile=tmp_path / "p2"
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 10_000

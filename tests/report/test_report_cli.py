@@ -103,7 +103,7 @@ def test_output_file_format_follows_its_suffix(tmp_path: Path, name: str, starts
 
 
 def test_output_replaces_an_existing_file_whole(tmp_path: Path) -> None:
-    target = tmp_path / "report.md"
+    target = tmp_path / "report.txt"
     target.write_text("old report\n" * 1000)
     done = run(str(BOUT), "-o", str(target), "--format", "terminal")
     assert done.returncode == 0, done.stderr

@@ -285,8 +285,24 @@ def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[
     return {"python": lines[0].strip(), "pytest": lines[1].strip()}
 
 
+#: Where uv's own installers and ``pip install --user uv`` put it, when it is not on PATH.
+UV_PLACES = ("~/.local/bin/uv", "~/.cargo/bin/uv")
+
+
+def find_uv() -> str | None:
+    """uv on PATH, else where scripts/setup.sh, uv's installer or pip --user put it."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    for place in UV_PLACES:
+        path = Path(place).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return None
+
+
 def _uv(args: list[str], log: Path) -> subprocess.CompletedProcess[str]:
-    uv = shutil.which("uv")
+    uv = find_uv()
     if uv is None:
         raise EnvironmentFailed(
             "uv is not installed; bugbout builds test environments with it",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -27,6 +28,7 @@ from bb_core.agents import (
     Invocation,
     Session,
     agent_environment,
+    read_tail,
     scrub,
 )
 from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
@@ -335,7 +337,27 @@ def collect(
         record["error"] = stopped
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    elif status == "crashed":
+        record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record
+
+
+def crash_reason(exit_code: int | None, stderr: Path) -> str:
+    """Why a run that ended nonzero crashed: its exit status (or signal) and the last line
+    it wrote to stderr (``bwrap: execvp nosuch: No such file or directory``)."""
+    if exit_code is not None and exit_code < 0:
+        try:
+            what = f"killed by {signal.Signals(-exit_code).name}"
+        except ValueError:
+            what = f"killed by signal {-exit_code}"
+    else:
+        what = f"exited with status {exit_code}"
+    tail = read_tail(stderr, 4096)
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return f"{what}, with nothing on stderr"
+    last = lines[-1]
+    return f"{what}: {last[:300]}"
 
 
 def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:

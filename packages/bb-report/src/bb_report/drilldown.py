@@ -69,10 +69,13 @@ def task_details(task: TaskRow) -> str:
     if detail.date:
         where.append(f"landed {detail.date[:10]}")
     parts.append(
-        f'<p class="where">{_e(", ".join(where))}{_flags(detail.flags)}</p>' if where or detail.flags
+        f'<p class="where">{_e(", ".join(where))}{_flags(detail.flags)}</p>'
+        if where or detail.flags
         else ""
     )
-    statement = detail.statement if detail.statement.strip() else "(empty: the agents saw no statement)"
+    statement = (
+        detail.statement if detail.statement.strip() else "(empty: the agents saw no statement)"
+    )
     parts.append(
         f"<h3>Statement, as the agents saw it <small>(from {_e(source)}, "
         f"{len(detail.statement)} characters)</small></h3>"
@@ -119,11 +122,11 @@ def task_details(task: TaskRow) -> str:
                 for c in detail.cited
             )
             parts.append(
-                "<table class=\"cited\"><thead><tr><th>author</th><th>test</th><th>column</th>"
+                '<table class="cited"><thead><tr><th>author</th><th>test</th><th>column</th>'
                 f"<th>outcome</th></tr></thead><tbody>{rows}</tbody></table>"
             )
         else:
-            parts.append("<p class=\"muted\">The verdict cites no cells.</p>")
+            parts.append('<p class="muted">The verdict cites no cells.</p>')
     return (
         f'<details class="task" id="task-{_e(task.id)}" data-task="{_e(task.id)}">'
         f"<summary>{_e(task.id)} {_e(task.title)} <small>({_e(task.stage)})</small></summary>"

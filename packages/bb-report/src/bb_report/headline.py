@@ -42,9 +42,9 @@ def _short(sha: str | None) -> str | None:
     return None if sha is None else sha[:7]
 
 
-def _leader(agents: AgentsSection, comparisons: ComparisonsSection) -> tuple[
-    str | None, str | None, bool, str
-]:
+def _leader(
+    agents: AgentsSection, comparisons: ComparisonsSection
+) -> tuple[str | None, str | None, bool, str]:
     rows = [r for r in agents.rows if r.resolve_rate.total]
     if not rows:
         return None, None, False, "No agent has a result yet."
@@ -55,18 +55,26 @@ def _leader(agents: AgentsSection, comparisons: ComparisonsSection) -> tuple[
     if first.resolve_rate.value == second.resolve_rate.value:
         tied = [r.name for r in rows if r.resolve_rate.value == first.resolve_rate.value]
         return None, None, False, f"No leader: {' and '.join(tied)} resolved the same share."
-    pair = next(
-        (c for c in comparisons.rows if {c.a, c.b} == {first.name, second.name}), None
-    )
+    pair = next((c for c in comparisons.rows if {c.a, c.b} == {first.name, second.name}), None)
     if pair is not None and pair.finding in ("a-more", "b-more"):
-        return first.name, second.name, True, (
-            f"{first.name} leads, and its lead over {second.name} is significant "
-            f"(paired exact test, adjusted {p_clause(pair.p_adjusted)})."
+        return (
+            first.name,
+            second.name,
+            True,
+            (
+                f"{first.name} leads, and its lead over {second.name} is significant "
+                f"(paired exact test, adjusted {p_clause(pair.p_adjusted)})."
+            ),
         )
     shown = f" ({p_clause(pair.p_adjusted)})" if pair is not None else ""
-    return first.name, second.name, False, (
-        f"{first.name} leads, but its lead over {second.name} is not significant{shown}: "
-        "on these tasks the difference could be chance."
+    return (
+        first.name,
+        second.name,
+        False,
+        (
+            f"{first.name} leads, but its lead over {second.name} is not significant{shown}: "
+            "on these tasks the difference could be chance."
+        ),
     )
 
 
@@ -103,8 +111,10 @@ def unscored_reason(bout: Bout, configured: Sequence[str]) -> str | None:
     scored = [t for t in tasks if t.contestant_scores()]
     if not scored:
         if not raced:
-            return f"nothing could be scored: no task was raced ({plural(len(tasks), 'task')} " \
+            return (
+                f"nothing could be scored: no task was raced ({plural(len(tasks), 'task')} "
                 "stopped before the race)"
+            )
         return "nothing could be scored: no task is scored yet"
     if not counted:
         return (
@@ -130,7 +140,11 @@ def headline(
     repositories = list(
         dict.fromkeys(
             [str(s["repository"]) for s in bout.summaries if s.get("repository")]
-            + [str(t.record["repository"]) for t in tasks if t.record and t.record.get("repository")]
+            + [
+                str(t.record["repository"])
+                for t in tasks
+                if t.record and t.record.get("repository")
+            ]
         )
     )
     branches = list(dict.fromkeys(str(s["branch"]) for s in bout.summaries if s.get("branch")))
@@ -151,8 +165,12 @@ def headline(
         where += f" ({', '.join(branches)})"
     mined = f"{where}: {plural(len(tasks), 'task')}"
     if first[0] and last[0]:
-        span = first[0][:10] if first[0][:10] == last[0][:10] else f"{first[0][:10]} to {last[0][:10]}"
-        commits = _short(first[1]) if first[1] == last[1] else f"{_short(first[1])}..{_short(last[1])}"
+        span = (
+            first[0][:10] if first[0][:10] == last[0][:10] else f"{first[0][:10]} to {last[0][:10]}"
+        )
+        commits = (
+            _short(first[1]) if first[1] == last[1] else f"{_short(first[1])}..{_short(last[1])}"
+        )
         mined += f" from fixes landed {span} (commits {commits})"
     sentences.append(f"{mined}; {plural(counted, 'task')} counted.")
     if lines:
@@ -169,12 +187,15 @@ def headline(
         if row.status in STATUS_WORDS:
             failed[row.status] += 1
     if failed:
-        parts = [
-            f"{plural(n, 'attempt')} {STATUS_WORDS[s]}" for s, n in failed.most_common()
-        ]
+        parts = [f"{plural(n, 'attempt')} {STATUS_WORDS[s]}" for s, n in failed.most_common()]
         attention.append("; ".join(parts) + " (reasons and logs in the attempts table)")
-    ordered = sorted(flags, key=lambda f: (f.flag not in FLAG_WORDS, list(FLAG_WORDS).index(
-        f.flag) if f.flag in FLAG_WORDS else 0))
+    ordered = sorted(
+        flags,
+        key=lambda f: (
+            f.flag not in FLAG_WORDS,
+            list(FLAG_WORDS).index(f.flag) if f.flag in FLAG_WORDS else 0,
+        ),
+    )
     attention += [_flag_phrase(f) for f in ordered]
     if attention:
         sentences.append("Needs attention: " + "; ".join(attention) + ".")

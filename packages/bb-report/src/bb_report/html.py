@@ -171,7 +171,9 @@ def outcomes_chart(report: Report) -> str:
                     f'text-anchor="middle">{count}</text>'
                 )
             x += w
-        rate = f"{row.categories['resolved']}/{row.tasks} resolved ({percent(row.resolve_rate.value)})"
+        rate = (
+            f"{row.categories['resolved']}/{row.tasks} resolved ({percent(row.resolve_rate.value)})"
+        )
         parts.append(f'<text x="{x + 6:.1f}" y="{y + 15}">{_e(rate)}</text>')
     parts.append("</svg>")
     caption = (

@@ -43,6 +43,9 @@ class Table:
     headers: list[str]
     rows: list[list[Cell]]
     total: list[Cell] | None = None
+    #: Columns (by index) whose cells must be read whole: a narrow terminal wraps them
+    #: instead of cutting them short.
+    whole: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -204,7 +207,10 @@ def attempts(report: Report) -> Section:
             Table(
                 ["agent", *seen],
                 [
-                    [Cell(name), *[_nonzero(counts.get(s, 0), STATUS_TONE.get(s, "")) for s in seen]]
+                    [
+                        Cell(name),
+                        *[_nonzero(counts.get(s, 0), STATUS_TONE.get(s, "")) for s in seen],
+                    ]
                     for name, counts in section.statuses.items()
                 ],
             )
@@ -224,6 +230,7 @@ def attempts(report: Report) -> Section:
                     ]
                     for r in section.rows
                 ],
+                whole=frozenset({3, 4, 5}),
             )
         )
     if section.notes:
@@ -282,9 +289,14 @@ def picking(report: Report) -> Section:
             Table(
                 ["abstained on", "the judge's reason", "some patch resolved"],
                 [
-                    [Cell(a.task), Cell(a.reason), Cell("yes", "warn") if a.resolving else Cell("no")]
+                    [
+                        Cell(a.task),
+                        Cell(a.reason),
+                        Cell("yes", "warn") if a.resolving else Cell("no"),
+                    ]
                     for a in section.abstentions
                 ],
+                whole=frozenset({1}),
             )
         )
     if section.notes:

@@ -13,6 +13,7 @@ from typing import Any
 
 from bb_report.bout import CATEGORIES, RESOLVED, STAGES, Bout, Task
 from bb_report.data import (
+    Abstention,
     AgentRow,
     AgentsSection,
     Comparison,
@@ -21,7 +22,6 @@ from bb_report.data import (
     ExaminerRow,
     GateRow,
     GateSection,
-    Abstention,
     Overview,
     PickingSection,
     PickRow,

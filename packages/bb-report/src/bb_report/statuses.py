@@ -131,7 +131,7 @@ def flag_counts(bout: Bout) -> list[FlagCount]:
     agents: dict[str, list[str]] = {}
     counts: Counter[str] = Counter()
     for task in bout.ordered():
-        raised = [(flag, None) for flag in task_flags(task)]
+        raised: list[tuple[str, str | None]] = [(flag, None) for flag in task_flags(task)]
         raised += [(f, view.agent) for view in task_attempts(task) for f in view.flags]
         for flag, agent in raised:
             kind = flag_kind(flag)

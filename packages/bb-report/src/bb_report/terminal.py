@@ -97,6 +97,7 @@ class _Layout:
             self.width,
             paint,
             self.paint.bold,
+            table.whole,
         )
 
     def block(self, block: Block) -> list[str]:
@@ -109,7 +110,9 @@ class _Layout:
             return lines
         if isinstance(block, Notes):
             return [
-                self.paint.tone(line, "muted") for n in block.lines for line in self.wrap(n, "note: ")
+                self.paint.tone(line, "muted")
+                for n in block.lines
+                for line in self.wrap(n, "note: ")
             ]
         raise TypeError(block)
 

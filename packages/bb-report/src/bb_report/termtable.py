@@ -68,9 +68,10 @@ def fit(
     width: int,
     paint: Callable[[str, int, int], str] = lambda text, row, col: text,
     bold: Callable[[str], str] = lambda text: text,
+    whole: frozenset[int] = frozenset(),
 ) -> list[str]:
     """The table's lines, no wider than *width*. ``paint(text, row, column)`` colours a
-    cell's text; ``bold`` a header's."""
+    cell's text; ``bold`` a header's. Columns in *whole* always wrap, never cut."""
     full, natural = _widths(headers, rows)
     room = width - len(GAP) * (len(headers) - 1)
     # Wrapping headers comes first; cutting or wrapping cells only when that is not enough,
@@ -85,7 +86,10 @@ def fit(
     if widths is None:
         return stacked(headers, rows, width, paint, bold)
     out = []
-    heads = [textwrap.wrap(h, w, break_on_hyphens=False) or [""] for h, w in zip(headers, widths, strict=True)]
+    heads = [
+        textwrap.wrap(h, w, break_on_hyphens=False) or [""]
+        for h, w in zip(headers, widths, strict=True)
+    ]
     for line in range(max(len(h) for h in heads)):
         parts = []
         for i, h in enumerate(heads):
@@ -95,14 +99,16 @@ def fit(
     out.append(GAP.join("-" * w for w in widths))
     for r, row in enumerate(rows):
         cells = [
-            _lines(text, widths[i], natural[i] <= NARROW or numeric[i])
+            _lines(text, widths[i], natural[i] <= NARROW or numeric[i] or i in whole)
             for i, text in enumerate(row)
         ]
         for line in range(max(len(c) for c in cells)):
             parts = []
             for i, c in enumerate(cells):
                 text = c[line] if line < len(c) else ""
-                parts.append(_pad(paint(text, r, i) if text else "", len(text), widths[i], numeric[i]))
+                parts.append(
+                    _pad(paint(text, r, i) if text else "", len(text), widths[i], numeric[i])
+                )
             out.append(GAP.join(parts).rstrip())
     return out
 
