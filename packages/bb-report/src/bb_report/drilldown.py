@@ -37,9 +37,14 @@ def _e(text: object) -> str:
     return escape(str(text), quote=True)
 
 
+#: Longer patches are cut in the page (the attempt record keeps them whole).
+PATCH_LIMIT = 64 * 1024
+
+
 def diff_html(patch: str) -> str:
     lines = []
-    for line in patch.splitlines():
+    cut = len(patch) - PATCH_LIMIT
+    for line in patch[:PATCH_LIMIT].splitlines():
         kind = ""
         if line.startswith(("+++", "---", "diff --git")):
             kind = "file"
@@ -50,6 +55,11 @@ def diff_html(patch: str) -> str:
         elif line.startswith("-"):
             kind = "del"
         lines.append(f'<span class="{kind}">{_e(line)}</span>' if kind else _e(line))
+    if cut > 0:
+        lines.append(
+            f'<span class="cut">... {cut:,} more characters; the attempt record in its log '
+            "folder holds the whole patch</span>"
+        )
     return '<pre class="diff">' + "\n".join(lines) + "</pre>"
 
 
