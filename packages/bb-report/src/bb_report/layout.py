@@ -7,108 +7,41 @@ warn, bad, muted) that a format may show as colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bb_report.blocks import (
+    CATEGORY_TONE,
+    STATUS_TONE,
+    Block,
+    Cell,
+    Document,
+    Notes,
+    Section,
+    Table,
+    Text,
+    category_cell,
+    cost_cells,
+    nonzero,
+    num,
+    rate_cells,
+    token_cells,
+)
+from bb_report.data import GateRow, Report
+from bb_report.layout_runs import attempts, task_table
+from bb_report.words import p_value, percent, plural, seconds, span, tokens
 
-from bb_report.data import Cost, GateRow, Rate, Report, TaskRow
-from bb_report.words import interval, p_value, percent, plural, seconds, span, tokens
-
-#: How each category reads, and its tone.
-CATEGORY_TONE = {
-    "resolved": "good",
-    "fixed-but-broke": "warn",
-    "wrong-fix": "bad",
-    "no-fix": "muted",
-}
-
-#: How each attempt status reads, and its tone.
-STATUS_TONE = {
-    "finished": "good",
-    "no-change": "muted",
-    "timed-out": "warn",
-    "crashed": "bad",
-    "quota": "warn",
-    "not-run": "bad",
-}
-
-
-@dataclass(frozen=True)
-class Cell:
-    text: str
-    tone: str = ""
-    numeric: bool = False
-
-
-@dataclass(frozen=True)
-class Table:
-    headers: list[str]
-    rows: list[list[Cell]]
-    total: list[Cell] | None = None
-    #: Columns (by index) whose cells must be read whole: a narrow terminal wraps them
-    #: instead of cutting them short.
-    whole: frozenset[int] = frozenset()
-
-
-@dataclass(frozen=True)
-class Text:
-    """Sentences; *bullets* shows them as a list."""
-
-    lines: list[str]
-    bullets: bool = False
-
-
-@dataclass(frozen=True)
-class Notes:
-    lines: list[str]
-
-
-Block = Table | Text | Notes
-
-
-@dataclass(frozen=True)
-class Section:
-    key: str
-    title: str
-    lead: str
-    blocks: list[Block] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Document:
-    title: str
-    summary: str
-    notes: list[str]
-    sections: list[Section]
-    headline: list[str] = field(default_factory=list)
-
-
-def num(text: str, tone: str = "") -> Cell:
-    return Cell(text, tone, numeric=True)
-
-
-def category_cell(category: str | None) -> Cell:
-    if category is None:
-        return Cell("-", "muted")
-    return Cell(category, CATEGORY_TONE.get(category, ""))
-
-
-def rate_cells(rate: Rate) -> list[Cell]:
-    """``count/total``, the percentage and the interval."""
-    if rate.total == 0:
-        return [num("-"), num("-"), num("-")]
-    return [num(f"{rate.count}/{rate.total}"), num(percent(rate.value)), num(interval(rate))]
-
-
-def cost_cells(cost: Cost) -> list[Cell]:
-    return [num(seconds(cost.per_attempt)), num(seconds(cost.per_resolved))]
-
-
-def token_cells(cost: Cost) -> list[Cell]:
-    return [num(tokens(cost.per_attempt)), num(tokens(cost.per_resolved))]
-
-
-def _nonzero(count: int, tone: str) -> Cell:
-    return num(str(count), tone if count else "muted")
-
+__all__ = [
+    "CATEGORY_TONE",
+    "STATUS_TONE",
+    "Block",
+    "Cell",
+    "Document",
+    "Notes",
+    "Section",
+    "Table",
+    "Text",
+    "category_cell",
+    "document",
+    "num",
+]
 
 # -- sections ---------------------------------------------------------------------------------
 
@@ -133,11 +66,11 @@ def agents(report: Report) -> Section:
                 [
                     Cell(row.name),
                     num(str(row.tasks)),
-                    _nonzero(c["resolved"], "good"),
-                    _nonzero(c["fixed-but-broke"], "warn"),
-                    _nonzero(c["wrong-fix"], "bad"),
-                    _nonzero(c["no-fix"] - row.failed_to_run, "muted"),
-                    _nonzero(row.failed_to_run, "bad"),
+                    nonzero(c["resolved"], "good"),
+                    nonzero(c["fixed-but-broke"], "warn"),
+                    nonzero(c["wrong-fix"], "bad"),
+                    nonzero(c["no-fix"] - row.failed_to_run, "muted"),
+                    nonzero(row.failed_to_run, "bad"),
                     *rate_cells(row.resolve_rate)[1:],
                 ]
             )
@@ -190,54 +123,6 @@ def agents(report: Report) -> Section:
     return Section("agents", "Agents", lead, blocks)
 
 
-def attempts(report: Report) -> Section:
-    section = report.attempts
-    lead = (
-        "How every attempt ended: finished (changed files and exited 0), no-change (exited 0 "
-        "without changing anything), timed-out, crashed (a nonzero exit, or bugbout could not "
-        "start it), quota (stopped on a usage limit), not-run (a scored patch with no attempt). "
-        "Below, each attempt that did not finish, or that carries a flag, with its reason and "
-        "the folder of its logs."
-    )
-    blocks: list[Block] = []
-    if section.statuses:
-        seen = [s for s in STATUS_TONE if any(s in c for c in section.statuses.values())]
-        seen += sorted({s for c in section.statuses.values() for s in c} - set(seen))
-        blocks.append(
-            Table(
-                ["agent", *seen],
-                [
-                    [
-                        Cell(name),
-                        *[_nonzero(counts.get(s, 0), STATUS_TONE.get(s, "")) for s in seen],
-                    ]
-                    for name, counts in section.statuses.items()
-                ],
-            )
-        )
-    if section.rows:
-        blocks.append(
-            Table(
-                ["task", "agent", "status", "reason", "flags", "logs"],
-                [
-                    [
-                        Cell(r.task),
-                        Cell(r.agent),
-                        Cell(r.status, STATUS_TONE.get(r.status, "")),
-                        Cell(r.reason or "-", "" if r.reason else "muted"),
-                        Cell(", ".join(r.flags) or "-", "warn" if r.flags else "muted"),
-                        Cell(r.logdir or "-", "muted"),
-                    ]
-                    for r in section.rows
-                ],
-                whole=frozenset({3, 4, 5}),
-            )
-        )
-    if section.notes:
-        blocks.append(Notes(section.notes))
-    return Section("attempts", "Attempts", lead, blocks)
-
-
 def picking(report: Report) -> Section:
     section = report.picking
     lead = (
@@ -273,11 +158,11 @@ def picking(report: Report) -> Section:
                     [Cell("abstained"), num(str(section.abstained))],
                     [
                         Cell("abstentions where some patch resolved"),
-                        _nonzero(section.abstained_with_resolving, "warn"),
+                        nonzero(section.abstained_with_resolving, "warn"),
                     ],
                     [
                         Cell("wrong picks where a right patch existed"),
-                        _nonzero(section.picked_wrong_with_resolving, "bad"),
+                        nonzero(section.picked_wrong_with_resolving, "bad"),
                     ],
                 ],
             )
@@ -317,10 +202,10 @@ def gate(report: Report) -> Section:
             return [
                 Cell(r.name),
                 num(str(r.patches)),
-                _nonzero(r.approved_right, "good"),
-                _nonzero(r.approved_wrong, "bad"),
-                _nonzero(r.stopped, "good"),
-                _nonzero(r.wrongly_rejected, "bad"),
+                nonzero(r.approved_right, "good"),
+                nonzero(r.approved_wrong, "bad"),
+                nonzero(r.stopped, "good"),
+                nonzero(r.wrongly_rejected, "bad"),
                 num(str(r.no_patch), "muted"),
             ]
 
@@ -467,42 +352,6 @@ def comparisons(report: Report) -> Section:
     if section.notes:
         blocks.append(Notes(section.notes))
     return Section("comparisons", "Beyond the ranking: is the difference real?", lead, blocks)
-
-
-def _pick_cell(task: TaskRow) -> Cell:
-    if task.policy is None:
-        return Cell("-", "muted")
-    if task.abstained:
-        return Cell("abstained", "muted")
-    if task.pick_category is None:
-        return Cell(str(task.pick))
-    return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
-
-
-def task_table(report: Report) -> Section:
-    names = report.overview.contestants
-    rows = []
-    for task in report.tasks:
-        stage = task.stage + (" (environment broken)" if task.environment_broken else "")
-        rows.append(
-            [
-                Cell(task.id),
-                Cell(task.title),
-                Cell(stage, "bad" if task.environment_broken else ""),
-                _pick_cell(task),
-                *[category_cell(task.categories.get(name)) for name in names],
-            ]
-        )
-    blocks: list[Block] = []
-    if rows:
-        blocks.append(Table(["task", "title", "stage", "judge's pick", *names], rows))
-    return Section(
-        "tasks",
-        "Tasks",
-        "Every task, how far it got through the pipeline, the judge's pick and each patch's "
-        "category by the hidden tests.",
-        blocks,
-    )
 
 
 def document(report: Report) -> Document:
