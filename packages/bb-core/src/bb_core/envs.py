@@ -350,8 +350,18 @@ def _summary(stderr: str) -> str:
         parts = [next((line for line in lines if line and not line.startswith("warning:")), "")]
     # uv's "cause" for a failing interpreter only repeats what the quoted output says
     parts = [p for p in parts if not p.startswith("Querying Python at")]
-    text = ": ".join(p for p in parts if p)
-    return text if len(text) <= 400 else text[:397] + "..."
+    return _shorten([p for p in parts if p], 400)
+
+
+def _shorten(parts: list[str], limit: int) -> str:
+    """*parts* joined with ``: `` in at most *limit* characters. The last part is the
+    cause ("No space left on device"), so the text is cut before it, never inside it."""
+    text = ": ".join(parts)
+    if len(text) <= limit:
+        return text
+    cause = parts[-1][: limit // 2]
+    room = limit - len(cause) - 3
+    return ": ".join(parts[:-1])[: max(room, 0)] + "\u2026: " + cause
 
 
 def _version_in_name(path: str) -> str | None:

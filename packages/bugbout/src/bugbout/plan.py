@@ -65,7 +65,7 @@ class Plan:
             + (f" ({', '.join(a.name for a in contestants)})" if contestants else "")
             + f", {plural(len(examiners), 'examiner')}"
             + (f" ({', '.join(a.name for a in examiners)})" if examiners else ""),
-            f"attempts: {self.tasks} tasks x {len(self.agents)} agents = "
+            f"attempts: {plural(self.tasks, 'task')} x {plural(len(self.agents), 'agent')} = "
             f"{self.tasks * len(self.agents)}; {self.kept} kept from earlier runs, "
             f"{self.runs} to run",
         ]
