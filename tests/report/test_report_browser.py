@@ -32,7 +32,7 @@ const first = document.querySelector("details.task");
 first.open = true;
 const box = (el) => el.getBoundingClientRect();
 const headline = document.querySelector("#headline");
-const status = [...document.querySelectorAll("td.status, td.cat")].map((el) => ({
+const status = [...document.querySelectorAll("td.status, td.category")].map((el) => ({
   text: el.textContent, height: box(el).height,
   line: parseFloat(getComputedStyle(el).lineHeight) || 20 }));
 const pre = document.createElement("pre");

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from html import escape
 
+from bb_report.blocks import CATEGORY_TONE, STATUS_TONE
 from bb_report.data import TaskDetail, TaskRow
 
 SOURCES = {
@@ -94,7 +95,7 @@ def task_details(task: TaskRow) -> str:
     if detail.attempts:
         rows = "".join(
             f"<tr><td>{_e(a.agent)}</td><td>{_e(a.role)}</td>"
-            f'<td class="status {_e(a.status)}">{_e(a.status)}</td>'
+            f'<td class="status {STATUS_TONE.get(a.status, "")}">{_e(a.status)}</td>'
             f"<td>{_e(a.reason or '-')}</td><td>{_flags(a.flags) or '-'}</td>"
             f'<td class="path">{_e(a.logdir or "-")}</td></tr>'
             for a in detail.attempts
@@ -108,7 +109,8 @@ def task_details(task: TaskRow) -> str:
                 parts.append(f"<h3>Patch of {_e(a.agent)}</h3>{diff_html(a.patch)}")
     if detail.scores:
         rows = "".join(
-            f'<tr><td>{_e(s.patch)}</td><td class="cat {_e(s.category)}">{_e(s.category)}</td>'
+            f"<tr><td>{_e(s.patch)}</td>"
+            f'<td class="category {CATEGORY_TONE.get(s.category, "")}">{_e(s.category)}</td>'
             f"<td>{_e(s.reason)}</td><td>"
             + ("<br>".join(_e(f) for f in s.failing) or "-")
             + (f"<br><em>{_e(s.error)}</em>" if s.error else "")

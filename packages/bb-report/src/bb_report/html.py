@@ -74,7 +74,8 @@ svg text.count { fill: #fff; font-weight: 600; }
 .cell.missing, i.missing { fill: #e0e0e0; background: #e0e0e0; }
 .bar { fill: #5c6bc0; } .bar.judge { fill: #283593; } .ci { stroke: var(--ink); stroke-width: 1.5; }
 svg text.role-suite { fill: #555; } svg text.role-examiner { fill: #1a4f8a; }
-td.good, td.warn, td.bad, td.muted, td.status, td.cat, td.outcome, td.num { white-space: nowrap; }
+td.good, td.warn, td.bad, td.muted, td.status, td.category, td.outcome, td.num {
+  white-space: nowrap; }
 td.path { overflow-wrap: anywhere; font-size: 12.5px; }
 section table { max-width: 100%; }
 div.headline { background: var(--paper); border: 1px solid var(--line); border-left: 6px solid

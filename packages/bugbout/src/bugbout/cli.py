@@ -14,6 +14,7 @@ from bb_core.cli import (
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
+from bb_core.preflight import preflight
 from bb_race.cli import retry_failed_option
 from bb_report import render
 from bb_report.options import (
@@ -105,6 +106,7 @@ def tasks(config_path: str | None, debug: bool) -> None:
     """
     project = Project.load(config_path)
     project.require_file()
+    preflight(project.config)
     results = project.results
     results.ensure()
     said, mined = mine_stage(project.config, results)
