@@ -10,7 +10,9 @@ fails is its skip reason:
    package, or more than ``max_source_files`` of them;
 5. ``unreadable``: a changed test module is not valid Python on either side;
 6. ``no-test-added``: it adds no test id to a test module;
-7. ``duplicate-issue``: a newer task already names the same issue.
+7. ``no-statement``: no text - issue, pull request, commit message or title - keeps
+   enough once what reveals the fix is redacted (see :func:`bb_mine.statements.choose`);
+8. ``duplicate-issue``: a newer task already names the same issue.
 
 Rules 1-2 read only the commit message; only what passes them has its source and test
 subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`).
@@ -36,12 +38,14 @@ from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
-from bb_mine.redact import redact
 from bb_mine.rules import (
     ChangeText,
     IssueRef,
 )
-from bb_mine.statements import IssueExport, StatementFinder
+from bb_mine.statements import IssueExport, StatementFinder, choose
+
+#: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
+STATEMENT_RULES = 3
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = (
@@ -52,6 +56,7 @@ REASONS = (
     "too-many-source-files",
     "unreadable",
     "no-test-added",
+    "no-statement",
     "duplicate-issue",
 )
 
@@ -66,6 +71,7 @@ class MineOptions:
     since: datetime | None = None
     limit: int = 20  # 0: no limit
     max_source_files: int = 2
+    statement_min_sentences: int = 1
     issues: Path | None = None
     explain: bool = False
     strict_tests: bool = False
@@ -84,6 +90,7 @@ class MineOptions:
             "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
+            "statement_min_sentences": config.tasks.statement_min_sentences,
             "issues": config.tasks.issues,
             "github": config.project.github,
         }
@@ -175,21 +182,34 @@ class _Miner:
         """Replay the last identical run from the cache, else mine (and remember the result)."""
         started = time.monotonic()
         if not self.options.use_cache:
-            yield from self._mine(started)
+            for record in self._mine(started):
+                if record["kind"] == "summary":
+                    self._warn_commit_only(record)
+                yield record
             return
         key = self._replay_key()
         replay = self.cache.replay(key)
         if replay is not None:
             *records, summary = replay
             yield from records
+            self._warn_commit_only(summary)
             yield summary | {"elapsed": round(time.monotonic() - started, 3)}
             return
         produced: list[dict[str, Any]] = []
         for record in self._mine(started):
             produced.append(record)
+            if record["kind"] == "summary":
+                self._warn_commit_only(record)
             yield record
         if not self.finder.degraded:  # a run that lost GitHub half-way is not worth replaying
             self.cache.remember_replay(key, produced)
+
+    def _warn_commit_only(self, summary: dict[str, Any]) -> None:
+        """Say once when no statement came from an issue: agents then read only what was
+        written with the fix in hand."""
+        sources = summary.get("statement_sources") or {}
+        if sources and set(sources) == {"commit"} and not self.finder.degraded:
+            self.warn(commit_only_warning(self.finder.export is not None, self.github_repo))
 
     def _replay_key(self) -> str:
         opts = self.options
@@ -199,6 +219,8 @@ class _Miner:
             opts.since.isoformat() if opts.since else None,
             opts.limit,
             opts.max_source_files,
+            opts.statement_min_sentences,
+            STATEMENT_RULES,
             opts.strict_tests,
             opts.explain,
             export.fingerprint if export is not None else None,
@@ -229,7 +251,9 @@ class _Miner:
                 if reason is None:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
-                    if taken:
+                    if record.get("kind") == "skip":
+                        reason = ("no-statement", record["message"], record["detail"])
+                    elif taken:
                         reason = (
                             "duplicate-issue",
                             f"names the same issue as the newer task {claimed[taken[0]]}",
@@ -350,8 +374,22 @@ class _Miner:
             for r in facts["refs"]
         ]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
-        statement = self.finder.find(refs, change)
-        redacted = redact(statement.text, facts["names"])
+        candidates = self.finder.find(refs, change)
+        keys = sorted(candidates[0].keys)
+        chosen, fallbacks = choose(
+            candidates,
+            facts["names"],
+            facts["reference_patch"],
+            min_sentences=self.options.statement_min_sentences,
+        )
+        if chosen is None:
+            message = "no issue, pull request, commit message or title keeps enough once redacted"
+            return {
+                "kind": "skip",
+                "message": message,
+                "detail": {"fallbacks": fallbacks},
+            }, keys
+        statement, redacted = chosen.statement, chosen.redacted
         added = facts["added_strict"] if self.options.strict_tests else facts["added"]
         record: dict[str, Any] = {
             "kind": "task",
@@ -365,6 +403,9 @@ class _Miner:
             "issue_refs": [r.to_record() for r in refs],
             "statement": redacted.text,
             "statement_source": statement.source,
+            "statement_kind": statement.kind,
+            "statement_length": len(redacted.text),
+            "statement_sentences": chosen.sentences,
         }
         if statement.url:
             record["statement_url"] = statement.url
@@ -377,8 +418,11 @@ class _Miner:
             record["statement_issue"] = issue
         if statement.notes:
             record["statement_notes"] = statement.notes
+        if fallbacks:
+            record["statement_fallbacks"] = fallbacks
         record |= {
             "redactions": redacted.counts,
+            "redacted": redacted.removed,
             "source": self.source,
             "tests": self.tests,
             "source_files": facts["source_files"],
@@ -388,7 +432,7 @@ class _Miner:
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
         }
-        return record, sorted(statement.keys)
+        return record, keys
 
     def _skip(
         self, sha: str, facts: dict[str, Any], code: str, message: str, detail: dict[str, Any]
@@ -405,6 +449,22 @@ class _Miner:
         if detail:
             record["detail"] = detail
         return record
+
+
+def commit_only_warning(exported: bool, github: str | None) -> str:
+    """The one warning for a run whose statements all came from commit messages."""
+    if exported:
+        why = "the issues export names none of the referenced issues"
+    elif github:
+        why = f"GitHub ({github}) gave no issue text"
+    else:
+        why = "there is no issues export and no GitHub repository is known"
+    return (
+        f"every statement came from a commit message ({why}); agents read words written "
+        "with the fix in hand. Give issue texts with --issues FILE (tasks.issues, JSON lines "
+        "of number, title, body) or name the GitHub repository with --github OWNER/NAME "
+        "(project.github), with GITHUB_TOKEN set for private ones"
+    )
 
 
 def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:

@@ -258,6 +258,8 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    #: What the agents read: ``issue (export), 312 characters``; None without a task line.
+    statement: str | None = None
     detail: TaskDetail | None = None
 
 

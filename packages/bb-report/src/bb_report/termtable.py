@@ -44,6 +44,15 @@ def _lines(text: str, width: int, wrap: bool) -> list[str]:
     return [text[: max(width - 1, 0)] + ELLIPSIS]
 
 
+def _floor(column: int, natural: int, header: str, rows: Sequence[Sequence[str]]) -> int:
+    """How narrow a column may get: its header's longest word, and for a narrow column
+    its cells' longest word too (a status such as ``fixed-but-broke`` is never split)."""
+    words = [len(w) for w in header.split()]
+    if natural <= NARROW:
+        words += [len(w) for row in rows for w in row[column].split()]
+    return min(natural, max(MIN_WIDTH, *words, 0))
+
+
 def _shrink(
     natural: list[int], floor: list[int], room: int, *, widest: bool = False
 ) -> list[int] | None:
@@ -78,10 +87,7 @@ def fit(
     # and never below STACK_BELOW columns, where such a table is stacked instead.
     widths = _shrink(full, natural, room)
     if widths is None and width >= STACK_BELOW:
-        floor = [
-            min(n, max(MIN_WIDTH, max((len(w) for w in h.split()), default=0)))
-            for n, h in zip(natural, headers, strict=True)
-        ]
+        floor = [_floor(i, n, headers[i], rows) for i, n in enumerate(natural)]
         widths = _shrink(natural, floor, room, widest=True)
     if widths is None:
         return stacked(headers, rows, width, paint, bold)

@@ -15,7 +15,7 @@ from bb_core.cli import (
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
 from bb_core.preflight import preflight
-from bb_race.cli import retry_failed_option
+from bb_race.cli import refresh_help, retry_failed_option
 from bb_report import render
 from bb_report.options import (
     chosen_format,
@@ -30,7 +30,7 @@ from bb_report.options import (
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
-from bugbout.listing import tasks_table
+from bugbout.listing import redactions_text, tasks_table
 from bugbout.stages import mine_stage, tally
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -97,12 +97,20 @@ def doctor(config_path: str | None, debug: bool) -> None:
 
 @main.command(context_settings=CONTEXT)
 @config_option
+@click.option(
+    "--show-redactions",
+    is_flag=True,
+    help="After the table, every task's statement as the agents read it, and each piece "
+    "redaction removed from it with the rule that removed it.",
+)
 @debug_option
-def tasks(config_path: str | None, debug: bool) -> None:
+def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
     """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
 
-    The tasks are kept in .bugbout/tasks.jsonl. When the ground truth of the same tasks
-    is known from a run, each task shows its test counts or why it was set aside.
+    The tasks are kept in .bugbout/tasks.jsonl. Each task shows where its statement came
+    from (issue, pull request, commit message or title) and its length. When the ground
+    truth of the same tasks is known from a run, each task shows its test counts or why
+    it was set aside.
     """
     project = Project.load(config_path)
     project.require_file()
@@ -114,6 +122,8 @@ def tasks(config_path: str | None, debug: bool) -> None:
     _err(f"mine: {said}")
     oracles = tally(results.stream("oracle")) if "oracle" in results.finished() else None
     click.echo(tasks_table(mined, oracles), nl=False)
+    if show_redactions:
+        click.echo("\n" + redactions_text(mined), nl=False)
 
 
 @main.command(context_settings=CONTEXT)
@@ -126,6 +136,7 @@ def tasks(config_path: str | None, debug: bool) -> None:
     help="An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.",
 )
 @retry_failed_option
+@click.option("--refresh-attempts", is_flag=True, help=refresh_help)
 @click.option(
     "--agent",
     "agents",
@@ -161,6 +172,7 @@ def run(
     config_path: str | None,
     issues: str | None,
     retry_failed: bool,
+    refresh_attempts: bool,
     agents: tuple[str, ...],
     jobs: int | None,
     show_report: bool,
@@ -180,7 +192,14 @@ def run(
     could be: no task was mined, every task's environment failed, or no attempt ran to an
     end; the last line on stderr says which.
     """
-    bout = Bout.load(config_path, issues=issues, retry_failed=retry_failed, only=agents, jobs=jobs)
+    bout = Bout.load(
+        config_path,
+        issues=issues,
+        retry_failed=retry_failed,
+        refresh_attempts=refresh_attempts,
+        only=agents,
+        jobs=jobs,
+    )
     if dry_run:
         for line in bout.dry_run().lines():
             click.echo(line)

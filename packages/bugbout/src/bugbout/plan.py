@@ -5,7 +5,10 @@ before any agent runs or any quota is spent.
 Mining runs (it reads git and spends no quota; its output is kept as usual). Ground truth
 is not computed for a dry run: when an earlier run's ``oracles.jsonl`` is current, its
 tasks are the ones counted; otherwise every mined task is, and the plan says that some
-may yet be set aside.
+may yet be set aside. A kept attempt is one stored in ``attempts/`` that the race would
+not run again (``--retry-failed`` and ``--refresh-attempts`` count as the race does); one
+whose task or agent changed since it ran is counted as kept here, and the race runs it
+again, saying so.
 """
 
 from __future__ import annotations
@@ -90,6 +93,7 @@ def plan(
     timeout: int,
     only: Sequence[str] = (),
     retry_failed: bool = False,
+    refresh: bool = False,
 ) -> Plan:
     grounded = "oracle" in results.finished()
     tasks = tally(results.stream("oracle")).tasks if grounded else mined.tasks
@@ -100,7 +104,7 @@ def plan(
         for task in tasks:
             stored = store.load(str(task["id"]), agent.name)
             chosen = not only or agent.name in only
-            if chosen and needs_run(stored, retry_failed=retry_failed):
+            if chosen and needs_run(stored, retry_failed=retry_failed, refresh=refresh):
                 to_run += 1
             elif stored is not None:
                 kept += 1
