@@ -258,6 +258,9 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    #: Each contestant's leak and confinement flags (``leak:...``, ``refused:...``,
+    #: ``unconfined: ...``, ``over-cap:...``), shown beside its category; never scored.
+    flags: dict[str, list[str]] = field(default_factory=dict)
     #: What the agents read: ``issue (export), 312 characters``; None without a task line.
     statement: str | None = None
     detail: TaskDetail | None = None

@@ -33,6 +33,9 @@ FLAG_WORDS = {
     "suspicious": ("suspicious patch", "suspicious patches"),
 }
 
+#: Overview notes so grave that the headline repeats them, right after what was mined.
+HEADLINE_NOTES = ("Unconfined:",)
+
 #: How a status that is not a result reads in the headline.
 STATUS_WORDS = {"crashed": "crashed", "timed-out": "timed out", "quota": "ran out of quota",
                 "not-run": "never ran"}  # fmt: skip
@@ -135,6 +138,7 @@ def headline(
     attempts: AttemptsSection,
     flags: list[FlagCount],
     configured: Sequence[str],
+    warnings: Sequence[str] = (),
 ) -> Headline:
     tasks = bout.ordered()
     repositories = list(
@@ -173,6 +177,7 @@ def headline(
         )
         mined += f" from fixes landed {span} (commits {commits})"
     sentences.append(f"{mined}; {plural(counted, 'task')} counted.")
+    sentences += warnings
     if lines:
         rates = "; ".join(f"{a.name} {rate_text(a.rate)}" for a in lines if a.rate.total)
         if rates:

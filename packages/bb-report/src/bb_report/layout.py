@@ -370,10 +370,11 @@ def document(report: Report) -> Document:
         + (f"; judged under {', '.join(o.policies)}" if o.policies else "")
         + "."
     )
+    shown = set(report.headline.sentences)
     return Document(
         "bugbout report",
         summary,
-        o.notes,
+        [n for n in o.notes if n not in shown],
         [
             agents(report),
             attempts(report),

@@ -22,7 +22,7 @@ from typing import Any
 from bb_report import evidence, funnel, outcomes, statuses
 from bb_report.bout import gather
 from bb_report.data import Report
-from bb_report.headline import headline
+from bb_report.headline import HEADLINE_NOTES, headline
 
 __all__ = ["Report", "build_report"]
 
@@ -44,10 +44,12 @@ def build_report(
     attempts = statuses.attempts_section(bout)
     flags = statuses.flag_counts(bout)
     configured = list(dict.fromkeys([*bout.contestants(), *contestants]))
+    overview = outcomes.overview(bout, configured)
+    warnings = [n for n in overview.notes if n.startswith(HEADLINE_NOTES)]
     return Report(
-        headline=headline(bout, agents, comparisons, attempts, flags, configured),
+        headline=headline(bout, agents, comparisons, attempts, flags, configured, warnings),
         attempts=attempts,
-        overview=outcomes.overview(bout, configured),
+        overview=overview,
         agents=agents,
         picking=outcomes.picking_section(bout),
         gate=outcomes.gate_section(bout, order),
