@@ -45,3 +45,17 @@ fi
 
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
 uv sync --frozen --all-packages --compile-bytecode
+
+# Put bugbout and the bb-* tools on PATH for "On your own repository": links in
+# ~/.local/bin (or $BUGBOUT_BIN) to the workspace's own commands, which keep working from
+# any folder. Safe to run again; remove the links to undo.
+bindir="${BUGBOUT_BIN:-$HOME/.local/bin}"
+mkdir -p "$bindir"
+for tool in bugbout bb-mine bb-oracle bb-race bb-xexam bb-judge bb-report; do
+    ln -sfn "$PWD/.venv/bin/$tool" "$bindir/$tool"
+done
+case ":$PATH:" in
+    *":$bindir:"*) echo "setup: bugbout and the bb-* tools are on PATH (linked in $bindir)" >&2 ;;
+    *) echo "setup: bugbout, the bb-* tools and uv are in $bindir, which is not on PATH;" \
+        "add it: export PATH=\"$bindir:\$PATH\" (e.g. in ~/.bashrc)" >&2 ;;
+esac

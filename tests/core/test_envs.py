@@ -223,3 +223,14 @@ def test_uv_never_downloads_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setitem(os.environ, "UV_PYTHON_DOWNLOADS", "automatic")
     envs._uv(["venv", "--python", "3.11", str(tmp_path / "x")], tmp_path / "log")
     assert seen["UV_PYTHON_DOWNLOADS"] == "never"
+
+
+def test_a_long_uv_message_keeps_its_cause() -> None:
+    from bb_core.envs import _summary
+
+    path = "/home/me/.cache/bugbout/envs/" + "x" * 500 + "/.tmpAbCd/lib/python3.11/site-packages"
+    stderr = f"error: Failed to install: {path}\n  Caused by: failed to write\ncause: No space left on device (os error 28)\n"
+    text = _summary(stderr)
+    assert len(text) <= 400
+    assert text.endswith("\u2026: No space left on device (os error 28)")
+    assert text.startswith("Failed to install: /home/me/.cache/bugbout/envs/")

@@ -55,7 +55,7 @@ def test_json_is_a_valid_report_record_with_the_numbers(report: Report) -> None:
     assert list(validator("report").iter_errors(record)) == []
     sections = record["sections"]
     assert set(sections) == {
-        "overview", "agents", "picking", "gate", "tests", "funnel", "comparisons", "tasks",
+        "headline", "attempts", "overview", "agents", "picking", "gate", "tests", "funnel", "comparisons", "tasks",
     }  # fmt: skip
     alpha = sections["agents"]["rows"][0]
     assert (alpha["name"], alpha["resolve_rate"]["count"], alpha["resolve_rate"]["total"]) == (

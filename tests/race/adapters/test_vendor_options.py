@@ -76,7 +76,7 @@ def test_bb_race_refuses_an_unknown_option_before_running_anything(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        "bb-race: codex/gpt-5: unknown option 'effort' for agent 'codex' "
+        'bb-race: bugbout.toml: contestants[0].effort: unknown option for agent "codex" '
         "(accepted: base-url, local-provider, reasoning-effort)"
     ]
 

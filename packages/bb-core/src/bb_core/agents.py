@@ -337,7 +337,7 @@ def agent_class(harness: str) -> type[CodingAgent]:
     point = _entry_points().get(harness)
     if point is None:
         known = ", ".join(known_agents()) or "none installed"
-        raise ConfigError(f"unknown agent {harness!r} (known agents: {known})")
+        raise ConfigError(f'unknown agent "{harness}" (known: {known})')
     try:
         cls = point.load()
     except Exception as exc:

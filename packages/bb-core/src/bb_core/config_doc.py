@@ -89,6 +89,9 @@ def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
     return f"{match['line']}:{match['col']}", f"invalid TOML: {msg[:1].lower()}{msg[1:]}"
 
 
+_TWICE = re.compile(r"cannot declare \('([a-z]+)',\) twice")
+
+
 def read_toml(file: Path) -> dict[str, Any]:
     """The parsed TOML document of *file*; every failure is a one-line ConfigError."""
     try:
@@ -106,6 +109,9 @@ def read_toml(file: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where, problem = _toml_syntax(exc)
+        twice = _TWICE.search(problem)
+        if twice and twice[1] in ("contestants", "examiners"):
+            problem += f"; one entry per agent is written [[{twice[1]}]], not [{twice[1]}]"
         raise ConfigError(f"{file}:{where}: {problem}" if where else f"{file}: {problem}") from exc
 
 

@@ -285,8 +285,24 @@ def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[
     return {"python": lines[0].strip(), "pytest": lines[1].strip()}
 
 
+#: Where uv's own installers and ``pip install --user uv`` put it, when it is not on PATH.
+UV_PLACES = ("~/.local/bin/uv", "~/.cargo/bin/uv")
+
+
+def find_uv() -> str | None:
+    """uv on PATH, else where scripts/setup.sh, uv's installer or pip --user put it."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    for place in UV_PLACES:
+        path = Path(place).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return None
+
+
 def _uv(args: list[str], log: Path) -> subprocess.CompletedProcess[str]:
-    uv = shutil.which("uv")
+    uv = find_uv()
     if uv is None:
         raise EnvironmentFailed(
             "uv is not installed; bugbout builds test environments with it",
@@ -334,8 +350,18 @@ def _summary(stderr: str) -> str:
         parts = [next((line for line in lines if line and not line.startswith("warning:")), "")]
     # uv's "cause" for a failing interpreter only repeats what the quoted output says
     parts = [p for p in parts if not p.startswith("Querying Python at")]
-    text = ": ".join(p for p in parts if p)
-    return text if len(text) <= 400 else text[:397] + "..."
+    return _shorten([p for p in parts if p], 400)
+
+
+def _shorten(parts: list[str], limit: int) -> str:
+    """*parts* joined with ``: `` in at most *limit* characters. The last part is the
+    cause ("No space left on device"), so the text is cut before it, never inside it."""
+    text = ": ".join(parts)
+    if len(text) <= limit:
+        return text
+    cause = parts[-1][: limit // 2]
+    room = limit - len(cause) - 3
+    return ": ".join(parts[:-1])[: max(room, 0)] + "\u2026: " + cause
 
 
 def _version_in_name(path: str) -> str | None:

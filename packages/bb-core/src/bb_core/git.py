@@ -144,6 +144,33 @@ def _repo_name(text: str) -> str:
     return name or "repo"
 
 
+_UNRESOLVED = re.compile(
+    r"Failed to resolve '([^']+)'|getaddrinfo failed|Name or service not known"
+)
+_HOST = re.compile(r"host='([^']+)'")
+
+
+def network_problem(exc: BaseException) -> str:
+    """What went wrong reaching a remote, in words: the HTTP client's own message (a
+    retry pool, a wrapped resolver error) names the host and the cause in one long line."""
+    text = str(exc)
+    host = _HOST.search(text)
+    where = host[1] if host else "the server"
+    unresolved = _UNRESOLVED.search(text)
+    if unresolved:
+        name = unresolved[1] or where
+        return f"cannot reach {name}: the name does not resolve (no network, or no DNS)"
+    for needle, said in (
+        ("Connection refused", "the connection was refused"),
+        ("timed out", "the connection timed out"),
+        ("Network is unreachable", "the network is unreachable"),
+        ("CERTIFICATE_VERIFY_FAILED", "its TLS certificate is not trusted here"),
+    ):
+        if needle in text:
+            return f"cannot reach {where}: {said}"
+    return text if len(text) <= 300 else text[:299] + "\u2026"
+
+
 def _open_mirror(url: str, *, refresh: bool = False) -> Repo:
     from dulwich import porcelain
     from dulwich.client import get_transport_and_path
@@ -177,7 +204,7 @@ def _open_mirror(url: str, *, refresh: bool = False) -> Repo:
     except GitError:
         raise
     except Exception as exc:  # dulwich raises many kinds for an unreachable remote
-        raise GitError(f"{url}: cannot clone: {exc}") from exc
+        raise GitError(f"{url}: cannot clone: {network_problem(exc)}") from exc
     _FETCHED.add(url)
     return Repo(inner, location=url, name=_repo_name(url))
 

@@ -10,6 +10,7 @@ import click
 from bb_core.cli import BbCommand, config_option, debug_option, version_option
 from bb_core.config import load_config
 from bb_core.errors import UsageError
+from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
@@ -119,6 +120,7 @@ def main(
     left out, and a closing summary line. Flags override bugbout.toml.
     """
     config = load_config(config_path)
+    preflight(config)
     options = MineOptions.from_config(
         config,
         source=source or None,

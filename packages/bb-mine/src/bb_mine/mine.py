@@ -112,7 +112,13 @@ def mine(
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
     with open_repo(location, refresh=True) as repo, fewer_collections():
-        yield from _Miner(repo, options, export, warn, progress).run()
+        miner = _Miner(repo, options, export, warn, progress)
+        found = 0
+        for record in miner.run():
+            found += record.get("kind") == "task"
+            yield record
+        if not found:
+            miner.check_tests_folder()
 
 
 class _Miner:
@@ -148,6 +154,27 @@ class _Miner:
         self.repository = _identity(repo)
         self.fact_finder = FactFinder(repo, self.source, self.tests, self.github_repo)
         self._reached_since = False  # the walk met a change older than --since
+
+    def check_tests_folder(self) -> None:
+        """After a walk that found no task: a test folder that is not there at the tip is
+        most likely misnamed, which turns every fix into no-test-added; say so."""
+        if self.repo.is_dir(self.head, self.tests):
+            return
+        here = [
+            name
+            for name in self.repo.subfolders(self.head)
+            if name.lower().startswith("test") or name.lower() == "spec"
+        ]
+        found = (
+            f"folders at the tip that look like tests: {', '.join(here)}"
+            if here
+            else ("no folder at the tip looks like tests")
+        )
+        raise UsageError(
+            f"project.tests (--tests): {self.tests!r} is not a folder at the tip of "
+            f"{self.branch} ({self.head[:10]}) and no fix added a test under it, so no task "
+            f"was mined; {found}"
+        )
 
     # -- the walk -------------------------------------------------------------------------
 

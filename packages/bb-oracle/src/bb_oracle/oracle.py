@@ -14,7 +14,6 @@ outcomes; a result is cached in ``.bugbout/`` so an unchanged task never runs ag
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -28,7 +27,7 @@ from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.limits import TestLimits
 from bb_core.progress import Progress
-from bb_core.records import Writer
+from bb_core.records import Writer, count_task_lines
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.stage import run_stage
@@ -41,7 +40,6 @@ from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides, remove_s
 
 Runner = Callable[..., TestRun]
 
-_TASK_LINE = re.compile(rb'"kind"\s*:\s*"task"')
 
 #: Skip reasons this stage writes, with what each means (docs/bb-oracle.md lists them).
 REASONS = {
@@ -456,11 +454,4 @@ def default_store(config: Config) -> Store:
 
 def count_tasks(inputs: Iterable[str]) -> int | None:
     """How many task lines regular files hold, for the progress bar; None for stdin."""
-    total = 0
-    for name in inputs:
-        path = Path(name)
-        if name == "-" or not path.is_file():
-            return None
-        with path.open("rb") as handle:
-            total += sum(1 for raw in handle if _TASK_LINE.search(raw))
-    return total
+    return count_task_lines(inputs)

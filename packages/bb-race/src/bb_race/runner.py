@@ -13,6 +13,7 @@ import dataclasses
 import datetime as dt
 import os
 import shutil
+import signal
 import threading
 import time
 import traceback
@@ -28,6 +29,7 @@ from bb_core.agents import (
     Session,
     agent_environment,
     ca_files,
+    read_tail,
     scrub,
 )
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
@@ -453,7 +455,27 @@ def collect(
         record["error"] = f"usage limit: {said}" if said else "usage limit reached"
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    elif status == "crashed":
+        record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record
+
+
+def crash_reason(exit_code: int | None, stderr: Path) -> str:
+    """Why a run that ended nonzero crashed: its exit status (or signal) and the last line
+    it wrote to stderr (``bwrap: execvp nosuch: No such file or directory``)."""
+    if exit_code is not None and exit_code < 0:
+        try:
+            what = f"killed by {signal.Signals(-exit_code).name}"
+        except ValueError:
+            what = f"killed by signal {-exit_code}"
+    else:
+        what = f"exited with status {exit_code}"
+    tail = read_tail(stderr, 4096)
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return f"{what}, with nothing on stderr"
+    last = lines[-1]
+    return f"{what}: {last[:300]}"
 
 
 def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:

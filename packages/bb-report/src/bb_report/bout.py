@@ -38,6 +38,7 @@ class Task:
     id: str
     title: str = ""
     line: bool = False  # a task line was seen (not only sections cut out of one)
+    record: Mapping[str, Any] | None = None  # the last task line itself
     oracle: Mapping[str, Any] | None = None
     attempts: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by agent
     matrix: Mapping[str, Any] | None = None
@@ -190,7 +191,7 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
 
 
 def _from_line(record: Mapping[str, Any]) -> Task:
-    task = Task(str(record["id"]), str(record.get("title", "")), line=True)
+    task = Task(str(record["id"]), str(record.get("title", "")), line=True, record=record)
     if "statement" in record:
         task.statement = {
             "kind": record.get("statement_kind"),

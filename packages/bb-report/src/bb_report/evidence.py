@@ -34,6 +34,7 @@ from bb_report.data import (
     TaskRow,
     TestsSection,
 )
+from bb_report.statuses import task_detail
 from bb_report.words import plural
 
 FAILING = frozenset({"failed", "error"})
@@ -269,6 +270,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 flags=attempt_flags(t),
                 statement=statement_words(t.statement),
                 **_tampering(t),
+                detail=task_detail(t),
             )
         )
     return rows

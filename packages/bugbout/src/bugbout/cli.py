@@ -14,9 +14,18 @@ from bb_core.cli import (
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
+from bb_core.preflight import preflight
 from bb_race.cli import refresh_help, retry_failed_option
 from bb_report import render
-from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
+from bb_report.options import (
+    chosen_format,
+    color_option,
+    emit,
+    format_option,
+    output_option,
+    paint,
+    width_option,
+)
 
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
@@ -117,6 +126,7 @@ def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
     """
     project = Project.load(config_path)
     project.require_file()
+    preflight(project.config)
     results = project.results
     results.ensure()
     said, mined = mine_stage(project.config, results)
@@ -161,7 +171,14 @@ def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
     show_default=True,
     help="Print the terminal report at the end.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check the configuration, mine, and print the tasks x agents, what is kept from "
+    "earlier runs and the worst-case agent-hours; race nothing.",
+)
 @color_option
+@width_option
 @debug_option
 def run(
     config_path: str | None,
@@ -171,7 +188,9 @@ def run(
     agents: tuple[str, ...],
     jobs: int | None,
     show_report: bool,
+    dry_run: bool,
     color: str,
+    width: int | None,
     debug: bool,
 ) -> None:
     """Run the whole bout: mine, ground truth, race, cross-examine, judge, report.
@@ -180,6 +199,10 @@ def run(
     from its own store what it did before, so a run that was stopped carries on where it
     stopped, and an agent added to bugbout.toml is the only one that races. Progress goes
     to stderr; the terminal report to stdout.
+
+    Exits 0 when at least one task was scored, 1 (after writing the report) when nothing
+    could be: no task was mined, every task's environment failed, or no attempt ran to an
+    end; the last line on stderr says which.
     """
     bout = Bout.load(
         config_path,
@@ -189,10 +212,17 @@ def run(
         only=agents,
         jobs=jobs,
     )
+    if dry_run:
+        for line in bout.dry_run().lines():
+            click.echo(line)
+        return
     with terminate_as_interrupt():
         report = bout.run()
     if show_report:
-        click.echo(render(report, "terminal", color=paint(color)), nl=False)
+        click.echo(render(report, "terminal", color=paint(color), width=width), nl=False)
+    if not report.headline.scored:
+        _err(report.headline.unscored_reason or "nothing could be scored")
+        click.get_current_context().exit(1)
 
 
 @main.command(context_settings=CONTEXT)
@@ -200,9 +230,15 @@ def run(
 @format_option
 @output_option
 @color_option
+@width_option
 @debug_option
 def report(
-    config_path: str | None, fmt: str | None, output: Path | None, color: str, debug: bool
+    config_path: str | None,
+    fmt: str | None,
+    output: Path | None,
+    color: str,
+    width: int | None,
+    debug: bool,
 ) -> None:
     """Render the report of what .bugbout/ holds, without running anything.
 
@@ -211,4 +247,4 @@ def report(
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
-    emit(render(made, chosen_format(fmt, output), color=paint(color, output)), output)
+    emit(render(made, chosen_format(fmt, output), color=paint(color, output), width=width), output)

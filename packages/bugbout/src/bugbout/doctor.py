@@ -22,7 +22,7 @@ from typing import Any
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env
+from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import run_limit
@@ -149,17 +149,23 @@ class Doctor:
         return ok("git", where + note)
 
     def check_uv(self) -> Check:
-        uv = shutil.which("uv")
+        uv = find_uv()
         if uv is None:
             if self.config.project.interpreter:
                 return ok("uv", "not on PATH, and not needed: [project] interpreter is set")
             return problem(
                 "uv",
-                "uv is not on PATH; bugbout builds the test environment with it",
+                "uv is neither on PATH nor in ~/.local/bin; bugbout builds the test environment with it",
                 "install it (`pip install uv`, or see https://docs.astral.sh/uv/), "
                 'or set [project] interpreter = "/path/to/python" (with pytest)',
             )
         version = _first_line([uv, "--version"]) or "version unknown"
+        if shutil.which("uv") is None:
+            return ok(
+                "uv",
+                f"{version} ({uv}; not on PATH, used from there - "
+                f"add {os.path.dirname(uv)} to PATH to run it yourself)",
+            )
         return ok("uv", f"{version} ({uv})")
 
     def check_python(self) -> Check:
@@ -167,11 +173,11 @@ class Doctor:
         if project.interpreter:
             return ok("python", f"[project] interpreter = {project.interpreter} (checked below)")
         version = project.python
-        if shutil.which("uv") is None:
+        if find_uv() is None:
             return skipped("python", f"Python {version} is looked up with uv, which is missing")
         if python_available(version):
             found = _first_line(
-                ["uv", "python", "find", "--no-project", version],
+                [find_uv() or "uv", "python", "find", "--no-project", version],
                 env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
             )
             return ok("python", f"Python {version}: {found}")
@@ -269,7 +275,7 @@ class Doctor:
         try:
             env = ensure_env(self.config.project, local)
         except BbError as exc:
-            if not self.config.project.interpreter and shutil.which("uv") is None:
+            if not self.config.project.interpreter and find_uv() is None:
                 return skipped("environment", "it is built with uv, which is missing")
             log = getattr(exc, "log", None)
             fix = exc.hint or (f"read uv's log: {log}" if log else None)
