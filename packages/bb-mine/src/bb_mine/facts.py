@@ -1,44 +1,67 @@
 """What one commit says about itself, independent of every other commit.
 
 These facts are all the rules need, so they are what the mining cache keeps per commit:
-the title and references for every fix-titled commit, and for those naming an issue the
-changed source and test files, the tests added, both patches, the protected paths and the
-names a statement must not mention.
+the title, fix signals and references for every commit that carries a fix signal, and for
+those naming an issue the changed source and test files, the tests added or changed, both
+patches and the protected paths. The names a statement must not mention are read later, for
+tasks only (:func:`source_names`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
+from bb_core.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
+from bb_core.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 from bb_core.git import DELETE, Change, Commit, Repo
 
 from bb_mine.rules import (
-    PYTEST_CONFIG_FILES,
     change_text,
     conftest_candidates,
-    holds_pytest_config,
-    is_test_module,
+    fix_signals,
     issue_refs,
-    reads_like_fix,
+    might_signal_fix,
     under,
 )
 from bb_mine.symbols import modified_names
 from bb_mine.tests_added import Module, Unparseable, collect_module, compare
 
-#: How many collected test modules to keep in memory, by blob sha.
+#: How many collected test modules to keep in memory, by blob sha and naming rules.
 _MEMO_SIZE = 64
+
+#: Folder names that hold tests wherever they sit (``pkg/tests/``), besides the tests folder.
+TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a repository keeps its code and tests, as bugbout.toml and the flags say.
+
+    ``sources`` are folders (``""`` for the whole tree) or single modules (``black.py``);
+    at each commit a folder that is not there is looked for at its other usual place
+    (``src/<name>`` for ``<name>`` and back), so fixes from before a layout move are found.
+    """
+
+    sources: tuple[str, ...]
+    tests: str
+    own_repo: str | None = None
+    test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
+    require_fix_signal: bool = True
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.sources, self.tests, self.test_files, self.require_fix_signal)
 
 
 class FactFinder:
-    """Reads the facts of commits in one repository with a given package and test folder."""
+    """Reads the facts of commits in one repository with a given :class:`Layout`."""
 
-    def __init__(self, repo: Repo, source: str, tests: str, own_repo: str | None) -> None:
+    def __init__(self, repo: Repo, layout: Layout) -> None:
         self.repo = repo
-        self.source = source
-        self.tests = tests
-        self.own_repo = own_repo
-        self._collected: OrderedDict[str, Module] = OrderedDict()
+        self.layout = layout
+        self.own_repo = layout.own_repo
+        self._collected: OrderedDict[tuple[str, TestNames], Module] = OrderedDict()
 
     def facts(self, commit: Commit) -> dict[str, Any]:
         facts = self.message_facts(commit)
@@ -46,16 +69,22 @@ class FactFinder:
             facts |= self.tree_facts(commit.sha, facts["parent"])
         return facts
 
-    def message_facts(self, commit: Commit) -> dict[str, Any]:
+    def message_facts(self, commit: Commit, *, force: bool = False) -> dict[str, Any]:
         """What the commit's message says: the cheap rules, read before any tree.
 
-        A commit that passes them (a fix naming an issue, with a parent) records its
-        parent; :func:`needs_trees` then says its :meth:`tree_facts` are still to be read.
+        A commit that passes them (a fix signal and an issue reference, with a parent)
+        records its parent; :func:`needs_trees` then says its :meth:`tree_facts` are still
+        to be read. *force* (a commit ``[tasks] include`` names) records the parent of any
+        commit that has one.
         """
-        if not commit.is_merge and not reads_like_fix(commit.title):
+        require = self.layout.require_fix_signal and not force
+        if require and not commit.is_merge and not might_signal_fix(commit.message):
             return {"title": commit.title, "fix": False}  # most commits end here
         text = change_text(commit.message, commit.is_merge)
-        facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
+        signals = fix_signals(commit.message, text, commit.is_merge, self.own_repo)
+        facts: dict[str, Any] = {"title": text.title, "fix": bool(signals) or not require}
+        if signals:
+            facts["signals"] = signals
         if not facts["fix"]:
             return facts
         refs = issue_refs(text, self.own_repo)
@@ -65,7 +94,9 @@ class FactFinder:
             "pr": text.pull_request,
             "refs": [r.to_record() | ({"closing": True} if r.closing else {}) for r in refs],
         }
-        if not refs:
+        if text.branch:
+            facts["branch"] = text.branch
+        if not refs and not force:
             return facts
         if not commit.parents:
             facts["root"] = True
@@ -73,60 +104,112 @@ class FactFinder:
         facts["parent"] = commit.parents[0]
         return facts
 
+    # -- the trees ------------------------------------------------------------------------
+
+    def sources_at(self, sha: str) -> tuple[str, ...]:
+        """The source folders as they were at commit *sha* (see :class:`Layout`)."""
+        return tuple(source_at(self.repo, sha, s) for s in self.layout.sources)
+
     def tree_facts(self, sha: str, parent: str) -> dict[str, Any]:
-        """What commit *sha* changes under the package and test folders against *parent*:
-        files, added tests, patches, protected paths and the names it touches."""
-        repo, source, tests = self.repo, self.source, self.tests
+        """What commit *sha* changes against *parent*: source, test and other files, the
+        tests added and changed, patches and protected paths."""
+        repo, tests = self.repo, self.layout.tests
         facts: dict[str, Any] = {}
-        changes = repo.changes(sha, parent, [source, tests])
-        source_changes = [c for c in changes if _in(c, source) and not _in(c, tests)]
-        test_changes = [c for c in changes if _in(c, tests)]
-        facts["source_files"] = sorted({c.path for c in source_changes if c.path.endswith(".py")})
-        if not facts["source_files"]:
+        sources = tuple(dict.fromkeys(self.sources_at(parent) + self.sources_at(sha)))
+        names = names_at(repo, sha, self.layout.test_files)
+        # The whole tree: test modules by the project's names may sit anywhere (subtrees
+        # that are the same on both sides are never opened, so this costs little).
+        changes = repo.changes(sha, parent)
+        test_changes = [c for c in changes if _is_test(c, tests, names)]
+        source_changes = [
+            c for c in changes if c not in test_changes and any(_in(c, s) for s in sources)
+        ]
+        python = sorted({c.path for c in source_changes if c.path.endswith(".py")})
+        facts["source_files"] = python
+        others = sorted({c.path for c in source_changes if not c.path.endswith(".py")})
+        if others:
+            facts["other_files"] = others
+        if not python:
             return facts
+        facts["base_source"] = _common(
+            [source_at(repo, parent, s) for s in self.layout.sources], python
+        )
         facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
         functions: list[str] = []
         cases: list[str] = []
+        changed: list[str] = []
         for change in test_changes:
-            if change.type == DELETE or not is_test_module(change.path):
+            name = change.path.rsplit("/", 1)[-1]
+            if change.type == DELETE or not name.endswith(".py") or name in NEVER_TESTS:
                 continue
             try:
-                before = self._collect(change.old_sha, f"{change.old_path or change.path} (before)")
-                after = self._collect(change.new_sha, change.path, before)
+                before = self._collect(
+                    change.old_sha, f"{change.old_path or change.path} (before)", names
+                )
+                after = self._collect(change.new_sha, change.path, names, before)
             except Unparseable as exc:
                 facts["unreadable"] = str(exc)
                 return facts
-            new_functions, new_cases = compare(before.tests, after.tests, change.path)
+            if not after.tests and not names.is_test_module(change.path):
+                continue  # a helper module: no tests of its own
+            new_functions, new_cases, edited = compare(before.tests, after.tests, change.path)
             functions += new_functions
             cases += new_cases
+            changed += edited
         facts["added"], facts["added_strict"] = functions + cases, functions
-        if not functions and not cases:
+        if changed:
+            facts["changed"] = changed
+        if not functions and not cases and not changed:
             return facts
         facts["reference_patch"] = repo.diff_changes(source_changes)
         facts["test_patch"] = repo.diff_changes(test_changes)
         facts["protected_paths"] = protected_paths(repo, sha, test_changes)
-        facts["names"] = modified_names(
-            (
-                (c.path, repo.read_object(c.old_sha), repo.read_object(c.new_sha))
-                for c in source_changes
-                if c.path.endswith(".py")
-            ),
-            source,
-        )
+        if names.origin:
+            facts["test_names"] = names.to_record()
         return facts
 
-    def _collect(self, blob: str | None, name: str, previous: Module | None = None) -> Module:
+    def _collect(
+        self, blob: str | None, label: str, names: TestNames, previous: Module | None = None
+    ) -> Module:
         if blob is None:
             return Module({})
-        found = self._collected.get(blob)
+        key = (blob, names)
+        found = self._collected.get(key)
         if found is not None:
-            self._collected.move_to_end(blob)
+            self._collected.move_to_end(key)
             return found
-        found = collect_module(self.repo.read_object(blob), name, previous)
-        self._collected[blob] = found
+        found = collect_module(self.repo.read_object(blob), label, previous, names)
+        self._collected[key] = found
         if len(self._collected) > _MEMO_SIZE:
             self._collected.popitem(last=False)
         return found
+
+
+def source_names(repo: Repo, facts: dict[str, Any], sha: str) -> list[str]:
+    """The names a fix's source changes touch: what its statement must not mention.
+
+    Read only for tasks (most candidates fail a rule first), each file parsed once.
+    """
+    parent = facts["parent"]
+    return modified_names(
+        (
+            (path, repo.read_blob(parent, path), repo.read_blob(sha, path))
+            for path in facts["source_files"]
+        ),
+        facts.get("base_source", ""),
+    )
+
+
+def source_at(repo: Repo, sha: str, source: str) -> str:
+    """*source* as it was at *sha*: itself when there, else ``src/<name>`` or ``<name>``
+    (the other usual place of the same package), else itself."""
+    if source in ("", ".") or repo.exists(sha, source):
+        return "" if source == "." else source
+    name = source.rsplit("/", 1)[-1]
+    for other in (f"src/{name}", name):
+        if other != source and repo.is_dir(sha, other):
+            return other
+    return source
 
 
 def needs_trees(facts: dict[str, Any]) -> bool:
@@ -138,6 +221,39 @@ def _in(change: Change, folder: str) -> bool:
     return under(change.path, folder) or (
         change.old_path is not None and under(change.old_path, folder)
     )
+
+
+def is_test_path(path: str, tests: str, names: TestNames) -> bool:
+    """A test file: under the tests folder or a ``testpaths`` folder, inside a folder named
+    ``tests``/``test``/``testing``, a ``conftest.py``, or a test module by the project's names."""
+    if tests not in ("", ".") and under(path, tests):
+        return True
+    if any(under(path, folder) for folder in names.testpaths if folder not in ("", ".")):
+        return True
+    parts = path.split("/")
+    if parts[-1] == "conftest.py" or any(p in TEST_FOLDER_NAMES for p in parts[:-1]):
+        return True
+    return names.is_test_module(path)
+
+
+def _is_test(change: Change, tests: str, names: TestNames) -> bool:
+    return is_test_path(change.path, tests, names) or (
+        change.old_path is not None and is_test_path(change.old_path, tests, names)
+    )
+
+
+def _common(folders: list[str], files: list[str]) -> str:
+    """The one folder of *folders* holding every file of *files*, else their common folder."""
+    holding = [f for f in folders if all(under(p, f) for p in files)]
+    if holding:
+        return max(holding, key=len) or "."
+    parts = [p.split("/")[:-1] for p in files]
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) or "."
 
 
 def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[str]:

@@ -3,17 +3,24 @@
 Each landed change is judged by the rules in order, cheapest first, and the first rule it
 fails is its skip reason:
 
-1. ``not-a-fix``: the title does not read like a fix;
+0. ``excluded``: ``[tasks] exclude`` names it (``[tasks] include`` passes rules 1, 2, 4b,
+   6 and 7 instead);
+1. ``not-a-fix``: nothing says it is a fix: not its title, no closing keyword in its
+   message, not the name of the branch it merged (unless ``require_fix_signal`` is off);
 2. ``no-issue-reference``: it names no issue or pull request;
 3. ``no-parent``: it is the first commit, with nothing before it to start from;
-4. ``no-source-change`` / ``too-many-source-files``: it changes no Python file under the
-   package, or more than ``max_source_files`` of them;
+4. ``no-source-change`` / ``too-many-source-files``: it changes no Python module under the
+   package (as the package's folder was at that commit), or more than ``max_source_files``
+   of them (stubs, docs and data do not count; they are listed in the task);
 5. ``unreadable``: a changed test module is not valid Python on either side;
-6. ``no-test-added``: it adds no test id to a test module;
-7. ``duplicate-issue``: a newer task already names the same issue.
+6. ``no-test-added``: it adds no test id to a test module (and, with ``new_tests =
+   "changed"``, changes no existing test either);
+7. ``category``: its category (bug, feature, unknown) is not among ``categories``;
+8. ``duplicate-issue``: a newer task already names the same issue.
 
 Rules 1-2 read only the commit message; only what passes them has its source and test
-subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`).
+subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`), and only
+a task has its source modules parsed for the names its statement must not mention.
 """
 
 from __future__ import annotations
@@ -33,18 +40,16 @@ from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache
-from bb_mine.facts import FactFinder, needs_trees
+from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.redact import redact
-from bb_mine.rules import (
-    ChangeText,
-    IssueRef,
-)
+from bb_mine.rules import ChangeText, IssueRef, category, matches_pick
 from bb_mine.statements import IssueExport, StatementFinder
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = (
+    "excluded",
     "not-a-fix",
     "no-issue-reference",
     "no-parent",
@@ -52,15 +57,22 @@ REASONS = (
     "too-many-source-files",
     "unreadable",
     "no-test-added",
+    "category",
     "duplicate-issue",
 )
+
+#: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
+NEW_TESTS = ("changed", "cases", "functions")
+
+#: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
+DEFAULT_CATEGORIES = ("bug", "unknown")
 
 
 @dataclass(frozen=True)
 class MineOptions:
     """What to mine; see ``bb-mine --help`` for each option."""
 
-    source: str | None = None
+    source: str | tuple[str, ...] | None = None
     tests: str = "tests"
     branch: str | None = None
     since: datetime | None = None
@@ -68,24 +80,41 @@ class MineOptions:
     max_source_files: int = 2
     issues: Path | None = None
     explain: bool = False
-    strict_tests: bool = False
+    strict_tests: bool = False  # the same as new_tests="functions"
     github: str | None = None  # owner/name; else from the origin remote
     use_cache: bool = True
     jobs: int | None = None  # processes reading candidates' trees; None: one per core
+    test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
+    require_fix_signal: bool = True
+    new_tests: str = "changed"
+    categories: tuple[str, ...] = DEFAULT_CATEGORIES
+    exclude: tuple[str, ...] = ()  # shas (or their first 7+ digits) or task ids
+    include: tuple[str, ...] = ()
+
+    @property
+    def tests_rule(self) -> str:
+        return "functions" if self.strict_tests else self.new_tests
 
     @classmethod
     def from_config(cls, config: Config, **given: Any) -> MineOptions:
         """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
         None win."""
         since = config.tasks.since
+        source = config.project.source
         configured = {
-            "source": config.project.source,
+            "source": tuple(source) if isinstance(source, list) else source,
             "tests": config.project.tests,
             "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
             "issues": config.tasks.issues,
             "github": config.project.github,
+            "test_files": tuple(config.project.test_files) if config.project.test_files else None,
+            "require_fix_signal": config.tasks.require_fix_signal,
+            "new_tests": config.tasks.new_tests,
+            "categories": tuple(config.tasks.categories),
+            "exclude": tuple(config.tasks.exclude),
+            "include": tuple(config.tasks.include),
         }
         return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})
 
@@ -125,21 +154,40 @@ class _Miner:
             raise GitError(f"{repo.location}: empty repository (no commits yet)")
         self.branch = options.branch or repo.default_branch()
         self.head = repo.branch_head(self.branch)
-        self.source = _folder(options.source) if options.source else guess_source(repo, self.head)
+        given = (options.source,) if isinstance(options.source, str) else options.source
+        self.sources = (
+            tuple(_folder(s) for s in given) if given else (guess_source(repo, self.head),)
+        )
+        self.source = ", ".join(s or "." for s in self.sources)  # for summaries and messages
         self.tests = _folder(options.tests)
-        if not repo.is_dir(self.head, self.source):
+        for folder in self.sources:
+            if folder and not repo.exists(self.head, folder):
+                raise UsageError(
+                    f"--source: {folder!r} is not in the tree at the tip of {self.branch} "
+                    f"({self.head[:10]}); give the package directory, e.g. src/mypkg, "
+                    "or . for the whole tree"
+                )
+        if options.tests_rule not in NEW_TESTS:
             raise UsageError(
-                f"--source: {self.source!r} is not a folder at the tip of {self.branch} "
-                f"({self.head[:10]}); give the package directory, e.g. src/mypkg"
+                f"tasks.new-tests: expected one of {', '.join(NEW_TESTS)}, "
+                f"got {options.tests_rule!r}"
             )
         self.github_repo = options.github or _github_repo(repo)
         github = GitHub.connect(self.github_repo) if export is None and self.github_repo else None
         self.finder = StatementFinder(export=export, github=github, warn=warn)
+        self.layout = Layout(
+            self.sources,
+            self.tests,
+            self.github_repo,
+            options.test_files,
+            options.require_fix_signal,
+        )
         self.cache = MiningCache(
-            _identity(repo), self.branch, self.source, self.tests, (self.github_repo or "").lower()
+            _identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
         )
         self.repository = _identity(repo)
-        self.fact_finder = FactFinder(repo, self.source, self.tests, self.github_repo)
+        self.fact_finder = FactFinder(repo, self.layout)
+
         self._reached_since = False  # the walk met a change older than --since
 
     # -- the walk -------------------------------------------------------------------------
@@ -172,7 +220,10 @@ class _Miner:
             opts.since.isoformat() if opts.since else None,
             opts.limit,
             opts.max_source_files,
-            opts.strict_tests,
+            opts.tests_rule,
+            opts.categories,
+            opts.include,
+            opts.exclude,
             opts.explain,
             export.fingerprint if export is not None else None,
             self.finder.github.repo if self.finder.github is not None else None,
@@ -198,7 +249,7 @@ class _Miner:
                     self.cache.remember(entry.sha, facts)
                 if facts["fix"]:
                     candidates += 1
-                reason = self._judge(facts)
+                reason = self._judge(entry.sha, facts)
                 if reason is None:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
@@ -218,7 +269,7 @@ class _Miner:
                 if reason is not None:
                     code, message, detail = reason
                     counts[code] += 1
-                    if code != "not-a-fix" or opts.explain:
+                    if code not in ("not-a-fix",) or opts.explain:
                         yield self._skip(entry.sha, facts, code, message, detail)
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
                     self.progress.update(
@@ -276,41 +327,127 @@ class _Miner:
                 self._reached_since = True
                 return
             cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
-            if cached is not None:
+            force = self._picked(entry.sha, self.options.include)
+            if cached is not None and not (force and _unread(cached)):
                 yield Examined(entry, cached, cached=True)
                 continue
-            facts = self.fact_finder.message_facts(entry.commit or self.repo.commit(entry.sha))
+            commit = entry.commit or self.repo.commit(entry.sha)
+            facts = self.fact_finder.message_facts(commit, force=force)
             yield Examined(entry, facts, pending=needs_trees(facts))
 
-    def _judge(self, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    def _picked(self, sha: str, picks: tuple[str, ...]) -> bool:
+        return bool(picks) and matches_pick(sha, f"{self.repo.name}-{sha[:10]}", picks)
+
+    def _judge(self, sha: str, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
-        if not facts["fix"]:
-            return "not-a-fix", "the title does not read like a fix", {}
-        if not facts["refs"]:
-            return "no-issue-reference", "the change names no issue or pull request", {}
+        for rule in self.verdicts(sha, facts):
+            if rule[1] is not None:
+                return rule[1]
+        return None
+
+    def verdicts(
+        self, sha: str, facts: dict[str, Any]
+    ) -> Iterator[tuple[str, tuple[str, str, dict[str, Any]] | None]]:
+        """Each rule in order, with the reason it skips the commit (None: it passes).
+
+        Rules that cannot be judged once an earlier one failed (no tree was read) are not
+        given.
+        """
+        opts = self.options
+        if self._picked(sha, opts.exclude):
+            yield "excluded", ("excluded", "tasks.exclude names this commit", {})
+            return
+        yield "excluded", None
+        included = self._picked(sha, opts.include)
+        signals = facts.get("signals", [])
+        if not facts["fix"] and not included:
+            yield "not-a-fix", ("not-a-fix", "nothing says the change is a fix", {})
+            return
+        yield "not-a-fix", None
+        if not facts.get("refs") and not included:
+            yield (
+                "no-issue-reference",
+                ("no-issue-reference", "the change names no issue or pull request", {}),
+            )
+            return
+        yield "no-issue-reference", None
         if facts.get("root"):
-            return "no-parent", "the first commit has no earlier tree to start from", {}
+            yield (
+                "no-parent",
+                ("no-parent", "the first commit has no earlier tree to start from", {}),
+            )
+            return
+        yield "no-parent", None
+        if "source_files" not in facts:
+            return
         sources = facts["source_files"]
         if not sources:
-            return "no-source-change", f"the change touches no Python file under {self.source}", {}
-        limit = self.options.max_source_files
-        if len(sources) > limit:
-            return (
+            yield (
+                "no-source-change",
+                (
+                    "no-source-change",
+                    f"the change touches no Python module under {self.source}",
+                    {},
+                ),
+            )
+            return
+        yield "no-source-change", None
+        limit = opts.max_source_files
+        if len(sources) > limit and not included:
+            yield (
                 "too-many-source-files",
-                f"the change touches {len(sources)} Python files under {self.source}; at most {limit} make one bug",
-                {"source_files": sources},
+                (
+                    "too-many-source-files",
+                    f"the change touches {len(sources)} Python modules under {self.source}; "
+                    f"at most {limit} make one bug",
+                    {"source_files": sources},
+                ),
             )
+            return
+        yield "too-many-source-files", None
         if facts.get("unreadable"):
-            return "unreadable", f"a test module cannot be parsed: {facts['unreadable']}", {}
-        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
-        if not added:
-            what = "new test function" if self.options.strict_tests else "test"
-            return (
-                "no-test-added",
-                f"the change adds no {what} to a test module under {self.tests}",
-                {},
+            yield (
+                "unreadable",
+                ("unreadable", f"a test module cannot be parsed: {facts['unreadable']}", {}),
             )
-        return None
+            return
+        yield "unreadable", None
+        if not self._new_tests(facts):
+            what = {
+                "functions": "new test function",
+                "cases": "test",
+                "changed": "test and changes no existing test",
+            }[opts.tests_rule]
+            yield (
+                "no-test-added",
+                ("no-test-added", f"the change adds no {what} in a test module", {}),
+            )
+            return
+        yield "no-test-added", None
+        kind = category(facts["title"], signals)
+        if kind not in opts.categories and not included:
+            yield (
+                "category",
+                (
+                    "category",
+                    f"the change reads like a {kind} fix, not one of tasks.categories "
+                    f"({', '.join(opts.categories)})"
+                    if kind != "feature"
+                    else f"the change reads like a feature, not one of tasks.categories "
+                    f"({', '.join(opts.categories)})",
+                    {"category": kind},
+                ),
+            )
+            return
+        yield "category", None
+
+    def _new_tests(self, facts: dict[str, Any]) -> list[str]:
+        rule = self.options.tests_rule
+        if rule == "functions":
+            return list(facts.get("added_strict", []))
+        if rule == "cases":
+            return list(facts.get("added", []))
+        return [*facts.get("added", []), *facts.get("changed", [])]
 
     # -- records --------------------------------------------------------------------------
 
@@ -324,8 +461,15 @@ class _Miner:
         ]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
         statement = self.finder.find(refs, change)
+        if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
+            facts["names"] = source_names(self.repo, facts, sha)
+            if self.options.use_cache:
+                self.cache.remember(sha, facts)
         redacted = redact(statement.text, facts["names"])
-        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
+        added = self._new_tests(facts)
+        signals = list(facts.get("signals", []))
+        if self._picked(sha, self.options.include):
+            signals.append("included")
         record: dict[str, Any] = {
             "kind": "task",
             "v": VERSION,
@@ -352,15 +496,23 @@ class _Miner:
             record["statement_notes"] = statement.notes
         record |= {
             "redactions": redacted.counts,
-            "source": self.source,
+            "source": facts.get("base_source", self.source),
             "tests": self.tests,
             "source_files": facts["source_files"],
             "test_files": facts["test_files"],
             "protected_paths": facts["protected_paths"],
             "new_tests": added,
+            "fix_signals": signals,
+            "category": category(facts["title"], facts.get("signals", [])),
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
         }
+        if facts.get("other_files"):
+            record["other_files"] = facts["other_files"]
+        if facts.get("changed"):
+            record["changed_tests"] = facts["changed"]
+        if facts.get("branch"):
+            record["branch"] = facts["branch"]
         return record, sorted(statement.keys)
 
     def _skip(
@@ -378,6 +530,11 @@ class _Miner:
         if detail:
             record["detail"] = detail
         return record
+
+
+def _unread(facts: dict[str, Any]) -> bool:
+    """Cached facts that stopped at the message rules (an included commit needs its trees)."""
+    return "parent" not in facts and not facts.get("root")
 
 
 def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:
