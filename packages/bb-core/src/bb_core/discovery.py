@@ -22,7 +22,7 @@ import fnmatch
 import re
 import shlex
 import tomllib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -115,6 +115,20 @@ class TestNames:
 
 
 DEFAULT = TestNames()
+
+
+def names_of(task: Mapping[str, Any]) -> TestNames:
+    """The naming rules a task's fix was mined with (its ``test_names``), else the defaults."""
+    record = task.get("test_names")
+    if not isinstance(record, Mapping):
+        return DEFAULT
+    return TestNames(
+        files=tuple(record.get("python_files") or DEFAULT.files),
+        classes=tuple(record.get("python_classes") or DEFAULT.classes),
+        functions=tuple(record.get("python_functions") or DEFAULT.functions),
+        testpaths=tuple(record.get("testpaths") or ()),
+        origin=record.get("origin"),
+    )
 
 
 def _matches(name: str, patterns: Iterable[str]) -> bool:

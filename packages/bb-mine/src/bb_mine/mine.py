@@ -513,6 +513,8 @@ class _Miner:
             record["changed_tests"] = facts["changed"]
         if facts.get("branch"):
             record["branch"] = facts["branch"]
+        if facts.get("test_names"):
+            record["test_names"] = facts["test_names"]
         return record, sorted(statement.keys)
 
     def _skip(
