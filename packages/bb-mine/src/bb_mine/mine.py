@@ -27,12 +27,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.progress import Progress
@@ -43,80 +40,13 @@ from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
+from bb_mine.options import NEW_TESTS, REASONS, MineOptions
 from bb_mine.redact import redact
-from bb_mine.rules import ChangeText, IssueRef, category, matches_pick
+from bb_mine.rules import ChangeText, IssueRef, category
 from bb_mine.statements import IssueExport, StatementFinder
+from bb_mine.verdicts import Rules, Verdict
 
-#: Stable skip reason codes, in the order the rules apply.
-REASONS = (
-    "excluded",
-    "not-a-fix",
-    "no-issue-reference",
-    "no-parent",
-    "no-source-change",
-    "too-many-source-files",
-    "unreadable",
-    "no-test-added",
-    "category",
-    "duplicate-issue",
-)
-
-#: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
-NEW_TESTS = ("changed", "cases", "functions")
-
-#: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
-DEFAULT_CATEGORIES = ("bug", "unknown")
-
-
-@dataclass(frozen=True)
-class MineOptions:
-    """What to mine; see ``bb-mine --help`` for each option."""
-
-    source: str | tuple[str, ...] | None = None
-    tests: str = "tests"
-    branch: str | None = None
-    since: datetime | None = None
-    limit: int = 20  # 0: no limit
-    max_source_files: int = 2
-    issues: Path | None = None
-    explain: bool = False
-    strict_tests: bool = False  # the same as new_tests="functions"
-    github: str | None = None  # owner/name; else from the origin remote
-    use_cache: bool = True
-    jobs: int | None = None  # processes reading candidates' trees; None: one per core
-    test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
-    require_fix_signal: bool = True
-    new_tests: str = "changed"
-    categories: tuple[str, ...] = DEFAULT_CATEGORIES
-    exclude: tuple[str, ...] = ()  # shas (or their first 7+ digits) or task ids
-    include: tuple[str, ...] = ()
-
-    @property
-    def tests_rule(self) -> str:
-        return "functions" if self.strict_tests else self.new_tests
-
-    @classmethod
-    def from_config(cls, config: Config, **given: Any) -> MineOptions:
-        """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
-        None win."""
-        since = config.tasks.since
-        source = config.project.source
-        configured = {
-            "source": tuple(source) if isinstance(source, list) else source,
-            "tests": config.project.tests,
-            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
-            "limit": config.tasks.limit,
-            "max_source_files": config.tasks.max_source_files,
-            "issues": config.tasks.issues,
-            "github": config.project.github,
-            "test_files": tuple(config.project.test_files) if config.project.test_files else None,
-            "require_fix_signal": config.tasks.require_fix_signal,
-            "new_tests": config.tasks.new_tests,
-            "categories": tuple(config.tasks.categories),
-            "exclude": tuple(config.tasks.exclude),
-            "include": tuple(config.tasks.include),
-        }
-        return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})
+__all__ = ["REASONS", "MineOptions", "Miner", "guess_source", "mine"]
 
 
 def mine(
@@ -134,10 +64,10 @@ def mine(
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
     with open_repo(location, refresh=True) as repo, fewer_collections():
-        yield from _Miner(repo, options, export, warn, progress).run()
+        yield from Miner(repo, options, export, warn, progress).run()
 
 
-class _Miner:
+class Miner:
     def __init__(
         self,
         repo: Repo,
@@ -187,6 +117,7 @@ class _Miner:
         )
         self.repository = _identity(repo)
         self.fact_finder = FactFinder(repo, self.layout)
+        self.rules = Rules(options, self.source, repo.name)
 
         self._reached_since = False  # the walk met a change older than --since
 
@@ -327,7 +258,7 @@ class _Miner:
                 self._reached_since = True
                 return
             cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
-            force = self._picked(entry.sha, self.options.include)
+            force = self.picked(entry.sha, self.options.include)
             if cached is not None and not (force and _unread(cached)):
                 yield Examined(entry, cached, cached=True)
                 continue
@@ -335,119 +266,15 @@ class _Miner:
             facts = self.fact_finder.message_facts(commit, force=force)
             yield Examined(entry, facts, pending=needs_trees(facts))
 
-    def _picked(self, sha: str, picks: tuple[str, ...]) -> bool:
-        return bool(picks) and matches_pick(sha, f"{self.repo.name}-{sha[:10]}", picks)
+    def picked(self, sha: str, picks: tuple[str, ...]) -> bool:
+        return self.rules.picked(sha, picks)
+
+    def verdicts(self, sha: str, facts: dict[str, Any]) -> Iterator[tuple[str, Verdict]]:
+        return self.rules.verdicts(sha, facts)
 
     def _judge(self, sha: str, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
-        for rule in self.verdicts(sha, facts):
-            if rule[1] is not None:
-                return rule[1]
-        return None
-
-    def verdicts(
-        self, sha: str, facts: dict[str, Any]
-    ) -> Iterator[tuple[str, tuple[str, str, dict[str, Any]] | None]]:
-        """Each rule in order, with the reason it skips the commit (None: it passes).
-
-        Rules that cannot be judged once an earlier one failed (no tree was read) are not
-        given.
-        """
-        opts = self.options
-        if self._picked(sha, opts.exclude):
-            yield "excluded", ("excluded", "tasks.exclude names this commit", {})
-            return
-        yield "excluded", None
-        included = self._picked(sha, opts.include)
-        signals = facts.get("signals", [])
-        if not facts["fix"] and not included:
-            yield "not-a-fix", ("not-a-fix", "nothing says the change is a fix", {})
-            return
-        yield "not-a-fix", None
-        if not facts.get("refs") and not included:
-            yield (
-                "no-issue-reference",
-                ("no-issue-reference", "the change names no issue or pull request", {}),
-            )
-            return
-        yield "no-issue-reference", None
-        if facts.get("root"):
-            yield (
-                "no-parent",
-                ("no-parent", "the first commit has no earlier tree to start from", {}),
-            )
-            return
-        yield "no-parent", None
-        if "source_files" not in facts:
-            return
-        sources = facts["source_files"]
-        if not sources:
-            yield (
-                "no-source-change",
-                (
-                    "no-source-change",
-                    f"the change touches no Python module under {self.source}",
-                    {},
-                ),
-            )
-            return
-        yield "no-source-change", None
-        limit = opts.max_source_files
-        if len(sources) > limit and not included:
-            yield (
-                "too-many-source-files",
-                (
-                    "too-many-source-files",
-                    f"the change touches {len(sources)} Python modules under {self.source}; "
-                    f"at most {limit} make one bug",
-                    {"source_files": sources},
-                ),
-            )
-            return
-        yield "too-many-source-files", None
-        if facts.get("unreadable"):
-            yield (
-                "unreadable",
-                ("unreadable", f"a test module cannot be parsed: {facts['unreadable']}", {}),
-            )
-            return
-        yield "unreadable", None
-        if not self._new_tests(facts):
-            what = {
-                "functions": "new test function",
-                "cases": "test",
-                "changed": "test and changes no existing test",
-            }[opts.tests_rule]
-            yield (
-                "no-test-added",
-                ("no-test-added", f"the change adds no {what} in a test module", {}),
-            )
-            return
-        yield "no-test-added", None
-        kind = category(facts["title"], signals)
-        if kind not in opts.categories and not included:
-            yield (
-                "category",
-                (
-                    "category",
-                    f"the change reads like a {kind} fix, not one of tasks.categories "
-                    f"({', '.join(opts.categories)})"
-                    if kind != "feature"
-                    else f"the change reads like a feature, not one of tasks.categories "
-                    f"({', '.join(opts.categories)})",
-                    {"category": kind},
-                ),
-            )
-            return
-        yield "category", None
-
-    def _new_tests(self, facts: dict[str, Any]) -> list[str]:
-        rule = self.options.tests_rule
-        if rule == "functions":
-            return list(facts.get("added_strict", []))
-        if rule == "cases":
-            return list(facts.get("added", []))
-        return [*facts.get("added", []), *facts.get("changed", [])]
+        return self.rules.first_failure(sha, facts)
 
     # -- records --------------------------------------------------------------------------
 
@@ -466,9 +293,9 @@ class _Miner:
             if self.options.use_cache:
                 self.cache.remember(sha, facts)
         redacted = redact(statement.text, facts["names"])
-        added = self._new_tests(facts)
+        added = self.rules.new_tests(facts)
         signals = list(facts.get("signals", []))
-        if self._picked(sha, self.options.include):
+        if self.picked(sha, self.options.include):
             signals.append("included")
         record: dict[str, Any] = {
             "kind": "task",
