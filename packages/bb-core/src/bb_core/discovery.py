@@ -238,9 +238,24 @@ def _values(value: Any, default: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(items) or default
 
 
+_AT: dict[tuple[Any, ...], TestNames] = {}
+_AT_KEPT = 256
+
+
 def names_at(repo: Any, sha: str, override: Sequence[str] | None = None) -> TestNames:
-    """The naming rules at commit *sha* of a :class:`bb_core.git.Repo`."""
-    return read_names(lambda name: repo.read_blob(sha, name), override)
+    """The naming rules at commit *sha* of a :class:`bb_core.git.Repo`.
+
+    Remembered by the configuration files' object ids: along a history they rarely
+    change, so each version is read and parsed once.
+    """
+    key = (tuple(repo.blob_id(sha, name) for name in CONFIG_FILES), tuple(override or ()))
+    found = _AT.get(key)
+    if found is None:
+        found = read_names(lambda name: repo.read_blob(sha, name), override)
+        if len(_AT) >= _AT_KEPT:
+            _AT.clear()
+        _AT[key] = found
+    return found
 
 
 def names_in(folder: Path, override: Sequence[str] | None = None) -> TestNames:

@@ -49,6 +49,10 @@ class Layout:
     own_repo: str | None = None
     test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
     require_fix_signal: bool = True
+    #: Read the names a statement must not mention for changes of at most this many source
+    #: modules (``max_source_files``): the rest cannot be tasks. Not part of :meth:`key`:
+    #: facts without names get them when they become a task.
+    names_up_to: int = 2
 
     def key(self) -> tuple[Any, ...]:
         return (self.sources, self.tests, self.test_files, self.require_fix_signal)
@@ -106,34 +110,31 @@ class FactFinder:
 
     # -- the trees ------------------------------------------------------------------------
 
-    def sources_at(self, sha: str) -> tuple[str, ...]:
-        """The source folders as they were at commit *sha* (see :class:`Layout`)."""
-        return tuple(source_at(self.repo, sha, s) for s in self.layout.sources)
-
     def tree_facts(self, sha: str, parent: str) -> dict[str, Any]:
         """What commit *sha* changes against *parent*: source, test and other files, the
-        tests added and changed, patches and protected paths."""
-        repo, tests = self.repo, self.layout.tests
+        tests added and changed, patches, protected paths and (when the change is small
+        enough to be a task) the names it touches."""
+        repo, layout, tests = self.repo, self.layout, self.layout.tests
         facts: dict[str, Any] = {}
-        sources = tuple(dict.fromkeys(self.sources_at(parent) + self.sources_at(sha)))
-        names = names_at(repo, sha, self.layout.test_files)
-        # The whole tree: test modules by the project's names may sit anywhere (subtrees
-        # that are the same on both sides are never opened, so this costs little).
-        changes = repo.changes(sha, parent)
+        names = names_at(repo, sha, layout.test_files)
+        places = {s: _places(s) for s in layout.sources}
+        roots = [tests, *names.testpaths, *(p for ps in places.values() for p in ps)]
+        # Test modules by names the user gave may sit anywhere: then the whole tree
+        # (subtrees that are the same on both sides are never opened either way).
+        whole = "" in roots or "." in roots or layout.test_files is not None
+        changes = repo.changes(sha, parent, None if whole else roots)
         test_changes = [c for c in changes if _is_test(c, tests, names)]
-        source_changes = [
-            c for c in changes if c not in test_changes and any(_in(c, s) for s in sources)
-        ]
+        others = [c for c in changes if c not in test_changes]
+        folders = self._folders(sha, parent, places, others)
+        source_changes = [c for c in others if any(_in(c, f) for f in folders)]
         python = sorted({c.path for c in source_changes if c.path.endswith(".py")})
         facts["source_files"] = python
-        others = sorted({c.path for c in source_changes if not c.path.endswith(".py")})
-        if others:
-            facts["other_files"] = others
+        data = sorted({c.path for c in source_changes if not c.path.endswith(".py")})
+        if data:
+            facts["other_files"] = data
         if not python:
             return facts
-        facts["base_source"] = _common(
-            [source_at(repo, parent, s) for s in self.layout.sources], python
-        )
+        facts["base_source"] = _common(folders, python)
         facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
         functions: list[str] = []
         cases: list[str] = []
@@ -166,7 +167,28 @@ class FactFinder:
         facts["protected_paths"] = protected_paths(repo, sha, test_changes)
         if names.origin:
             facts["test_names"] = names.to_record()
+        if len(python) <= layout.names_up_to:  # a task if the other rules agree
+            facts["names"] = source_names(repo, facts, sha, parent)
         return facts
+
+    def _folders(
+        self, sha: str, parent: str, places: dict[str, tuple[str, ...]], changes: list[Change]
+    ) -> list[str]:
+        """The package folders as they were at this change: each configured one, or its
+        other usual place when only that holds changed files and the configured one is on
+        neither side."""
+        found: list[str] = []
+        for source, (configured, *others) in places.items():
+            found.append(configured)
+            if any(_in(c, configured) for c in changes):
+                continue
+            for other in others:
+                if any(_in(c, other) for c in changes) and not (
+                    self.repo.exists(parent, source) or self.repo.exists(sha, source)
+                ):
+                    found.append(other)
+                    break
+        return found
 
     def _collect(
         self, blob: str | None, label: str, names: TestNames, previous: Module | None = None
@@ -185,12 +207,11 @@ class FactFinder:
         return found
 
 
-def source_names(repo: Repo, facts: dict[str, Any], sha: str) -> list[str]:
+def source_names(repo: Repo, facts: dict[str, Any], sha: str, parent: str) -> list[str]:
     """The names a fix's source changes touch: what its statement must not mention.
 
-    Read only for tasks (most candidates fail a rule first), each file parsed once.
+    Read only for changes small enough to be tasks, each file version parsed once.
     """
-    parent = facts["parent"]
     return modified_names(
         (
             (path, repo.read_blob(parent, path), repo.read_blob(sha, path))
@@ -200,16 +221,13 @@ def source_names(repo: Repo, facts: dict[str, Any], sha: str) -> list[str]:
     )
 
 
-def source_at(repo: Repo, sha: str, source: str) -> str:
-    """*source* as it was at *sha*: itself when there, else ``src/<name>`` or ``<name>``
-    (the other usual place of the same package), else itself."""
-    if source in ("", ".") or repo.exists(sha, source):
-        return "" if source == "." else source
+def _places(source: str) -> tuple[str, ...]:
+    """*source*, then the other usual places of the same package: ``src/<name>`` for
+    ``<name>`` and ``<name>`` for ``src/<name>``."""
+    if source in ("", "."):
+        return ("",)
     name = source.rsplit("/", 1)[-1]
-    for other in (f"src/{name}", name):
-        if other != source and repo.is_dir(sha, other):
-            return other
-    return source
+    return (source, *(p for p in (f"src/{name}", name) if p != source))
 
 
 def needs_trees(facts: dict[str, Any]) -> bool:

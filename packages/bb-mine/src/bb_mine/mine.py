@@ -111,6 +111,7 @@ class Miner:
             self.github_repo,
             options.test_files,
             options.require_fix_signal,
+            options.max_source_files,
         )
         self.cache = MiningCache(
             _identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
@@ -289,7 +290,7 @@ class Miner:
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
         statement = self.finder.find(refs, change)
         if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
-            facts["names"] = source_names(self.repo, facts, sha)
+            facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
             if self.options.use_cache:
                 self.cache.remember(sha, facts)
         redacted = redact(statement.text, facts["names"])

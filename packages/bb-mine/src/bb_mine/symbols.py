@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from bb_core.unified import line_opcodes
@@ -29,13 +30,26 @@ def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[i
     return removed, added
 
 
+_PARSED: OrderedDict[bytes, ast.Module | None] = OrderedDict()
+_PARSED_KEPT = 64
+
+
 def _parse(source: bytes | None) -> ast.Module | None:
+    """The module *source* parses to (None when it does not): a file version that one
+    change adds and the next changes again is parsed once."""
     if not source:
         return None
+    if source in _PARSED:
+        _PARSED.move_to_end(source)
+        return _PARSED[source]
     try:
-        return ast.parse(source)
+        tree: ast.Module | None = ast.parse(source)
     except (SyntaxError, ValueError):
-        return None
+        tree = None
+    _PARSED[source] = tree
+    if len(_PARSED) > _PARSED_KEPT:
+        _PARSED.popitem(last=False)
+    return tree
 
 
 def touched_names(tree: ast.Module | None, lines: set[int]) -> set[str]:
