@@ -140,8 +140,8 @@ class FactFinder:
         cases: list[str] = []
         changed: list[str] = []
         for change in test_changes:
-            name = change.path.rsplit("/", 1)[-1]
-            if change.type == DELETE or not name.endswith(".py") or name in NEVER_TESTS:
+            named = names.is_test_module(change.path)
+            if change.type == DELETE or not (named or _maybe_tests(change.path)):
                 continue
             try:
                 before = self._collect(
@@ -149,9 +149,11 @@ class FactFinder:
                 )
                 after = self._collect(change.new_sha, change.path, names, before)
             except Unparseable as exc:
+                if not named:
+                    continue  # not the project's test module: data that need not parse
                 facts["unreadable"] = str(exc)
                 return facts
-            if not after.tests and not names.is_test_module(change.path):
+            if not after.tests and not named:
                 continue  # a helper module: no tests of its own
             new_functions, new_cases, edited = compare(before.tests, after.tests, change.path)
             functions += new_functions
@@ -233,6 +235,15 @@ def _places(source: str) -> tuple[str, ...]:
 def needs_trees(facts: dict[str, Any]) -> bool:
     """True for a commit that passed the cheap rules and whose tree facts are not read yet."""
     return "parent" in facts and "source_files" not in facts
+
+
+def _maybe_tests(path: str) -> bool:
+    """A Python file in a test folder that no setting names but that pytest runs when it is
+    named on the command line: ``tests_*.py`` of the nose era, ``tests.py``, ``testing.py``
+    (a name starting with ``test``). Data files of a test suite (``tests/data/*.py``) are
+    not read."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and name.startswith("test") and name not in NEVER_TESTS
 
 
 def _in(change: Change, folder: str) -> bool:

@@ -35,6 +35,9 @@ class Collected:
     qualname: str
     node: ast.FunctionDef | ast.AsyncFunctionDef
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    #: The definition's source lines: equal text is an unchanged test, without comparing
+    #: syntax trees.
+    text: bytes = b""
 
     @property
     def fingerprint(self) -> str:
@@ -95,7 +98,7 @@ def collect_module(
     except (SyntaxError, ValueError) as exc:
         raise Unparseable(f"{name}: {exc}") from exc
     whole: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), whole, names)
+    _collect_body(tree.body, "", frozenset(), whole, names, source.splitlines())
     return Module(whole)
 
 
@@ -145,7 +148,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
         return cached
     tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
     found: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), found, names)
+    _collect_body(tree.body, "", frozenset(), found, names, piece.splitlines())
     _PIECES[key] = found
     if len(_PIECES) > _PIECES_KEPT:
         _PIECES.popitem(last=False)
@@ -191,6 +194,7 @@ def compare(
         if q in before
         and test is not before[q]  # a piece read once is the same object in both versions
         and prefix + q not in with_cases
+        and test.text != before[q].text
         and test.fingerprint != before[q].fingerprint
     ]
     return functions, cases, changed
@@ -202,6 +206,7 @@ def _collect_body(
     inherited: frozenset[tuple[str, str]],
     out: dict[str, Collected],
     names: TestNames = DEFAULT,
+    lines: list[bytes] | None = None,
 ) -> None:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names.is_test_function(
@@ -209,11 +214,12 @@ def _collect_body(
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            out[qualname] = Collected(qualname, node, cases)
+            text = b"\n".join(lines[node.lineno - 1 : node.end_lineno]) if lines else b""
+            out[qualname] = Collected(qualname, node, cases, text)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names)
+            _collect_body(node.body, qualname, cases, out, names, lines)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
