@@ -258,3 +258,16 @@ def test_exclude_and_include_by_sha_or_task_id(base: GitRepo, tmp_path: Path) ->
     assert task["fix_commit"] == plain
     assert task["fix_signals"] == ["included"]
     assert [(s["commit"], s["reason"]) for s in result.skips] == [(fix, "excluded")]
+
+
+def test_an_included_commit_is_not_remembered_as_a_fix(base: GitRepo, tmp_path: Path) -> None:
+    """The mining cache keeps what a commit says; include is decided afresh on every run."""
+    plain = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Tidy total (#4)")
+    config = tmp_path / "bugbout.toml"
+    config.write_text(f'[project]\nsource = "pkg"\n[tasks]\ninclude = ["{plain}"]\n')
+    first = invoke(str(base.path), "--config", str(config), "--limit", "0")
+    assert [t["fix_commit"] for t in first.tasks] == [plain]
+    config.write_text('[project]\nsource = "pkg"\n')
+    again = invoke(str(base.path), "--config", str(config), "--limit", "0", "--explain")
+    assert again.tasks == []
+    assert [s["reason"] for s in again.skips if s["commit"] == plain] == ["not-a-fix"]

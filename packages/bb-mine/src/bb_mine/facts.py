@@ -81,15 +81,21 @@ class FactFinder:
         to be read. *force* (a commit ``[tasks] include`` names) records the parent of any
         commit that has one.
         """
-        require = self.layout.require_fix_signal and not force
-        if require and not commit.is_merge and not might_signal_fix(commit.message):
+        require = self.layout.require_fix_signal
+        if (
+            require
+            and not force
+            and not commit.is_merge
+            and not might_signal_fix(commit.title, commit.message)
+        ):
             return {"title": commit.title, "fix": False}  # most commits end here
         text = change_text(commit.message, commit.is_merge)
         signals = fix_signals(commit.message, text, commit.is_merge, self.own_repo)
+        # What the commit says, whatever include says (the facts are cached for every run).
         facts: dict[str, Any] = {"title": text.title, "fix": bool(signals) or not require}
         if signals:
             facts["signals"] = signals
-        if not facts["fix"]:
+        if not facts["fix"] and not force:
             return facts
         refs = issue_refs(text, self.own_repo)
         facts |= {

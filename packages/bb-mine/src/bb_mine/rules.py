@@ -141,11 +141,10 @@ _CLOSING_ANYWHERE = re.compile(
 )
 
 
-def might_signal_fix(message: str) -> bool:
-    """A quick test that rules out most commits: no fix word in the first line and no
-    closing keyword anywhere means no fix signal."""
-    first = message.split("\n", 1)[0]
-    return bool(_FIX_TITLE.search(first)) or (
+def might_signal_fix(title: str, message: str) -> bool:
+    """A quick test that rules out most commits: no fix word in the title and no closing
+    keyword anywhere in the message means no fix signal."""
+    return bool(_FIX_TITLE.search(title)) or (
         ("#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message)
         and bool(_CLOSING_ANYWHERE.search(message))
     )
