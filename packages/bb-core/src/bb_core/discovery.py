@@ -54,6 +54,14 @@ class TestNames:
     #: override, or None for pytest's defaults.
     origin: str | None = None
 
+    def __post_init__(self) -> None:
+        # Rules are dictionary keys of every parsed piece of every test module: hash once.
+        fields = (self.files, self.classes, self.functions, self.testpaths, self.origin)
+        object.__setattr__(self, "_hash", hash(fields))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
+
     def is_test_module(self, path: str) -> bool:
         """Whether pytest collects *path* (relative to the root) when it walks a folder.
 

@@ -35,9 +35,15 @@ class Collected:
     qualname: str
     node: ast.FunctionDef | ast.AsyncFunctionDef
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
-    #: The definition's source lines: equal text is an unchanged test, without comparing
-    #: syntax trees.
-    text: bytes = b""
+    #: The source the definition was parsed from (its piece, or the whole module).
+    source: bytes = b""
+
+    @property
+    def text(self) -> bytes:
+        """The definition's source lines: equal text is an unchanged test, without
+        comparing syntax trees (read only for tests in both versions of a module)."""
+        lines = self.source.splitlines()
+        return b"\n".join(lines[self.node.lineno - 1 : self.node.end_lineno])
 
     @property
     def fingerprint(self) -> str:
@@ -98,7 +104,7 @@ def collect_module(
     except (SyntaxError, ValueError) as exc:
         raise Unparseable(f"{name}: {exc}") from exc
     whole: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), whole, names, source.splitlines())
+    _collect_body(tree.body, "", frozenset(), whole, names, source)
     return Module(whole)
 
 
@@ -148,7 +154,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
         return cached
     tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
     found: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), found, names, piece.splitlines())
+    _collect_body(tree.body, "", frozenset(), found, names, piece)
     _PIECES[key] = found
     if len(_PIECES) > _PIECES_KEPT:
         _PIECES.popitem(last=False)
@@ -206,7 +212,7 @@ def _collect_body(
     inherited: frozenset[tuple[str, str]],
     out: dict[str, Collected],
     names: TestNames = DEFAULT,
-    lines: list[bytes] | None = None,
+    source: bytes = b"",
 ) -> None:
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names.is_test_function(
@@ -214,12 +220,11 @@ def _collect_body(
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            text = b"\n".join(lines[node.lineno - 1 : node.end_lineno]) if lines else b""
-            out[qualname] = Collected(qualname, node, cases, text)
+            out[qualname] = Collected(qualname, node, cases, source)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names, lines)
+            _collect_body(node.body, qualname, cases, out, names, source)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
