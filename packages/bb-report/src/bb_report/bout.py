@@ -43,6 +43,7 @@ class Task:
     matrix: Mapping[str, Any] | None = None
     verdict: Mapping[str, Any] | None = None
     scores: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by patch
+    kind: str | None = None  # bug, feature or unknown, as mining read the fix
 
     @property
     def stage(self) -> str:
@@ -189,6 +190,7 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
 
 def _from_line(record: Mapping[str, Any]) -> Task:
     task = Task(str(record["id"]), str(record.get("title", "")), line=True)
+    task.kind = record.get("category")
     task.oracle = record.get("oracle")
     for attempt in record.get("attempts", ()):
         task.attempts[str(attempt["agent"])] = attempt

@@ -247,6 +247,7 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    kind: str | None = None
 
 
 @dataclass(frozen=True)

@@ -240,6 +240,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 },
                 missing=_missing(t),
                 matrix=matrix_view(t),
+                kind=t.kind,
             )
         )
     return rows
