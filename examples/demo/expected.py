@@ -275,19 +275,19 @@ class Leaks:
 
     fix_section: str  # the heading of the section describing the fix
     diff_outside_section: bool  # a diff block stands outside that section, on its own
-    naming_sentence: str  # a sentence naming the function the fix changes
+    locating_sentence: str  # a sentence telling where the bug is
     keep: str  # the reproducing input, which must survive
 
 
 LEAKS = {
     "camel-first-word": Leaks(
         "## Solution", True,
-        "camel_case() lower-cases nothing; it keeps the first word exactly as given.",
+        "The bug is in camel_case(), which lower-cases nothing and keeps the first word as given.",
         "User Name",
     ),
     "lone-punctuation": Leaks(
         "## Proposed fix", False,
-        "word_count() splits on whitespace and counts whatever comes out.",
+        "The problem is in word_count(), which splits on whitespace and counts whatever comes out.",
         "wait - what?",
     ),
     "slug-accents": Leaks(
@@ -297,12 +297,12 @@ LEAKS = {
     ),
     "truncation-width": Leaks(
         "## Solution", False,
-        "truncate() cuts the text at *width* and only then adds the ellipsis.",
+        "The bug is in truncate(): it cuts the text at *width* and only then adds the ellipsis.",
         "abcdefghij",
     ),
     "snake-trailing-acronym": Leaks(
         "## Proposed fix", False,
-        "snake_case() puts an underscore before every capital letter.",
+        "The bug is in snake_case(), which puts an underscore before every capital letter.",
         "HTTPServer",
     ),
 }  # fmt: skip

@@ -3,7 +3,7 @@
 One record per issue or pull request that the demo history names, in the shape bb-mine
 reads: ``number``, ``title``, ``body``, ``is_pull_request``, ``closes``. Like real reports,
 most bodies go beyond the symptom: a "Solution" or "Proposed fix" section, a ``diff`` block
-and a sentence naming the function at fault - exactly what redaction has to remove.
+and a sentence telling where the bug is - exactly what redaction has to remove.
 
 Each report states its reproducing input in a sentence that names no function or module,
 so the input survives redaction; the scripted agents recognise a task by that input.
@@ -92,7 +92,7 @@ ISSUES: tuple[dict[str, Any], ...] = (
         `http_server`. Names with an acronym in the middle, like "parseXMLFile", are just as
         bad.
 
-        snake_case() puts an underscore before every capital letter.
+        The bug is in snake_case(), which puts an underscore before every capital letter.
 
         ## Proposed fix
 
@@ -113,7 +113,7 @@ ISSUES: tuple[dict[str, Any], ...] = (
         long. The documentation promises at most *width* characters, so I expected `abcde...`.
         The same happens with any long text and with a custom ellipsis.
 
-        truncate() cuts the text at *width* and only then adds the ellipsis.
+        The bug is in truncate(): it cuts the text at *width* and only then adds the ellipsis.
 
         ## Solution
 
@@ -133,7 +133,7 @@ ISSUES: tuple[dict[str, Any], ...] = (
         its own between spaces is counted as a word. Other punctuation standing alone, such as
         an em dash or an ellipsis character, is counted too.
 
-        word_count() splits on whitespace and counts whatever comes out.
+        The problem is in word_count(), which splits on whitespace and counts whatever comes out.
 
         It would help to have the tokenizer public as well, as `split_words(text)` in the same
         module, returning the words that are counted.
@@ -189,7 +189,7 @@ ISSUES: tuple[dict[str, Any], ...] = (
         case, so I expected `userName`. Any text whose first word starts with a capital, an
         acronym included, shows the same thing.
 
-        camel_case() lower-cases nothing; it keeps the first word exactly as given.
+        The bug is in camel_case(), which lower-cases nothing and keeps the first word as given.
         This patch makes it work for me:
 
         ```diff

@@ -48,6 +48,7 @@ interpreter = "venv/bin/python"
 since = 2023-01-31
 limit = 5
 max-source-files = 3
+statement-min-sentences = 2
 issues = "exports/issues.jsonl"
 require-fix-signal = false
 new-tests = "cases"
@@ -184,6 +185,7 @@ def test_every_key_is_read(folder: Path) -> None:
         since=dt.date(2023, 1, 31),
         limit=5,
         max_source_files=3,
+        statement_min_sentences=2,
         issues=folder.resolve() / "exports/issues.jsonl",
         require_fix_signal=False,
         new_tests="cases",

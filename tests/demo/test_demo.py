@@ -351,7 +351,7 @@ def test_issue_export_names_every_reference(demo_build: DemoPaths) -> None:
         section = body.index(f"\n{leaks.fix_section}\n")
         assert ("```diff" in body[:section]) == leaks.diff_outside_section
         assert "```diff" in body
-        assert " ".join(leaks.naming_sentence.split()) in " ".join(body.split())
+        assert " ".join(leaks.locating_sentence.split()) in " ".join(body.split())
         assert task.reported_input == leaks.keep and leaks.keep in body[:section]
 
 

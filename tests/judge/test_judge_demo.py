@@ -149,8 +149,8 @@ def test_the_pick_is_scored_as_the_patch_it_names(bout: dict[str, Any]) -> None:
         assert {k: v for k, v in pick.items() if k not in ("patch", "picked")} == {
             k: v for k, v in scores[verdict["pick"]].items() if k != "patch"
         }
-        # The tamperer's own test passes nowhere, not even on its own patch: it sinks nobody.
-        assert {r["author"] for r in verdict["unconfirmed"]} == {"tamperer"}
+        # Every author's tests reproduce on the whole base tree: none is left unconfirmed.
+        assert verdict["unconfirmed"] == []
 
 
 @pytest.mark.slow
@@ -191,3 +191,29 @@ def test_protected_paths_are_restored_from_the_fix(bout: dict[str, Any]) -> None
         assert (dest / "tests/conftest.py").read_bytes() == repo.read_blob(fix, "tests/conftest.py")
     assert not (dest / "tests/support").exists()
     assert {"tests/conftest.py", "pyproject.toml"} <= set(outcome.dropped)
+
+
+@pytest.mark.slow
+def test_breaking_a_test_in_a_module_the_fix_modifies_is_seen_and_never_picked(
+    bout: dict[str, Any],
+) -> None:
+    """The base versions of the fix's test modules are in the suite, so the breaker's
+    break of an existing test there is a cell against it, not only a hidden-test failure."""
+    examined = {r["id"]: r for r in map(json.loads, bout["examined"].read_text().splitlines())}
+    for task in bout["judged"]:
+        key = BY_TITLE[task["title"]].key
+        fact = BY_TITLE[task["title"]]
+        matrix = examined[task["id"]]["matrix"]
+        outcome = {
+            (c["test"], c["column"]): c["outcome"]
+            for c in matrix["cells"]
+            if c["author"] == "suite"
+        }
+        in_modules = [t for t in expected.BREAKER_BREAKS[key] if (t, "breaker") in outcome]
+        assert in_modules, f"{key}: the suite runs the base versions of {fact.test_files}"
+        for test in in_modules:
+            assert test.split("::")[0] in fact.test_files
+            assert outcome[(test, "base")] == "passed" and outcome[(test, "careful")] == "passed"
+            assert outcome[(test, "breaker")] == "failed"
+        assert task["verdict"]["pick"] != "breaker"
+        assert scores_of(task)["breaker"]["category"] in ("fixed-but-broke", "wrong-fix")

@@ -82,12 +82,15 @@ def test_statements_lose_the_leaks_and_keep_the_symptom(mined: Mined, key: str) 
     task = by_key(mined)[key]
     statement = task["statement"]
     assert leaks.fix_section not in statement
-    assert leaks.naming_sentence not in statement
+    assert leaks.locating_sentence not in statement
     assert "```diff" not in statement
     assert leaks.keep in statement
     counts = task["redactions"]
     assert counts["fix_sections"] >= 1
-    assert counts["naming_sentences"] >= 1
+    assert counts["locating_sentences"] + counts["prescribing_sentences"] >= 1
+    assert any(r["rule"] == "fix_sections" for r in task["redacted"])
+    assert leaks.locating_sentence in [r["text"] for r in task["redacted"]]
+    assert task["statement_kind"] == "issue" and task["statement_sentences"] >= 1
     assert counts["diff_blocks"] >= (1 if leaks.diff_outside_section else 0)
 
 

@@ -247,7 +247,7 @@ def test_exclude_and_include_by_sha_or_task_id(base: GitRepo, tmp_path: Path) ->
     fix = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None (#3)")
     plain = base.commit(
         {"pkg/core.py": FIXED + "\n", "tests/test_core.py": MORE + "\n\ndef test_c():\n    pass\n"},
-        "Tidy total",
+        "Tidy total\n\nA list holding None made the total fail with a TypeError.",
     )
     task_id = f"{base.path.name}-{fix[:10]}"
     config = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bb_mine.redact import redact
+from bb_mine.redact import RULES, redact, sentence_count
 from bb_mine.symbols import file_names, modified_names
 
 SYMPTOM = "Parsing an empty file raises IndexError."
@@ -28,7 +28,9 @@ def test_sections_describing_the_fix_are_removed(section: str) -> None:
     assert "length" not in result.text
     assert result.text.startswith(SYMPTOM)
     assert "Python 3.11" in result.text
-    assert result.counts == {"fix_sections": 1, "diff_blocks": 0, "naming_sentences": 0}
+    assert result.counts == {**dict.fromkeys(RULES, 0), "fix_sections": 1}
+    assert result.removed[0]["rule"] == "fix_sections"
+    assert "length" in result.removed[0]["text"]
 
 
 def test_a_section_ends_at_a_heading_of_its_level_not_at_a_subheading() -> None:
@@ -62,53 +64,105 @@ def test_diff_and_patch_blocks_are_removed(block: str) -> None:
 def test_a_diff_inside_a_fix_section_counts_under_both_rules() -> None:
     result = redact(f"{SYMPTOM}\n\n## Solution\n\n```diff\n-a\n+b\n```\n")
     assert result.text == SYMPTOM
-    assert result.counts == {"fix_sections": 1, "diff_blocks": 1, "naming_sentences": 0}
+    assert result.counts == {**dict.fromkeys(RULES, 0), "fix_sections": 1, "diff_blocks": 1}
+
+
+NAMES = [
+    "parse_header",
+    "Parser",
+    "Parser.feed",
+    "Parser._reset",
+    "_Base.__get__",
+    "_guard",
+    "feed",
+    "src/pkg/reader.py",
+    "reader.py",
+    "pkg.reader",
+]
 
 
 @pytest.mark.parametrize(
-    ("sentence", "removed"),
+    ("sentence", "rule"),
     [
-        ("The culprit is parse_header(), which never checks.", True),
-        ("I think `Parser.feed` is wrong.", True),
-        ("The bug is in src/pkg/reader.py somewhere.", True),
-        ("It lives in reader.py.", True),
-        ("Importing pkg.reader shows it.", True),
-        ("The Parser class keeps state.", True),
-        ("Calling `feed` twice breaks.", True),
-        ("Calling feed() twice breaks.", True),
-        ("Please feed the parser twice.", False),
-        ("The header is wrong.", False),
+        ("It lives in src/pkg/reader.py somewhere.", "locating_sentences"),
+        ("It lives in reader.py.", "locating_sentences"),
+        ("Importing pkg.reader shows it.", "locating_sentences"),
+        ("The helper `_guard` forgets the length.", "locating_sentences"),
+        ("Parser._reset() keeps state.", "locating_sentences"),
+        ("Inspecting it in _Base fails.", "locating_sentences"),
+        ("The bug is in the header parser.", "prescribing_sentences"),
+        ("The problem lies in how lines are split.", "prescribing_sentences"),
+        ("Change the separator to a colon.", "prescribing_sentences"),
+        ("It should use `partition` here.", "prescribing_sentences"),
+        ("Replace the split with a regular expression.", "prescribing_sentences"),
+        ("Just use rsplit instead of split.", "prescribing_sentences"),
+        ("This is caused by the missing guard.", "prescribing_sentences"),
+        ("The fix is to check the length.", "prescribing_sentences"),
+        # What the user calls, and what it does, is the symptom: it stays.
+        ("parse_header('a:b:c') returns three parts instead of two.", None),
+        ("Calling `Parser.feed` twice breaks.", None),
+        ("The Parser class keeps state.", None),
+        ("pkg.reader.parse_header('') raises.", None),
+        ("It should be 5 long including the ellipsis.", None),
+        ("The header is wrong.", None),
     ],
 )
-def test_sentences_naming_what_the_fix_modifies_are_removed(sentence: str, removed: bool) -> None:
-    names = [
-        "parse_header",
-        "Parser",
-        "Parser.feed",
-        "feed",
-        "src/pkg/reader.py",
-        "reader.py",
-        "pkg.reader",
-    ]
+def test_sentences_that_locate_or_prescribe_the_fix_are_removed(
+    sentence: str, rule: str | None
+) -> None:
     text = f"{SYMPTOM} {sentence} Seen on Linux."
-    result = redact(text, names)
-    assert (sentence not in result.text) is removed
+    result = redact(text, NAMES)
+    assert (sentence not in result.text) is (rule is not None)
     assert SYMPTOM in result.text and "Seen on Linux." in result.text
-    assert result.counts["naming_sentences"] == (1 if removed else 0)
+    if rule is None:
+        assert sum(result.counts.values()) == 0 and result.removed == []
+    else:
+        assert result.counts[rule] == 1
+        assert result.removed == [{"rule": rule, "text": sentence}]
 
 
-def test_naming_sentences_in_lists_and_wrapped_paragraphs() -> None:
+def test_an_issue_whose_every_sentence_names_the_patched_function_keeps_its_reproduction() -> None:
     text = (
-        "The parser fails\non long lines. Then parse_header()\nis called again.\n\n"
-        "- parse_header() is slow.\n- It happens daily.\n\n```\nparse_header('x')\n```\n"
+        "word_count('') returns 1 instead of 0, and 'a  b' counts 3 words.\n\n"
+        "```\n>>> word_count('a  b')\n3\n```\n"
     )
-    result = redact(text, ["parse_header"])
+    result = redact(text, ["word_count", "src/demo/text.py", "text.py", "demo.text"])
+    assert result.text == text.strip()
+    assert sum(result.counts.values()) == 0
+    assert sentence_count(result.text) == 2
+
+
+PATCH = """\
+--- a/src/pkg/reader.py
++++ b/src/pkg/reader.py
+@@ -1,2 +1,2 @@
+ def parse_header(text):
+-    return text.split(":")
++    return text.split(":", 1)
+"""
+
+
+def test_code_blocks_writing_out_the_fix_go_and_tracebacks_of_the_old_code_stay() -> None:
+    fix = '```python\nreturn text.split(":", 1)\n```'
+    traceback = '```\n  File "reader.py", line 2\n    return text.split(":")\nValueError\n```'
+    result = redact(f"{SYMPTOM}\n\n{traceback}\n\nTry this:\n\n{fix}\n", NAMES, PATCH)
+    assert traceback in result.text and fix not in result.text
+    assert result.counts["patch_code"] == 1
+    assert result.removed[0] == {"rule": "patch_code", "text": fix}
+
+
+def test_removed_sentences_in_lists_and_wrapped_paragraphs() -> None:
+    text = (
+        "The parser fails\non long lines. Then the bug\nis in _guard here.\n\n"
+        "- _guard() is slow.\n- It happens daily.\n\n```\n_guard('x')\n```\n"
+    )
+    result = redact(text, ["_guard"])
     # A paragraph that lost a sentence is joined onto one line; code is never touched.
     assert (
         result.text
-        == "The parser fails on long lines.\n\n- It happens daily.\n\n```\nparse_header('x')\n```"
+        == "The parser fails on long lines.\n\n- It happens daily.\n\n```\n_guard('x')\n```"
     )
-    assert result.counts["naming_sentences"] == 2
+    assert result.counts["locating_sentences"] == 2
 
 
 OLD = b"""\

@@ -100,10 +100,10 @@ def test_a_404_falls_back_to_the_commit_and_says_so(widgets: GitRepo) -> None:
         result = mine(widgets, fake)
     task = titles_to_tasks(result)["Fix negative widths (#7)"]
     assert task["statement_source"] == "commit"
-    assert (
-        task["statement"] == "Fix negative widths (#7)"
-    )  # the sentence naming width() is redacted
-    assert task["redactions"]["naming_sentences"] == 1
+    assert task["statement_kind"] == "commit-message"
+    # width() is what users call: naming it is the symptom, not the answer.
+    assert task["statement"] == "Fix negative widths (#7)\n\nwidth() returned negative numbers."
+    assert sum(task["redactions"].values()) == 0
     assert task["statement_notes"] == ["#7 was not found on GitHub (404)"]
     assert result.summary["statement_sources"] == {"github": 1, "commit": 1}
 
@@ -234,3 +234,78 @@ def test_a_pull_request_that_closes_nothing_speaks_for_itself(widgets: GitRepo) 
     assert task["statement_issue"] == {"number": 7}
     assert task["statement"] == "Clamp widths at zero\n\nNegative sizes made layouts overlap."
     assert task["statement_url"] == f"https://github.com/{REPO}/pull/7"
+
+
+def test_an_issue_naming_the_patched_function_in_every_sentence_keeps_its_reproduction(
+    widgets: GitRepo, tmp_path: Path
+) -> None:
+    export = tmp_path / "issues.jsonl"
+    body = "total([]) raises IndexError instead of returning 0. Summing [5] works."
+    export.write_text(
+        '{"number": 12, "title": "PR", "body": "Fixes #5", "is_pull_request": true, "closes": [5]}\n'
+        f'{{"number": 5, "title": "total of nothing", "body": "{body}"}}\n'
+    )
+    result = invoke(str(widgets.path), "--source", "src/widgets", "--issues", str(export))
+    task = titles_to_tasks(result)["Fix crash on empty lists (#12)"]
+    assert task["statement"] == f"total of nothing\n\n{body}"
+    assert (task["statement_kind"], task["statement_sentences"]) == ("issue", 2)
+    assert task["statement_length"] == len(task["statement"])
+    assert task["redacted"] == [] and "statement_fallbacks" not in task
+
+
+def test_a_redaction_that_would_empty_the_statement_falls_back_and_says_why(
+    widgets: GitRepo, tmp_path: Path
+) -> None:
+    export = tmp_path / "issues.jsonl"
+    export.write_text(
+        '{"number": 12, "title": "PR", "body": "Fixes #5", "is_pull_request": true, "closes": [5]}\n'
+        '{"number": 5, "title": "Empty lists", "body": "The bug is in sums.py, it indexes."}\n'
+    )
+    result = invoke(str(widgets.path), "--source", "src/widgets", "--issues", str(export))
+    task = titles_to_tasks(result)["Fix crash on empty lists (#12)"]
+    assert task["statement"] == "Fix crash on empty lists (#12)"
+    assert (task["statement_source"], task["statement_kind"]) == ("commit", "title")
+    fallbacks = task["statement_fallbacks"]
+    assert [(f["kind"], f.get("number")) for f in fallbacks] == [
+        ("issue", 5),
+        ("pull-request", 12),
+    ]
+    assert "keeps 0 sentences beyond its title once redacted" in fallbacks[0]["reason"]
+    assert "1 locating sentences" in fallbacks[0]["reason"]
+    assert "has no text beyond its title" in fallbacks[1]["reason"]
+
+
+def test_a_task_with_nothing_usable_is_skipped_as_no_statement(
+    git_repo: Callable[..., GitRepo],
+) -> None:
+    make = git_repo("guards")
+    make.commit(
+        {
+            "src/guards/__init__.py": "",
+            "src/guards/core.py": "def _guard(x):\n    return x\n",
+            "tests/test_core.py": "def test_nothing():\n    pass\n",
+        },
+        "Start guards",
+    )
+    make.commit(
+        {
+            "src/guards/core.py": "def _guard(x):\n    return bool(x)\n",
+            "tests/test_core.py": "def test_nothing():\n    pass\n\n\ndef test_guard():\n    pass\n",
+        },
+        "Fix _guard (#3)\n\nThe bug is in _guard.",
+    )
+    result = invoke(str(make.path), "--source", "src/guards", "--statement-min-sentences", "1")
+    assert result.code == 0 and result.tasks == []
+    (skip,) = result.skips
+    assert skip["reason"] == "no-statement"
+    kinds = [f["kind"] for f in skip["detail"]["fallbacks"]]
+    assert kinds == ["commit-message", "title"]
+    assert result.summary["skipped"]["no-statement"] == 1
+
+
+def test_commit_only_statements_warn_once_and_say_how_to_give_issue_texts(
+    demo_build: DemoPaths,
+) -> None:
+    result = invoke(str(demo_build.repo), "--source", expected.SOURCE)
+    assert result.stderr.count("every statement came from a commit message") == 1
+    assert "--issues" in result.stderr and "GITHUB_TOKEN" in result.stderr

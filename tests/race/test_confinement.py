@@ -147,7 +147,7 @@ def test_deletes_binaries_renames_modes_and_symlinks_are_all_in_the_patch(
     # The patch, applied to the base tree, gives back exactly what the agent left.
     rebuilt = tmp_path / "rebuilt"
     with open_repo(demo_tasks.repo) as repo:
-        repo.materialize(task["base_commit"], rebuilt, exclude=task["test_files"])
+        repo.materialize(task["base_commit"], rebuilt)
     apply_patch(attempt["patch"], rebuilt)
     work = Path(attempt["logdir"]).parent / "work"
     assert read_tree(rebuilt).entries == read_tree(work).entries

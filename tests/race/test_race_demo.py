@@ -111,13 +111,24 @@ def test_an_unrecognised_task_gets_no_change_from_everyone(demo_race: dict[str, 
 
 
 @pytest.mark.slow
-def test_the_checkout_had_no_history_and_no_fix_tests(demo_race: dict[str, Any]) -> None:
+def test_the_checkout_hides_the_history_and_only_the_fix(
+    demo_race: dict[str, Any], demo_build: Any
+) -> None:
+    from bb_core.git import open_repo
+
     task = by_key(demo_race)[expected.CAMEL_FIRST_WORD.key]
     careful = next(a for a in task["attempts"] if a["agent"] == "careful")
     work = Path(careful["logdir"]).parent / "work"
     assert work.is_dir() and not (work / ".git").exists()
-    for path in task["test_files"]:
-        assert not (work / path).exists() or path in files_in_patch(careful["patch"])
+    assert careful["given"]["base_commit"] == task["base_commit"]
+    with open_repo(demo_build.repo) as repo:
+        for path in task["test_files"]:
+            base = repo.read_blob(task["base_commit"], path)
+            assert path not in files_in_patch(careful["patch"])
+            # The base version of a test module the fix modifies is there, as it was.
+            assert base is not None and (work / path).read_bytes() == base
+        fixed = repo.read_blob(task["fix_commit"], task["test_files"][0])
+        assert fixed is not None and (work / task["test_files"][0]).read_bytes() != fixed
 
 
 @pytest.mark.slow
@@ -128,7 +139,7 @@ def test_a_recorded_patch_applied_to_the_base_gives_the_agents_tree(
     task = by_key(demo_race)[expected.LONE_PUNCTUATION.key]
     attempt = next(a for a in task["attempts"] if a["agent"] == agent)
     with open_repo(demo_race["root"] / "repo") as repo:
-        repo.materialize(task["base_commit"], tmp_path / "t", exclude=task["test_files"])
+        repo.materialize(task["base_commit"], tmp_path / "t")
     apply_patch(attempt["patch"], tmp_path / "t")
     work = Path(attempt["logdir"]).parent / "work"
     assert diff_trees(work, tmp_path / "t") == ""

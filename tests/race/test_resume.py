@@ -236,3 +236,58 @@ def test_an_agent_that_cannot_start_is_recorded_as_crashed(
         assert attempt["error"].startswith("bugbout could not run the attempt: FileNotFoundError")
     stored = json.loads((project.attempts / attempt["task_id"] / "missing.json").read_text())
     assert stored == attempt
+
+
+@pytest.mark.slow
+def test_a_changed_statement_runs_again_exactly_the_attempts_it_changes(
+    race_project: Any, demo_tasks: Any, race_cli: Any
+) -> None:
+    project = race_project({"quick": QUICK, "other": QUICK})
+    picked = demo_tasks.pick("User Name", "abcdefghij")
+    tasks = project.write_tasks(picked)
+    first = race_cli(project, tasks)
+    assert first.returncode == 0, first.stderr
+    before = first.attempts()
+    assert all(len(a["given"]["prompt_sha256"]) == 64 for a in before.values())
+    assert {a["given"]["base_commit"] for a in before.values()} == {
+        t["base_commit"] for t in picked
+    }
+
+    changed = [{**picked[0], "statement": picked[0]["statement"] + "\n\nSeen on 3.12 too."}]
+    tasks = project.write_tasks([*changed, picked[1]])
+    second = race_cli(project, tasks)
+    assert second.returncode == 0, second.stderr
+    assert "no longer match what they would be given now (changed prompt: 2)" in second.stderr
+    starts = Counter((n["agent"], n["task"]) for n in project.read_notes() if n["event"] == "start")
+    assert starts == {
+        ("quick", "User Name"): 2,
+        ("other", "User Name"): 2,
+        ("quick", "abcdefghij"): 1,
+        ("other", "abcdefghij"): 1,
+    }
+    after = second.attempts()
+    assert len(after) == 4  # the earlier attempts are history, not counted
+    moved = [(task, agent) for (task, agent), a in after.items() if a != before[(task, agent)]]
+    assert sorted(agent for _, agent in moved) == ["other", "quick"]
+    assert {task for task, _ in moved} == {picked[0]["id"]}
+    history = sorted(p.name.split(".")[0] for p in project.attempts.rglob("history/*.json"))
+    assert history == ["other", "quick"]
+
+    third = race_cli(project, tasks)  # the same ask again: nothing runs
+    assert sum(1 for n in project.read_notes() if n["event"] == "start") == 6
+    assert third.stdout == second.stdout
+
+
+@pytest.mark.slow
+def test_refresh_runs_every_attempt_again(
+    race_project: Any, demo_tasks: Any, race_cli: Any
+) -> None:
+    project = race_project({"quick": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
+    assert race_cli(project, tasks).returncode == 0
+    again = race_cli(project, tasks, "--refresh")
+    assert again.returncode == 0, again.stderr
+    starts = Counter((n["agent"], n["task"]) for n in project.read_notes() if n["event"] == "start")
+    assert starts == {("quick", "User Name"): 2, ("quick", "abcdefghij"): 2}
+    assert len(again.attempts()) == 2
+    assert len(list(project.attempts.rglob("history/*.json"))) == 2

@@ -71,6 +71,8 @@ class TasksConfig:
     since: dt.date | None = None
     limit: int = 20
     max_source_files: int = 2
+    #: Sentences a statement must keep beyond its title after redaction.
+    statement_min_sentences: int = 1
     #: The offline issue export, resolved against the config's folder.
     issues: Path | None = None
     require_fix_signal: bool = True

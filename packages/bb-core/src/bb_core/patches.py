@@ -316,13 +316,24 @@ class TreeDiff:
 
 
 def compare_trees(
-    base_dir: Path, work_dir: Path, *, ignore: tuple[str, ...] = DEFAULT_IGNORE
+    base_dir: Path,
+    work_dir: Path,
+    *,
+    ignore: tuple[str, ...] = DEFAULT_IGNORE,
+    leave_out: Callable[[str], bool] | None = None,
 ) -> TreeDiff:
-    """The git-style diff from *base_dir* to *work_dir*, with the work tree's flags."""
+    """The git-style diff from *base_dir* to *work_dir*, with the work tree's flags.
+
+    A file that is new in *work_dir* and for which *leave_out* says True (a file the base
+    tree's ``.gitignore`` ignores, see :class:`bb_core.ignores.GitIgnores`) is no part of
+    the diff; a file the base tree has always is, whatever the rules say, as in git.
+    """
     base = read_tree(Path(base_dir), ignore=ignore)
     work = read_tree(Path(work_dir), ignore=ignore)
     deleted = sorted(set(base.entries) - set(work.entries))
     added = sorted(set(work.entries) - set(base.entries))
+    if leave_out is not None:
+        added = [path for path in added if not leave_out(path)]
     sections: list[tuple[str, str]] = []
     for old, new in _pair_renames(added, deleted, base, work):
         added.remove(new)

@@ -57,6 +57,13 @@ def parse_since(text: str) -> datetime:
     help="A fix touching more Python files under the package is left out (tasks.max-source-files; default 2).",
 )
 @click.option(
+    "--statement-min-sentences",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Sentences a statement must keep beyond its title once redacted, else it falls back "
+    "(tasks.statement-min-sentences; default 1).",
+)
+@click.option(
     "--issues",
     metavar="FILE",
     help="Offline issue export, JSON lines (tasks.issues); GitHub is then not asked.",
@@ -101,6 +108,7 @@ def main(
     since: str | None,
     limit: int | None,
     max_source_files: int | None,
+    statement_min_sentences: int | None,
     issues: str | None,
     github: str | None,
     explain: bool,
@@ -126,6 +134,7 @@ def main(
         since=parse_since(since) if since is not None else None,
         limit=limit,
         max_source_files=max_source_files,
+        statement_min_sentences=statement_min_sentences,
         issues=Path(issues) if issues else None,
         explain=explain,
         strict_tests=strict_tests,

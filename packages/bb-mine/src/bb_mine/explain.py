@@ -1,8 +1,9 @@
 """Every rule's verdict for one commit: why it became a task, or which rule left it out.
 
 ``bugbout tasks --explain <sha>`` prints these. The rules are the ones :func:`bb_mine.mine`
-applies, read from the same facts; only ``duplicate-issue`` depends on other commits, so it
-is reported as decided by a whole run.
+applies, read from the same facts; ``no-statement`` (decided while the statement is chosen,
+from the issue's text) and ``duplicate-issue`` (which depends on other commits) are
+reported as decided later.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from bb_mine.mine import REASONS, MineOptions, Miner
 from bb_mine.rules import category
 
 PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
+
+#: Rules decided only while the task is written or against the other tasks of a run.
+LATER = {
+    "no-statement": "decided when the statement is chosen",
+    "duplicate-issue": "decided by a whole run",
+}
 
 
 def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[str, str, str]]:
@@ -63,8 +70,8 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
         verdicts = dict(miner.verdicts(sha, facts))
         failed = False
         for rule in REASONS:
-            if rule == "duplicate-issue":
-                rows.append((rule, NOT_REACHED if failed else "-", "decided by a whole run"))
+            if rule in LATER:
+                rows.append((rule, NOT_REACHED if failed else "-", LATER[rule]))
                 continue
             if failed or rule not in verdicts:
                 rows.append((rule, NOT_REACHED, ""))

@@ -16,7 +16,9 @@ fails is its skip reason:
 6. ``no-test-added``: it adds no test id to a test module (and, with ``new_tests =
    "changed"``, changes no existing test either);
 7. ``category``: its category (bug, feature, unknown) is not among ``categories``;
-8. ``duplicate-issue``: a newer task already names the same issue.
+8. ``no-statement``: no text - issue, pull request, commit message or title - keeps
+   enough once what reveals the fix is redacted (see :func:`bb_mine.statements.choose`);
+9. ``duplicate-issue``: a newer task already names the same issue.
 
 Rules 1-2 read only the commit message; only what passes them has its source and test
 subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`), and only
@@ -41,10 +43,12 @@ from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.options import NEW_TESTS, REASONS, MineOptions
-from bb_mine.redact import redact
 from bb_mine.rules import ChangeText, IssueRef, category
-from bb_mine.statements import IssueExport, StatementFinder
+from bb_mine.statements import IssueExport, StatementFinder, choose
 from bb_mine.verdicts import Rules, Verdict
+
+#: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
+STATEMENT_RULES = 3
 
 __all__ = ["REASONS", "MineOptions", "Miner", "guess_source", "mine"]
 
@@ -128,21 +132,34 @@ class Miner:
         """Replay the last identical run from the cache, else mine (and remember the result)."""
         started = time.monotonic()
         if not self.options.use_cache:
-            yield from self._mine(started)
+            for record in self._mine(started):
+                if record["kind"] == "summary":
+                    self._warn_commit_only(record)
+                yield record
             return
         key = self._replay_key()
         replay = self.cache.replay(key)
         if replay is not None:
             *records, summary = replay
             yield from records
+            self._warn_commit_only(summary)
             yield summary | {"elapsed": round(time.monotonic() - started, 3)}
             return
         produced: list[dict[str, Any]] = []
         for record in self._mine(started):
             produced.append(record)
+            if record["kind"] == "summary":
+                self._warn_commit_only(record)
             yield record
         if not self.finder.degraded:  # a run that lost GitHub half-way is not worth replaying
             self.cache.remember_replay(key, produced)
+
+    def _warn_commit_only(self, summary: dict[str, Any]) -> None:
+        """Say once when no statement came from an issue: agents then read only what was
+        written with the fix in hand."""
+        sources = summary.get("statement_sources") or {}
+        if sources and set(sources) == {"commit"} and not self.finder.degraded:
+            self.warn(commit_only_warning(self.finder.export is not None, self.github_repo))
 
     def _replay_key(self) -> str:
         opts = self.options
@@ -152,6 +169,8 @@ class Miner:
             opts.since.isoformat() if opts.since else None,
             opts.limit,
             opts.max_source_files,
+            opts.statement_min_sentences,
+            STATEMENT_RULES,
             opts.tests_rule,
             opts.categories,
             opts.include,
@@ -185,7 +204,9 @@ class Miner:
                 if reason is None:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
-                    if taken:
+                    if record.get("kind") == "skip":
+                        reason = ("no-statement", record["message"], record["detail"])
+                    elif taken:
                         reason = (
                             "duplicate-issue",
                             f"names the same issue as the newer task {claimed[taken[0]]}",
@@ -288,12 +309,26 @@ class Miner:
             for r in facts["refs"]
         ]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
-        statement = self.finder.find(refs, change)
         if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
             facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
             if self.options.use_cache:
                 self.cache.remember(sha, facts)
-        redacted = redact(statement.text, facts["names"])
+        candidates = self.finder.find(refs, change)
+        keys = sorted(candidates[0].keys)
+        chosen, fallbacks = choose(
+            candidates,
+            facts["names"],
+            facts["reference_patch"],
+            min_sentences=self.options.statement_min_sentences,
+        )
+        if chosen is None:
+            message = "no issue, pull request, commit message or title keeps enough once redacted"
+            return {
+                "kind": "skip",
+                "message": message,
+                "detail": {"fallbacks": fallbacks},
+            }, keys
+        statement, redacted = chosen.statement, chosen.redacted
         added = self.rules.new_tests(facts)
         signals = list(facts.get("signals", []))
         if self.picked(sha, self.options.include):
@@ -310,6 +345,9 @@ class Miner:
             "issue_refs": [r.to_record() for r in refs],
             "statement": redacted.text,
             "statement_source": statement.source,
+            "statement_kind": statement.kind,
+            "statement_length": len(redacted.text),
+            "statement_sentences": chosen.sentences,
         }
         if statement.url:
             record["statement_url"] = statement.url
@@ -322,8 +360,11 @@ class Miner:
             record["statement_issue"] = issue
         if statement.notes:
             record["statement_notes"] = statement.notes
+        if fallbacks:
+            record["statement_fallbacks"] = fallbacks
         record |= {
             "redactions": redacted.counts,
+            "redacted": redacted.removed,
             "source": facts.get("base_source", self.source),
             "tests": self.tests,
             "source_files": facts["source_files"],
@@ -343,7 +384,7 @@ class Miner:
             record["branch"] = facts["branch"]
         if facts.get("test_names"):
             record["test_names"] = facts["test_names"]
-        return record, sorted(statement.keys)
+        return record, keys
 
     def _skip(
         self, sha: str, facts: dict[str, Any], code: str, message: str, detail: dict[str, Any]
@@ -360,6 +401,22 @@ class Miner:
         if detail:
             record["detail"] = detail
         return record
+
+
+def commit_only_warning(exported: bool, github: str | None) -> str:
+    """The one warning for a run whose statements all came from commit messages."""
+    if exported:
+        why = "the issues export names none of the referenced issues"
+    elif github:
+        why = f"GitHub ({github}) gave no issue text"
+    else:
+        why = "there is no issues export and no GitHub repository is known"
+    return (
+        f"every statement came from a commit message ({why}); agents read words written "
+        "with the fix in hand. Give issue texts with --issues FILE (tasks.issues, JSON lines "
+        "of number, title, body) or name the GitHub repository with --github OWNER/NAME "
+        "(project.github), with GITHUB_TOKEN set for private ones"
+    )
 
 
 def _unread(facts: dict[str, Any]) -> bool:

@@ -20,6 +20,7 @@ REASONS = (
     "unreadable",
     "no-test-added",
     "category",
+    "no-statement",
     "duplicate-issue",
 )
 
@@ -40,6 +41,7 @@ class MineOptions:
     since: datetime | None = None
     limit: int = 20  # 0: no limit
     max_source_files: int = 2
+    statement_min_sentences: int = 1
     issues: Path | None = None
     explain: bool = False
     strict_tests: bool = False  # the same as new_tests="functions"
@@ -69,6 +71,7 @@ class MineOptions:
             "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
+            "statement_min_sentences": config.tasks.statement_min_sentences,
             "issues": config.tasks.issues,
             "github": config.project.github,
             "test_files": tuple(config.project.test_files) if config.project.test_files else None,

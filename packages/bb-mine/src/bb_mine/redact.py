@@ -1,6 +1,9 @@
-"""Remove from a statement what was written with the fix in hand.
+"""Remove from a statement what was written with the fix in hand, and keep the problem.
 
-Three rules, applied in this order, each counted in the task's ``redactions``:
+A statement keeps its title, the symptom, the reproduction (calls with their arguments,
+inputs and outputs, tracebacks, expected against actual) and the data it affects. Five
+rules, applied in this order, remove the answer; every removal is recorded with its rule
+and the text removed (kept in the task for review, never shown to an agent):
 
 ``diff_blocks``
     A fenced block marked ``diff``/``patch`` or holding a unified diff, and an unfenced
@@ -9,23 +12,34 @@ Three rules, applied in this order, each counted in the task's ``redactions``:
     A section under a heading in which the author describes the fix: *Solution*,
     *Proposed fix*, *Changes*, *Implementation*, *Root cause* ... (Markdown ``#``
     headings, setext headings, a line in bold, or a ``Solution:`` label line).
-``naming_sentences``
-    A sentence of prose naming a function, class, method or file that the reference
-    patch modifies. Names that are also plain words (``parse``, ``run``) count only when
-    written as code: in backticks, called (``parse(``) or reached through a dot.
-
-Code blocks other than diffs are kept whole: a reproduction or a traceback is the symptom,
-not the answer.
+``patch_code``
+    A code block holding a line the reference patch adds: the fix, written out. A block
+    holding the old code (a traceback shows it) is the symptom and stays.
+``locating_sentences``
+    A sentence of prose naming a file or module the reference patch modifies
+    (``src/pkg/reader.py``, ``reader.py``, ``pkg.reader``) or a private helper it
+    modifies (``_guard``, ``Parser._feed``). A public function or class it modifies is
+    what the user calls, so naming it - ``word_count('') returns 1`` - is kept.
+``prescribing_sentences``
+    A sentence telling what to change: "the bug is in ...", "change X to Y", "should
+    use", "replace ... with", "use X instead of Y", "the fix is ...".
 """
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-RULES = ("fix_sections", "diff_blocks", "naming_sentences")
+from bb_mine.reveals import PRESCRIBING, WORD, FixFacts, name_matcher
+
+RULES = (
+    "diff_blocks",
+    "fix_sections",
+    "patch_code",
+    "locating_sentences",
+    "prescribing_sentences",
+)
 
 _FIX_HEADINGS = (
     "solution",
@@ -58,9 +72,9 @@ _FIX_HEADINGS = (
     "cause",
     "resolution",
 )
-_HEADING_WORDS = "|".join(re.escape(h) for h in sorted(_FIX_HEADINGS, key=len, reverse=True))
-_FIX_HEADING = re.compile(r"^(?:" + _HEADING_WORDS + r")\b[\s:.!?-]*$", re.IGNORECASE)
-_FIX_LABEL = re.compile(r"^(?:" + _HEADING_WORDS + r")\s*:", re.IGNORECASE)
+_HEADINGWORDS = "|".join(re.escape(h) for h in sorted(_FIX_HEADINGS, key=len, reverse=True))
+_FIX_HEADING = re.compile(r"^(?:" + _HEADINGWORDS + r")\b[\s:.!?-]*$", re.IGNORECASE)
+_FIX_LABEL = re.compile(r"^(?:" + _HEADINGWORDS + r")\s*:", re.IGNORECASE)
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})\s*([\w+-]*)")
 _ATX = re.compile(r"^\s{0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -79,6 +93,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 class Redacted:
     text: str
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RULES, 0))
+    #: Every removal, in order: ``{"rule": ..., "text": ...}``.
+    removed: list[dict[str, str]] = field(default_factory=list)
+
+    def drop(self, rule: str, text: str) -> None:
+        self.counts[rule] += 1
+        self.removed.append({"rule": rule, "text": text.strip()})
 
 
 @dataclass(slots=True)
@@ -88,17 +108,34 @@ class _Block:
     info: str = ""
 
 
-def redact(text: str, names: Iterable[str] = ()) -> Redacted:
-    """*text* without fix sections, diffs and sentences naming any of *names*."""
+def redact(text: str, names: Iterable[str] = (), patch: str = "") -> Redacted:
+    """*text* without what the rules above remove; *names* are the names the reference
+    *patch* modifies (see :func:`bb_mine.symbols.modified_names`)."""
+    fix = FixFacts.of(names, patch)
     result = Redacted(text="")
     blocks = _blocks(text.replace("\r\n", "\n"))
-    blocks = _drop_diffs(blocks, result.counts)
-    blocks = _drop_fix_sections(blocks, result.counts)
-    matchers = _name_matchers(names)
-    if matchers:
-        blocks = [_drop_naming_sentences(b, matchers, result.counts) for b in blocks]
+    blocks = _drop_diffs(blocks, result)
+    blocks = _drop_fix_sections(blocks, result)
+    blocks = _drop_patch_code(blocks, fix, result)
+    matchers = _matchers(fix)
+    blocks = [_drop_sentences(b, matchers, result) for b in blocks]
     result.text = _join(blocks)
     return result
+
+
+def sentence_count(text: str) -> int:
+    """How many sentences of at least two words *text* has; a code block counts as one."""
+    count = 0
+    for block in _blocks(text):
+        if block.kind == "fence":
+            count += int(any(line.strip() for line in block.lines[1:-1]))
+            continue
+        for unit in _units(block.lines):
+            body = " ".join(line.strip() for line in unit).strip()
+            if not body or _SETEXT.match(body):
+                continue
+            count += sum(1 for s in _SENTENCE_END.split(body) if len(WORD.findall(s)) >= 2)
+    return count
 
 
 # -- blocks -------------------------------------------------------------------------------
@@ -137,7 +174,54 @@ def _join(blocks: list[_Block]) -> str:
     return text.strip()
 
 
-# -- rule 1: sections describing the fix ---------------------------------------------------
+# -- diff and patch blocks ----------------------------------------------------------------
+
+
+def _looks_like_diff(lines: list[str]) -> bool:
+    body = lines[1:-1]
+    has_old = any(line.startswith("--- ") for line in body)
+    has_new = any(line.startswith("+++ ") for line in body)
+    return any(line.startswith(("diff --git ", "@@ -")) for line in body) or (has_old and has_new)
+
+
+def _drop_diffs(blocks: list[_Block], result: Redacted) -> list[_Block]:
+    out: list[_Block] = []
+    for block in blocks:
+        if block.kind == "fence":
+            if block.info in ("diff", "patch", "udiff") or _looks_like_diff(block.lines):
+                result.drop("diff_blocks", "\n".join(block.lines))
+                continue
+            out.append(block)
+            continue
+        kept: list[str] = []
+        lines = block.lines
+        index = 0
+        while index < len(lines):
+            if _DIFF_START.match(lines[index]) and _diff_follows(lines, index):
+                start = index
+                index += 1
+                while (
+                    index < len(lines) and lines[index].strip() and _DIFF_BODY.match(lines[index])
+                ):
+                    index += 1
+                result.drop("diff_blocks", "\n".join(lines[start:index]))
+                continue
+            kept.append(lines[index])
+            index += 1
+        if kept:
+            out.append(_Block("prose", kept))
+    return out
+
+
+def _diff_follows(lines: list[str], index: int) -> bool:
+    window = lines[index : index + 6]
+    return any(line.startswith("@@ -") for line in window) or (
+        any(line.startswith("--- ") for line in window)
+        and any(line.startswith("+++ ") for line in window)
+    )
+
+
+# -- sections describing the fix ----------------------------------------------------------
 
 
 def _heading(lines: list[str], index: int) -> tuple[int, str] | None:
@@ -162,37 +246,46 @@ def _heading(lines: list[str], index: int) -> tuple[int, str] | None:
     return None
 
 
-def _drop_fix_sections(blocks: list[_Block], counts: dict[str, int]) -> list[_Block]:
+def _drop_fix_sections(blocks: list[_Block], result: Redacted) -> list[_Block]:
     out: list[_Block] = []
-    dropping: int | None = None  # level of the section being dropped
+    dropping: list[str] | None = None  # the lines of the section being dropped
+    level = 0
     for block in blocks:
         if block.kind == "fence":
             if dropping is None:
                 out.append(block)
+            else:
+                dropping.extend(block.lines)
             continue
         kept: list[str] = []
         index = 0
         lines = block.lines
         while index < len(lines):
             head = _heading(lines, index)
-            if head is not None and dropping is not None and head[0] <= dropping:
+            if head is not None and dropping is not None and head[0] <= level:
+                result.drop("fix_sections", "\n".join(dropping))
                 dropping = None  # a heading of the same or a higher level ends the section
             if head is not None and dropping is None and _FIX_HEADING.match(_plain(head[1])):
-                dropping = head[0]
-                counts["fix_sections"] += 1
+                dropping, level = [], head[0]
             if dropping is None and head is None and _FIX_LABEL.match(_plain(lines[index])):
                 # "Solution: change X to Y" - the paragraph it opens is dropped.
-                counts["fix_sections"] += 1
+                start = index
                 while index < len(lines) and lines[index].strip():
                     index += 1
+                result.drop("fix_sections", "\n".join(lines[start:index]))
                 continue
             if dropping is None:
                 kept.append(lines[index])
-            elif head is not None and _is_setext(lines, index):
-                index += 1  # skip the underline too
+            else:
+                dropping.append(lines[index])
+                if head is not None and _is_setext(lines, index):
+                    index += 1  # the underline goes too
+                    dropping.append(lines[index])
             index += 1
         if kept:
             out.append(_Block("prose", kept))
+    if dropping is not None:
+        result.drop("fix_sections", "\n".join(dropping))
     return out
 
 
@@ -208,86 +301,52 @@ def _plain(text: str) -> str:
     return re.sub(r"[*_`]", "", text).strip()
 
 
-# -- rule 2: diff and patch blocks ---------------------------------------------------------
+# -- code that reproduces the fix ---------------------------------------------------------
 
 
-def _looks_like_diff(lines: list[str]) -> bool:
-    body = lines[1:-1]
-    has_old = any(line.startswith("--- ") for line in body)
-    has_new = any(line.startswith("+++ ") for line in body)
-    return any(line.startswith(("diff --git ", "@@ -")) for line in body) or (has_old and has_new)
-
-
-def _drop_diffs(blocks: list[_Block], counts: dict[str, int]) -> list[_Block]:
+def _drop_patch_code(blocks: list[_Block], fix: FixFacts, result: Redacted) -> list[_Block]:
+    if not fix.added_lines:
+        return blocks
     out: list[_Block] = []
     for block in blocks:
-        if block.kind == "fence":
-            if block.info in ("diff", "patch", "udiff") or _looks_like_diff(block.lines):
-                counts["diff_blocks"] += 1
-                continue
-            out.append(block)
+        if block.kind == "fence" and any(
+            line.strip() in fix.added_lines for line in block.lines[1:-1]
+        ):
+            result.drop("patch_code", "\n".join(block.lines))
             continue
-        kept: list[str] = []
-        lines = block.lines
-        index = 0
-        while index < len(lines):
-            if _DIFF_START.match(lines[index]) and _diff_follows(lines, index):
-                counts["diff_blocks"] += 1
-                index += 1
-                while (
-                    index < len(lines) and lines[index].strip() and _DIFF_BODY.match(lines[index])
-                ):
-                    index += 1
-                continue
-            kept.append(lines[index])
-            index += 1
-        if kept:
-            out.append(_Block("prose", kept))
+        out.append(block)
     return out
 
 
-def _diff_follows(lines: list[str], index: int) -> bool:
-    window = lines[index : index + 6]
-    return any(line.startswith("@@ -") for line in window) or (
-        any(line.startswith("--- ") for line in window)
-        and any(line.startswith("+++ ") for line in window)
-    )
+# -- sentences that locate or prescribe the fix -------------------------------------------
 
 
-# -- rule 3: sentences naming what the fix modifies ----------------------------------------
+def _matchers(fix: FixFacts) -> list[re.Pattern[str]]:
+    wanted = sorted(fix.places | fix.private, key=len, reverse=True)
+    return [name_matcher(name) for name in wanted]
 
 
-def _is_distinctive(name: str) -> bool:
-    """A name no one writes by accident: snake_case, dotted, a path, a digit, Capitalised."""
-    return any(ch in name for ch in "_./") or any(ch.isdigit() for ch in name) or name[0].isupper()
+def _rule_for(sentence: str, matchers: list[re.Pattern[str]]) -> str | None:
+    if any(m.search(sentence) for m in matchers):
+        return "locating_sentences"
+    if PRESCRIBING.search(_plain_code(sentence)):
+        return "prescribing_sentences"
+    return None
 
 
-def _name_matchers(names: Iterable[str]) -> list[re.Pattern[str]]:
-    wanted = sorted({n for n in names if n and len(n) >= 2}, key=len, reverse=True)
-    return [_name_matcher(name) for name in wanted]
+def _plain_code(sentence: str) -> str:
+    """*sentence* with inline code spans as one placeholder word, so their contents
+    (``x.replace(a, b)``) never read as prose."""
+    return re.sub(r"`[^`\n]*`", " CODE ", sentence)
 
 
-@functools.lru_cache(maxsize=4096)
-def _name_matcher(name: str) -> re.Pattern[str]:
-    """What counts as mentioning *name* (the same files and functions recur across fixes)."""
-    escaped = re.escape(name)
-    bare = r"(?<![\w])" + escaped + r"(?![\w])"
-    if _is_distinctive(name):
-        return re.compile(bare)
-    return re.compile(
-        r"`[^`\n]*" + bare + r"[^`\n]*`|" + bare + r"\s*\(|\." + escaped + r"(?![\w])"
-    )
-
-
-def _drop_naming_sentences(
-    block: _Block, matchers: list[re.Pattern[str]], counts: dict[str, int]
-) -> _Block:
+def _drop_sentences(block: _Block, matchers: list[re.Pattern[str]], result: Redacted) -> _Block:
     if block.kind == "fence":
         return block
     out: list[str] = []
     for unit in _units(block.lines):
         text = "\n".join(unit)
-        if not any(m.search(text) for m in matchers):
+        if not text.strip() or not any(_rule_for(line, matchers) for line in [text]):
             out.extend(unit)
             continue
         marker = _LIST_ITEM.match(unit[0])
@@ -295,13 +354,13 @@ def _drop_naming_sentences(
         body = " ".join(line.strip() for line in unit)
         if prefix:
             body = body[len(prefix.strip()) :].strip()
-        sentences = _SENTENCE_END.split(body)
         kept = []
-        for sentence in sentences:
-            if any(m.search(sentence) for m in matchers):
-                counts["naming_sentences"] += 1
-            else:
+        for sentence in _SENTENCE_END.split(body):
+            rule = _rule_for(sentence, matchers)
+            if rule is None:
                 kept.append(sentence)
+            else:
+                result.drop(rule, sentence)
         if kept:
             out.append(prefix + " ".join(kept))
     return _Block("prose", out)

@@ -1,9 +1,10 @@
 """Find the text an agent will read for a task: the issue, as it was reported.
 
-Sources, in order: an offline export of issues (JSON lines), the GitHub REST API, and
-last the change's own message. When a pull request closes an issue, the issue's text is
-used, because it was written before anyone knew the answer. An export makes mining
-offline: GitHub is not asked when one is given.
+Issue texts come from an offline export of issues (JSON lines) or the GitHub REST API;
+an export makes mining offline: GitHub is not asked when one is given. The statement is
+the first of these that redaction leaves enough of (:func:`choose`): the issue, because it
+was written before anyone knew the answer (when a pull request closes an issue, that
+issue), then the pull request, then the commit message, then the commit title alone.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from bb_core.errors import BadRecord, UsageError
 from bb_core.records import json_type
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound
+from bb_mine.redact import RULES, Redacted, redact, sentence_count
 from bb_mine.rules import ChangeText, IssueRef, closing_refs
 
 _TRAILER = re.compile(
@@ -40,6 +42,10 @@ class Issue:
     repo: str | None = None
 
 
+#: What a statement can be, in the order it falls back.
+KINDS = ("issue", "pull-request", "commit-message", "title")
+
+
 @dataclass(slots=True)
 class Statement:
     """What was found: the text before redaction, where it came from and what it names."""
@@ -52,10 +58,81 @@ class Statement:
     via_pull_request: int | None = None
     notes: list[str] = field(default_factory=list)
     keys: set[tuple[str, int]] = field(default_factory=set)
+    kind: str = "issue"  # one of KINDS
 
     @property
     def text(self) -> str:
         return f"{self.title}\n\n{self.body}".strip()
+
+    @property
+    def label(self) -> str:
+        """``issue #12``, ``pull request #3``, ``the commit message``, ``the commit title``."""
+        if self.kind == "commit-message":
+            return "the commit message"
+        if self.kind == "title":
+            return "the commit title"
+        number = self.issue.number if self.issue is not None else "?"
+        return f"{'pull request' if self.kind == 'pull-request' else 'issue'} #{number}"
+
+
+@dataclass(slots=True)
+class Chosen:
+    """The statement a task gets: the first candidate redaction leaves enough of."""
+
+    statement: Statement
+    redacted: Redacted
+    sentences: int
+    #: Each candidate passed over, in order: ``{"kind", "reason"}`` (and ``number``).
+    fallbacks: list[dict[str, Any]] = field(default_factory=list)
+
+
+#: The fewest words a title must keep to be a statement on its own.
+TITLE_WORDS = 3
+
+
+def choose(
+    candidates: list[Statement], names: list[str], patch: str, *, min_sentences: int = 1
+) -> tuple[Chosen | None, list[dict[str, Any]]]:
+    """The first of *candidates* that keeps at least *min_sentences* sentences beyond its
+    title once redacted (the bare title: at least :data:`TITLE_WORDS` words), and every
+    candidate passed over with the reason. None when no candidate is usable."""
+    fallbacks: list[dict[str, Any]] = []
+    for candidate in candidates:
+        title = redact(candidate.title, names, patch)
+        body = redact(candidate.body, names, patch)
+        merged = Redacted(
+            text=f"{title.text}\n\n{body.text}".strip(),
+            counts={rule: title.counts[rule] + body.counts[rule] for rule in RULES},
+            removed=[*title.removed, *body.removed],
+        )
+        sentences = sentence_count(body.text)
+        if candidate.kind == "title":
+            words = len(title.text.split())
+            if words >= TITLE_WORDS:
+                return Chosen(candidate, merged, 0, fallbacks), fallbacks
+            reason = (
+                f"{candidate.label} keeps {words} word{'s' * (words != 1)} once redacted; "
+                f"at least {TITLE_WORDS} are needed"
+            )
+        elif sentences >= min_sentences:
+            return Chosen(candidate, merged, sentences, fallbacks), fallbacks
+        elif not sentence_count(candidate.body):
+            reason = f"{candidate.label} has no text beyond its title"
+        else:
+            reason = (
+                f"{candidate.label} keeps {sentences} sentence{'s' * (sentences != 1)} beyond "
+                f"its title once redacted ({_removed(body)}); at least {min_sentences} needed"
+            )
+        entry: dict[str, Any] = {"kind": candidate.kind, "reason": reason}
+        if candidate.issue is not None and candidate.kind in ("issue", "pull-request"):
+            entry["number"] = candidate.issue.number
+        fallbacks.append(entry)
+    return None, fallbacks
+
+
+def _removed(redacted: Redacted) -> str:
+    parts = [f"{n} {rule.replace('_', ' ')}" for rule, n in redacted.counts.items() if n]
+    return "removed: " + ", ".join(parts) if parts else "nothing removed"
 
 
 class IssueExport:
@@ -141,34 +218,41 @@ class StatementFinder:
         """True once GitHub stopped answering during this run."""
         return self._warned
 
-    def find(self, refs: list[IssueRef], change: ChangeText) -> Statement:
+    def find(self, refs: list[IssueRef], change: ChangeText) -> list[Statement]:
+        """Every text the task's statement may come from, in fallback order: the issues the
+        change names (an issue a named pull request closes before that pull request), the
+        pull requests, the commit message, and the commit title alone."""
         notes: list[str] = []
         keys = {ref.key for ref in refs}
+        issues: list[Statement] = []
+        pulls: list[Statement] = []
         for ref in refs:
             item, source = self._lookup(ref, notes)
             if item is None:
                 continue
-            if item.is_pull_request:
-                for closed in item.closes:
-                    issue, issue_source = self._lookup(
-                        IssueRef(closed, f"#{closed}", ref.repo), notes
-                    )
-                    if issue is not None and not issue.is_pull_request:
-                        keys.add(((ref.repo or "").lower(), issue.number))
-                        return Statement(
-                            issue.title,
-                            issue.body,
-                            issue_source,
-                            issue.url,
-                            issue,
-                            item.number,
-                            notes,
-                            keys,
+            if not item.is_pull_request:
+                issues.append(Statement(item.title, item.body, source, item.url, item))
+                continue
+            for closed in item.closes:
+                issue, issue_source = self._lookup(IssueRef(closed, f"#{closed}", ref.repo), notes)
+                if issue is not None and not issue.is_pull_request:
+                    keys.add(((ref.repo or "").lower(), issue.number))
+                    issues.append(
+                        Statement(
+                            issue.title, issue.body, issue_source, issue.url, issue, item.number
                         )
-            return Statement(item.title, item.body, source, item.url, item, None, notes, keys)
-        return Statement(
-            change.title, _without_trailers(change.body), "commit", notes=notes, keys=keys
-        )
+                    )
+            pulls.append(
+                Statement(item.title, item.body, source, item.url, item, kind="pull-request")
+            )
+        found = [*issues, *pulls]
+        body = _without_trailers(change.body)
+        if body:
+            found.append(Statement(change.title, body, "commit", kind="commit-message"))
+        found.append(Statement(change.title, "", "commit", kind="title"))
+        for statement in found:
+            statement.notes, statement.keys = notes, keys
+        return found
 
     def _lookup(self, ref: IssueRef, notes: list[str]) -> tuple[Issue | None, str]:
         label = f"{ref.repo}#{ref.number}" if ref.repo else f"#{ref.number}"

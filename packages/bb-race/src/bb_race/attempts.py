@@ -1,13 +1,16 @@
 """Where finished attempts are kept, so that a race can stop and carry on.
 
 One JSON file per agent per task, ``.bugbout/attempts/<task id>/<agent name>.json``,
-written atomically the moment the attempt ends. A stored attempt is never run again,
-except that ``--retry-failed`` runs again those that ended ``quota`` or ``crashed``.
+written atomically the moment the attempt ends. A stored attempt is run again only when
+it was given something else than the race would give now (see :mod:`bb_race.given`),
+on ``--refresh``, or - with ``--retry-failed`` - when it ended ``quota`` or ``crashed``.
+The attempt it replaces is kept, never counted, under ``<task id>/history/``.
 """
 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +57,25 @@ class AttemptStore:
         atomic_write(path, orjson.dumps(record, option=orjson.OPT_INDENT_2))
         return path
 
+    def history(self, task_id: str) -> Path:
+        return self.root / task_id / "history"
 
-def needs_run(stored: dict[str, Any] | None, *, retry_failed: bool) -> bool:
+    def retire(self, task_id: str, agent: str) -> Path | None:
+        """Move the stored attempt into the task's history (kept, never read as current)."""
+        current = self.path(task_id, agent)
+        if not current.exists():
+            return None
+        folder = self.history(task_id)
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+        target = folder / f"{current.stem}.{stamp}-{time.monotonic_ns() % 10**9}.json"
+        current.replace(target)
+        return target
+
+
+def needs_run(stored: dict[str, Any] | None, *, retry_failed: bool, refresh: bool = False) -> bool:
     """Whether an agent must (again) run on a task, given what is stored."""
-    if stored is None:
+    if stored is None or refresh:
         return True
     return retry_failed and stored.get("status") in RETRYABLE
 

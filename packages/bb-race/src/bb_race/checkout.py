@@ -2,8 +2,9 @@
 
 Every attempt gets, under ``BUGBOUT_HOME/work/<project>/<task>/<agent>/``:
 
-- ``work/``: the code just before the fix, without ``.git`` and without the fix's test
-  files - the agent's working directory;
+- ``work/``: the code just before the fix, without ``.git`` - the base commit's whole
+  tree, with the base versions of the test files the fix modifies (the test files it
+  adds do not exist yet) - the agent's working directory;
 - ``base/``: the same tree again, untouched, to diff the agent's work against (removed
   once the patch is taken);
 - ``home/``: an empty folder for the agent's own configuration and state;

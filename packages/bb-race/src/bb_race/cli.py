@@ -23,6 +23,13 @@ retry_failed_option = click.option(
 )
 
 
+#: ``--refresh``, shared with ``bugbout run`` (there ``--refresh-attempts``).
+refresh_help = (
+    "Run every attempt again, even one given exactly what it would be given now; the "
+    "earlier attempts are kept under .bugbout/attempts/<task>/history/."
+)
+
+
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
 @inputs_argument
 @config_option
@@ -34,6 +41,7 @@ retry_failed_option = click.option(
     help="Run only this agent (repeat for more). Stored attempts of the others are still written.",
 )
 @retry_failed_option
+@click.option("--refresh", is_flag=True, help=refresh_help)
 @click.option(
     "--jobs",
     "-j",
@@ -48,6 +56,7 @@ def main(
     config_path: str | None,
     agents: tuple[str, ...],
     retry_failed: bool,
+    refresh: bool,
     jobs: int | None,
     debug: bool,
 ) -> None:
@@ -55,9 +64,10 @@ def main(
 
     Reads task lines (files or stdin) and writes each task with `attempts` added: one per
     contestant and one per examiner of bugbout.toml. Finished attempts are kept in
-    .bugbout/attempts/ beside the config and never run again, so an interrupted race
-    carries on where it stopped.
+    .bugbout/attempts/ beside the config with what they were given (the prompt's hash,
+    the base commit, the agent's invocation and version) and are not run again while
+    that stays the same, so an interrupted race carries on where it stopped.
     """
     config = load_config(config_path)
     with terminate_as_interrupt():
-        race(inputs, config, only=agents, retry_failed=retry_failed, jobs=jobs)
+        race(inputs, config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs)

@@ -4,9 +4,11 @@
 a fresh, history-free, sandboxed checkout - and writes every task back with
 ``attempts`` added, in input order; lines of other kinds pass through. Runs sharing a
 quota take turns (``[run] quotas`` sets how many at once); different quotas run at the
-same time. Every attempt is saved in ``.bugbout/attempts/`` as soon as it ends, and a
-saved attempt is never run again (``retry_failed`` re-runs those that ended ``quota``
-or ``crashed``), so a race can be stopped at any moment and carried on later.
+same time. Every attempt is saved in ``.bugbout/attempts/`` as soon as it ends, with
+what it was given (:mod:`bb_race.given`); a saved attempt given the same is never run
+again (``retry_failed`` re-runs those that ended ``quota`` or ``crashed``, ``refresh``
+all of them), so a race can be stopped at any moment and carried on later, and an
+attempt whose prompt, base tree, invocation or agent version changed runs again.
 
 The whole input is read and checked before any agent starts, so a bad line costs no
 agent's quota.
@@ -27,11 +29,13 @@ from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
 from bb_core.limits import run_limit
 from bb_core.progress import warn
 from bb_core.records import STDIN, Line, Writer, read_lines
-from bb_core.sandbox import Sandbox, get_sandbox
+from bb_core.sandbox import NoSandbox, Sandbox, get_sandbox
 from bb_core.store import Store, cache_key
 
 from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
 from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs
+from bb_race.footprint import Footprints
+from bb_race.given import changes, given, same_ask
 from bb_race.lanes import Lanes
 from bb_race.live import LiveView
 from bb_race.prompt import pytest_command
@@ -119,6 +123,7 @@ class Race:
         *,
         only: Sequence[str] = (),
         retry_failed: bool = False,
+        refresh: bool = False,
         jobs: int | None = None,
         store_dir: Path | None = None,
         environ: Mapping[str, str] | None = None,
@@ -128,6 +133,10 @@ class Race:
         self._agents = list(agents) if agents is not None else None
         self.only = list(only)
         self.retry_failed = retry_failed
+        self.refresh = refresh
+        self._versions: dict[str, str | None] = {}
+        self._key_sandbox: Sandbox | None = None
+        self._wanted: dict[tuple[str, str], dict[str, Any]] = {}
         self.jobs = jobs
         self.store = AttemptStore(store_dir or Store(config.root).attempts)
         self.environ = dict(os.environ if environ is None else environ)
@@ -182,14 +191,25 @@ class Race:
         out: Writer,
     ) -> int:
         plan: list[list[tuple[CodingAgent, dict[str, Any] | None, str]]] = []
+        wanted: dict[tuple[str, str], dict[str, Any]] = {}
+        stale: dict[str, int] = {}
         for line in lines:
             if not (line.known and line.kind == "task"):
                 continue
             task_id = str(line.record["id"])
-            row = []
+            row: list[tuple[CodingAgent, dict[str, Any] | None, str]] = []
             for agent in everyone:
                 stored = self.store.load(task_id, agent.name)
-                if agent in chosen and needs_run(stored, retry_failed=self.retry_failed):
+                if agent in chosen:
+                    ask = wanted[(task_id, agent.name)] = self._given(line.record, agent)
+                    if stored is not None and not same_ask(stored, ask):
+                        for what in changes(stored, ask):
+                            stale[what] = stale.get(what, 0) + 1
+                        row.append((agent, stored, "run"))
+                        continue
+                if agent in chosen and needs_run(
+                    stored, retry_failed=self.retry_failed, refresh=self.refresh
+                ):
                     row.append((agent, stored, "run"))
                 elif stored is not None and agent in chosen and needs_reproduction(stored):
                     row.append((agent, stored, "reproduce"))
@@ -198,6 +218,15 @@ class Race:
             plan.append(row)
         work = sum(1 for row in plan for _, _, action in row if action != "keep")
         reused = sum(1 for row in plan for _, _, action in row if action == "keep")
+        if stale:
+            what = ", ".join(f"{label}: {n}" for label, n in sorted(stale.items()))
+            warn(
+                PROG,
+                f"stored attempts no longer match what they would be given now (changed "
+                f"{what}); they run again, and the earlier ones are kept under "
+                "attempts/<task>/history/",
+            )
+        self._wanted = wanted
         ctx = self._context() if work else None
         checkouts = ctx.checkouts if ctx else None
         lanes = Lanes(self.config.run.quotas, total=self.jobs, on_change=lambda: view.draw())
@@ -243,10 +272,20 @@ class Race:
     def _context(self) -> RaceContext:
         sandbox = self._sandbox or get_sandbox(self.config.run.sandbox)
         self.tests._build()
+        checkouts = Checkouts()
+        footprints = Footprints(
+            checkouts=checkouts,
+            repository=self.location,
+            test_env=self.tests.env,
+            sandbox=sandbox,
+            timeout=run_limit(self.config.run.test_timeout),
+            test_timeout=self.config.run.test_timeout,
+        )
         return RaceContext(
             sandbox=sandbox,
             timeout=self.config.run.timeout,
-            checkouts=Checkouts(),
+            checkouts=checkouts,
+            footprint=footprints.of,
             repository=self.location,
             test_command=self.tests.command,
             readable=[self.config.root, *self.tests.readable()],
@@ -271,20 +310,49 @@ class Race:
         if action == "reproduce":
             assert stored is not None
             return lanes.submit(agent.quota, label, lambda: self._examine(ctx, task, agent, stored))
-        return lanes.submit(agent.quota, label, lambda: self._run_one(ctx, task, agent))
+        return lanes.submit(
+            agent.quota, label, lambda: self._run_one(ctx, task, agent, stored is not None)
+        )
+
+    def _given(self, task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
+        """What *agent* would be given on *task* now (see :mod:`bb_race.given`)."""
+        if self._key_sandbox is None:
+            try:
+                self._key_sandbox = self._sandbox or get_sandbox(self.config.run.sandbox)
+            except BbError:
+                self._key_sandbox = NoSandbox()
+        return given(
+            task,
+            agent,
+            command=self.tests.command(task),
+            sandbox=self._key_sandbox,
+            version=self._version,
+        )
+
+    def _version(self, agent: CodingAgent) -> str | None:
+        if agent.name not in self._versions:
+            try:
+                self._versions[agent.name] = agent.version()
+            except Exception:
+                self._versions[agent.name] = None
+        return self._versions[agent.name]
 
     def _run_one(
-        self, ctx: RaceContext, task: dict[str, Any], agent: CodingAgent
+        self, ctx: RaceContext, task: dict[str, Any], agent: CodingAgent, replaces: bool
     ) -> dict[str, Any]:
         if ctx.cancel.is_set():
             raise Cancelled()
         started = now_iso()
         dirs = attempt_dirs(self.project, str(task["id"]), agent.name)
+        ask = self._wanted.get((str(task["id"]), agent.name))
         record = attempt(ctx, task, agent, dirs)
         try:
-            record = finish(record, ctx.secrets)
+            record = finish({**record, "given": ask} if ask else record, ctx.secrets)
         except ValueError as exc:
-            record = finish(crashed_record(task, agent, exc, started, 0.0), ctx.secrets)
+            crashed = crashed_record(task, agent, exc, started, 0.0)
+            record = finish({**crashed, "given": ask} if ask else crashed, ctx.secrets)
+        if replaces:
+            self.store.retire(str(task["id"]), agent.name)
         self.store.save(record)
         if needs_reproduction(record):
             record = self._examine(ctx, task, agent, record, dirs)
@@ -330,6 +398,7 @@ def race(
     agents: Sequence[CodingAgent] | None = None,
     only: Sequence[str] = (),
     retry_failed: bool = False,
+    refresh: bool = False,
     jobs: int | None = None,
     writer: Writer | None = None,
     store_dir: Path | None = None,
@@ -340,6 +409,12 @@ def race(
     order; returns how many tasks were written.
     """
     runner = Race(
-        config, agents, only=only, retry_failed=retry_failed, jobs=jobs, store_dir=store_dir
+        config,
+        agents,
+        only=only,
+        retry_failed=retry_failed,
+        refresh=refresh,
+        jobs=jobs,
+        store_dir=store_dir,
     )
     return runner.run(inputs, writer)

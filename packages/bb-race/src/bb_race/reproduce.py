@@ -47,9 +47,7 @@ def reproduce(
     env = test_env()
     checkout = folder / "unfixed"
     remove_tree(checkout)
-    checkouts.materialize(
-        location, str(task["base_commit"]), checkout, list(task.get("test_files") or [])
-    )
+    checkouts.materialize(location, str(task["base_commit"]), checkout, [])
     tests_dir = str(task["tests"])
     apply_patch(
         str(record.get("test_patch") or ""), checkout, include=lambda p: is_test_path(p, tests_dir)

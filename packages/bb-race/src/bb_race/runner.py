@@ -45,6 +45,7 @@ from bb_core.schemas import VERSION
 from bb_race.authored import authored_tests
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
 from bb_race.egress import EgressProxy
+from bb_race.footprint import leave_out
 from bb_race.prompt import build_prompt
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
@@ -73,6 +74,8 @@ class RaceContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     versions: dict[str, str | None] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    #: The files the test command creates on a task's base tree (see bb_race.footprint).
+    footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
 
     def version_of(self, agent: CodingAgent) -> str | None:
         with self.lock:
@@ -231,11 +234,12 @@ def _attempt(
     started: str,
 ) -> dict[str, Any]:
     dirs.fresh()
-    exclude = list(task.get("test_files") or [])
+    # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
+    # files the fix modifies stay; the test files the fix adds do not exist there yet.
     location = ctx.repository(task)
     sha = str(task["base_commit"])
-    ctx.checkouts.materialize(location, sha, dirs.base, exclude)
-    ctx.checkouts.materialize(location, sha, dirs.work, exclude)
+    ctx.checkouts.materialize(location, sha, dirs.base, [])
+    ctx.checkouts.materialize(location, sha, dirs.work, [])
     if ctx.cancel.is_set():
         raise Cancelled()
     command = ctx.test_command(task)
@@ -280,7 +284,8 @@ def _attempt(
             net_flags += [f"network-refused:{where}" for where in proxy.refused]
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)
-    record = collect(task, agent, dirs, completed, stopped)
+    created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
+    record = collect(task, agent, dirs, completed, stopped, leave_out(dirs.base, created))
     record["flags"] = [*record["flags"], *net_flags]
     record["started"] = started
     if version:
@@ -295,9 +300,11 @@ def collect(
     dirs: AttemptDirs,
     completed: Completed,
     stopped: str | None = None,
+    left_out: Callable[[str], bool] | None = None,
 ) -> dict[str, Any]:
-    """The attempt record from what the agent left on disk and in its logs."""
-    found = compare_trees(dirs.base, dirs.work)
+    """The attempt record from what the agent left on disk and in its logs; new files for
+    which *left_out* says True (ignored, or made by the test command) are no part of it."""
+    found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
     flags = list(found.flags)
     source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
     tests_dir = str(task["tests"])

@@ -44,6 +44,8 @@ class Task:
     verdict: Mapping[str, Any] | None = None
     scores: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by patch
     kind: str | None = None  # bug, feature or unknown, as mining read the fix
+    #: Where the statement came from and how long it is (statement_* fields of the task).
+    statement: Mapping[str, Any] | None = None
 
     @property
     def stage(self) -> str:
@@ -191,6 +193,12 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
 def _from_line(record: Mapping[str, Any]) -> Task:
     task = Task(str(record["id"]), str(record.get("title", "")), line=True)
     task.kind = record.get("category")
+    if "statement" in record:
+        task.statement = {
+            "kind": record.get("statement_kind"),
+            "source": record.get("statement_source"),
+            "length": record.get("statement_length", len(str(record["statement"]))),
+        }
     task.oracle = record.get("oracle")
     for attempt in record.get("attempts", ()):
         task.attempts[str(attempt["agent"])] = attempt

@@ -248,6 +248,8 @@ class TaskRow:
     missing: list[str]
     matrix: MatrixView | None = None
     kind: str | None = None
+    #: What the agents read: ``issue (export), 312 characters``; None without a task line.
+    statement: str | None = None
 
 
 @dataclass(frozen=True)

@@ -220,6 +220,16 @@ def _missing(task: Task) -> list[str]:
     return missing
 
 
+def statement_words(statement: Mapping[str, Any] | None) -> str | None:
+    """``issue (export), 312 characters``: what a task's agents read, in a few words."""
+    if statement is None:
+        return None
+    kind = str(statement.get("kind") or statement.get("source") or "unknown").replace("-", " ")
+    source = statement.get("source")
+    origin = f" ({source})" if source and source != "commit" else ""
+    return f"{kind}{origin}, {statement.get('length', 0)} characters"
+
+
 def task_rows(bout: Bout) -> list[TaskRow]:
     rows = []
     for t in bout.ordered():
@@ -241,6 +251,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 missing=_missing(t),
                 matrix=matrix_view(t),
                 kind=t.kind,
+                statement=statement_words(t.statement),
             )
         )
     return rows

@@ -407,6 +407,7 @@ def task_table(report: Report) -> Section:
             [
                 Cell(task.id),
                 Cell(task.title + (f" [{task.kind}]" if task.kind not in (None, "bug") else "")),
+                Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
                 *[category_cell(task.categories.get(name)) for name in names],
@@ -414,12 +415,13 @@ def task_table(report: Report) -> Section:
         )
     blocks: list[Block] = []
     if rows:
-        blocks.append(Table(["task", "title", "stage", "judge's pick", *names], rows))
+        blocks.append(Table(["task", "title", "statement", "stage", "judge's pick", *names], rows))
     return Section(
         "tasks",
         "Tasks",
-        "Every task, how far it got through the pipeline, the judge's pick and each patch's "
-        "category by the hidden tests.",
+        "Every task, what its agents read (the statement's source and length), how far it "
+        "got through the pipeline, the judge's pick and each patch's category by the hidden "
+        "tests.",
         blocks,
     )
 

@@ -113,6 +113,12 @@ def overview(bout: Bout) -> Overview:
             if len(waiting) == 1:
                 verb = verb.replace("have ", "has ").replace("were ", "was ")
             notes.append(f"{len(waiting)} {noun} {verb}: {_ids(waiting)}.")
+    told = [t for t in tasks if t.statement is not None]
+    if told and all(t.statement.get("source") == "commit" for t in told if t.statement):
+        notes.append(
+            "Every statement came from a commit message, written with the fix in hand; give "
+            "issue texts with [tasks] issues (an export) or project.github, and mine again."
+        )
     policies = sorted({str(t.verdict["policy"]) for t in tasks if t.verdict is not None})
     return Overview(
         empty=bout.empty,

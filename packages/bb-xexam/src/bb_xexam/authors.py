@@ -2,7 +2,8 @@
 
 Authors are the contestants (the regression tests their patches added), the examiners
 (the tests they wrote from the issue alone) and, when ``[judge] run-suite`` is on, the
-repository's own suite as it stood before the fix, without the fix's test files. Only
+repository's own suite as it stood before the fix - its whole tests folder, the base
+versions of the test modules the fix modifies included (those it adds do not exist yet). Only
 attempts that finished count: a run that timed out, crashed or hit its quota left work
 that nobody declared done, so neither its tests nor its patch are evidence.
 

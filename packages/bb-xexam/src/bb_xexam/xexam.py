@@ -163,10 +163,14 @@ def _repo_root(config: Config) -> Path:
     return location if isinstance(location, Path) and location.exists() else config.root
 
 
+#: How the stage tree is made; a matrix made another way is not reused.
+STAGE_TREE = "whole-base-tree"
+
+
 def _task_inputs(task: Mapping[str, Any]) -> list[Any]:
     return [
         task["id"], task["base_commit"], task["source"], task["tests"],
-        sorted(task.get("test_files") or []),
+        sorted(task.get("test_files") or []), STAGE_TREE,
     ]  # fmt: skip
 
 
@@ -196,7 +200,9 @@ def build_matrix(
     with _workspace(task_id) as work:
         stage = work / "stage"
         with open_repo(repository) as repo:
-            repo.materialize(str(task["base_commit"]), stage, exclude=task.get("test_files") or [])
+            # The base tree whole: the suite includes the base versions of the modules
+            # the fix modifies, so a patch breaking what they test shows in a cell.
+            repo.materialize(str(task["base_commit"]), stage)
         placed = place_authors(stage, authors, str(task["tests"]))
         # The suite first: pytest then imports the repository's tests before any author's.
         targets = [t for item in placed if not item.prefix for t in item.targets]

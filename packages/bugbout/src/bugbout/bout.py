@@ -89,6 +89,7 @@ class Bout:
     replace the configured ones; None keeps ``[[contestants]]`` / ``[[examiners]]``.
     ``only``: names of the agents to run (the others' stored attempts are still used).
     ``retry_failed``: run again the attempts that ended on a usage limit or crashed.
+    ``refresh_attempts``: run every attempt again (the earlier ones are kept as history).
     ``jobs``: tasks worked on at once in the test stages, and the most agent runs at
     once in the race (None: 1 task at a time, and each quota's own limit).
     ``issues``: an offline issue export, instead of ``[tasks] issues`` or GitHub.
@@ -103,6 +104,7 @@ class Bout:
         *,
         only: Sequence[str] = (),
         retry_failed: bool = False,
+        refresh_attempts: bool = False,
         jobs: int | None = None,
         issues: str | os.PathLike[str] | None = None,
         echo: Echo | None = _stderr,
@@ -121,6 +123,7 @@ class Bout:
         self.examiners = examiners
         self.only = list(only)
         self.retry_failed = retry_failed
+        self.refresh_attempts = refresh_attempts
         self.jobs = jobs
         self.echo = echo
 
@@ -185,6 +188,7 @@ class Bout:
                     agents=agents,
                     only=self.only,
                     retry_failed=self.retry_failed,
+                    refresh=self.refresh_attempts,
                     jobs=self.jobs,
                 ),
             ),

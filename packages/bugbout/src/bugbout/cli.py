@@ -14,14 +14,14 @@ from bb_core.cli import (
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
-from bb_race.cli import retry_failed_option
+from bb_race.cli import refresh_help, retry_failed_option
 from bb_report import render
 from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
 
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
-from bugbout.listing import explain_table, tasks_table
+from bugbout.listing import explain_table, redactions_text, tasks_table
 from bugbout.stages import mine_stage, tally
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -94,13 +94,23 @@ def doctor(config_path: str | None, debug: bool) -> None:
     help="Print every mining rule's verdict for this one commit instead (nothing is mined).",
 )
 @config_option
+@click.option(
+    "--show-redactions",
+    is_flag=True,
+    help="After the table, every task's statement as the agents read it, and each piece "
+    "redaction removed from it with the rule that removed it.",
+)
 @debug_option
-def tasks(explain_ref: str | None, config_path: str | None, debug: bool) -> None:
+def tasks(
+    explain_ref: str | None, config_path: str | None, show_redactions: bool, debug: bool
+) -> None:
     """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
 
-    The tasks are kept in .bugbout/tasks.jsonl. When the ground truth of the same tasks
-    is known from a run, each task shows its test counts or why it was set aside.
-    With --explain SHA, say for one commit why it is a task or which rule leaves it out.
+    The tasks are kept in .bugbout/tasks.jsonl. Each task shows its kind (bug, feature,
+    unknown), where its statement came from (issue, pull request, commit message or title)
+    and its length. When the ground truth of the same tasks is known from a run, each task
+    shows its test counts or why it was set aside. With --explain SHA, say for one commit
+    why it is a task or which rule leaves it out.
     """
     project = Project.load(config_path)
     project.require_file()
@@ -120,6 +130,8 @@ def tasks(explain_ref: str | None, config_path: str | None, debug: bool) -> None
     _err(f"mine: {said}")
     oracles = tally(results.stream("oracle")) if "oracle" in results.finished() else None
     click.echo(tasks_table(mined, oracles), nl=False)
+    if show_redactions:
+        click.echo("\n" + redactions_text(mined), nl=False)
 
 
 @main.command(context_settings=CONTEXT)
@@ -132,6 +144,7 @@ def tasks(explain_ref: str | None, config_path: str | None, debug: bool) -> None
     help="An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.",
 )
 @retry_failed_option
+@click.option("--refresh-attempts", is_flag=True, help=refresh_help)
 @click.option(
     "--agent",
     "agents",
@@ -160,6 +173,7 @@ def run(
     config_path: str | None,
     issues: str | None,
     retry_failed: bool,
+    refresh_attempts: bool,
     agents: tuple[str, ...],
     jobs: int | None,
     show_report: bool,
@@ -173,7 +187,14 @@ def run(
     stopped, and an agent added to bugbout.toml is the only one that races. Progress goes
     to stderr; the terminal report to stdout.
     """
-    bout = Bout.load(config_path, issues=issues, retry_failed=retry_failed, only=agents, jobs=jobs)
+    bout = Bout.load(
+        config_path,
+        issues=issues,
+        retry_failed=retry_failed,
+        refresh_attempts=refresh_attempts,
+        only=agents,
+        jobs=jobs,
+    )
     with terminate_as_interrupt():
         report = bout.run()
     if show_report:

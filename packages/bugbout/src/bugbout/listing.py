@@ -44,6 +44,45 @@ def grounded_by_id(oracles: Tally | None, mined: Tally) -> dict[str, Mapping[str
     return found
 
 
+def statement_cell(task: Mapping[str, Any]) -> str:
+    """``issue #11 (export), 312 ch``: where the statement came from and its length."""
+    kind = str(task.get("statement_kind") or "")
+    issue = task.get("statement_issue") or {}
+    if kind in ("issue", "pull-request") and issue:
+        number = issue.get("via_pull_request") if kind == "pull-request" else issue.get("number")
+        what = f"{'PR' if kind == 'pull-request' else 'issue'} #{number or issue.get('number')}"
+    else:
+        what = {"commit-message": "commit message", "title": "title only"}.get(kind, kind or "?")
+    source = task.get("statement_source")
+    origin = f" ({source})" if source in ("export", "github") else ""
+    length = task.get("statement_length", len(str(task.get("statement", ""))))
+    return f"{what}{origin}, {length} ch"
+
+
+def redactions_text(mined: Tally) -> str:
+    """Each task's statement as agents read it, then every removal and fallback."""
+    parts = []
+    for task in mined.tasks:
+        lines = [f"== {task['id']}: {statement_cell(task)}", ""]
+        lines += ["    " + line for line in str(task.get("statement", "")).splitlines()]
+        for fallback in task.get("statement_fallbacks", ()):
+            lines += ["", f"  passed over: {fallback['reason']}"]
+        removed = task.get("redacted", ())
+        if not removed:
+            lines += ["", "  nothing was removed"]
+        for item in removed:
+            lines += ["", f"  removed ({item['rule'].replace('_', ' ')}):"]
+            lines += ["    | " + line for line in str(item["text"]).splitlines()]
+        parts.append("\n".join(lines) + "\n")
+    for skip in mined.skip_lines:
+        if skip.get("reason") == "no-statement":
+            lines = [f"== skipped {str(skip.get('commit', ''))[:10]}: no-statement"]
+            for fallback in (skip.get("detail") or {}).get("fallbacks", ()):
+                lines.append(f"  passed over: {fallback['reason']}")
+            parts.append("\n".join(lines) + "\n")
+    return "\n".join(parts) if parts else "No task was mined.\n"
+
+
 def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
     """The tasks, one row each, then the funnel: what was examined and why fixes were left out."""
     grounded = grounded_by_id(oracles, mined)
@@ -57,13 +96,15 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
                 _clip(str(task.get("title", "")), TITLE_WIDTH),
                 refs,
                 str(task.get("category", "unknown")),
+                statement_cell(task),
                 len(task.get("source_files", ())),
                 len(task.get("new_tests", ())),
                 _truth(str(task["id"]), grounded),
             ]
         )
     headers = [
-        "task", "landed", "title", "refs", "kind", "source files", "new tests", "ground truth",
+        "task", "landed", "title", "refs", "kind", "statement", "source files", "new tests",
+        "ground truth",
     ]  # fmt: skip
     parts = []
     if rows:

@@ -13,7 +13,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -98,7 +98,23 @@ def mine_stage(config: Config, results: Results) -> Done:
         f"{len(found.tasks)} tasks from {summary.get('examined', 0)} commits examined "
         f"({left_out} fixes left out)"
     )
+    if found.tasks:
+        said += "; statements: " + statement_summary(found.tasks)
     return said, found
+
+
+def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
+    """``5 from issues, 2 from commit messages, 84-640 characters``."""
+    names = {
+        "issue": "issues",
+        "pull-request": "pull requests",
+        "commit-message": "commit messages",
+        "title": "titles alone",
+    }
+    kinds = Counter(str(t.get("statement_kind") or t.get("statement_source")) for t in tasks)
+    lengths = [int(t.get("statement_length", len(str(t.get("statement", ""))))) for t in tasks]
+    counted = ", ".join(f"{n} from {names.get(k, k)}" for k, n in kinds.most_common())
+    return f"{counted}, {min(lengths)}-{max(lengths)} characters"
 
 
 def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
@@ -135,6 +151,7 @@ def race_stage(
     only: Sequence[str],
     retry_failed: bool,
     jobs: int | None,
+    refresh: bool = False,
 ) -> Done:
     """bb-race over ``oracles.jsonl`` into ``attempts.jsonl`` (attempts kept in attempts/)."""
     from bb_race.race import race
@@ -148,6 +165,7 @@ def race_stage(
             agents=agents,
             only=only,
             retry_failed=retry_failed,
+            refresh=refresh,
             jobs=jobs,
             writer=Writer(handle),
         )

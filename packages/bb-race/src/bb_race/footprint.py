@@ -1,0 +1,118 @@
+"""What never belongs in an agent's patch: files the project ignores, and files its tests
+leave behind.
+
+Two sources, both read from the task's base tree, never from the agent's work:
+
+- the base tree's ``.gitignore`` rules (:class:`bb_core.ignores.GitIgnores`);
+- the *footprint* of the test command the prompt gives: the project's tests run once, in
+  the sandbox, on a copy of the base tree, and every file that run creates (a counter, a
+  scratch file, a report) is listed. An agent that runs the tests as told leaves the same
+  files, which are then no change of its own.
+
+Only files that are new in the agent's tree are left out: a file the base tree has is
+part of the patch whenever the agent changes it, whatever the rules say.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from bb_core.ignores import GitIgnores
+from bb_core.patches import read_tree
+from bb_core.sandbox import Sandbox
+from bb_core.scratch import remove_tree
+from bb_core.store import cache_key, home_dir, read_json
+
+from bb_race.checkout import Checkouts
+
+
+class Footprints:
+    """The files each base tree's test run creates, found once per base commit and kept
+    in ``BUGBOUT_HOME/cache/footprints/``."""
+
+    def __init__(
+        self,
+        *,
+        checkouts: Checkouts,
+        repository: Callable[[Mapping[str, Any]], str],
+        test_env: Callable[[], Any],
+        sandbox: Sandbox,
+        timeout: float,
+        test_timeout: float | None,
+    ) -> None:
+        self.checkouts = checkouts
+        self.repository = repository
+        self.test_env = test_env
+        self.sandbox = sandbox
+        self.timeout = timeout
+        self.test_timeout = test_timeout
+        self._found: dict[str, frozenset[str]] = {}
+        self._locks: dict[str, threading.Lock] = {}
+        self._lock = threading.Lock()
+
+    def of(self, task: Mapping[str, Any], command: str) -> frozenset[str]:
+        """The paths the test run creates on *task*'s base tree (empty when it cannot run)."""
+        key = cache_key("footprint", self.repository(task), task["base_commit"], command)
+        with self._lock:
+            lock = self._locks.setdefault(key, threading.Lock())
+        with lock:
+            if key not in self._found:
+                self._found[key] = self._read(key) or self._measure(key, task)
+            return self._found[key]
+
+    def _file(self, key: str) -> Path:
+        return home_dir("cache", "footprints") / f"{key}.json"
+
+    def _read(self, key: str) -> frozenset[str] | None:
+        kept = read_json(self._file(key))
+        if isinstance(kept, list) and all(isinstance(p, str) for p in kept):
+            return frozenset(kept)
+        return None
+
+    def _measure(self, key: str, task: Mapping[str, Any]) -> frozenset[str]:
+        from bb_core.store import atomic_write
+        from bb_core.testrun import run_pytest
+
+        try:
+            env = self.test_env()
+        except Exception:
+            return frozenset()  # nothing runs, so nothing is created
+        folder = home_dir("work", "footprints", key[:16])
+        tree = folder / "tree"
+        remove_tree(tree)
+        try:
+            self.checkouts.materialize(self.repository(task), str(task["base_commit"]), tree, [])
+            before = set(read_tree(tree).entries)
+            run_pytest(
+                tree,
+                env,
+                [str(task["tests"])],
+                sandbox=self.sandbox,
+                timeout=self.timeout,
+                test_timeout=self.test_timeout,
+                log_path=folder / "tests.log",
+            )
+            created = frozenset(set(read_tree(tree).entries) - before)
+        finally:
+            remove_tree(tree)
+        atomic_write(self._file(key), _json(sorted(created)))
+        return created
+
+
+def _json(value: Any) -> bytes:
+    import orjson
+
+    return orjson.dumps(value)
+
+
+def leave_out(base: Path, footprint: frozenset[str] = frozenset()) -> Callable[[str], bool]:
+    """Whether a file new in an agent's tree is no part of its patch."""
+    ignores = GitIgnores.of(base)
+
+    def left_out(path: str) -> bool:
+        return path in footprint or ignores.ignored(path)
+
+    return left_out
