@@ -46,7 +46,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report bench-bout
+bench: bench-records bench-testrun bench-sandbox bench-demo bench-judge bench-race bench-oracle bench-xexam bench-mine bench-report bench-bout
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -55,6 +55,10 @@ bench-records:
 # Fixed cost of a sandboxed test run (run_pytest) next to bare pytest on the same tests.
 bench-testrun *opts:
     uv run --frozen python benchmarks/bench_testrun.py {{opts}}
+
+# Starting a command in bubblewrap with the allow-list view next to a plain read-only view of /.
+bench-sandbox *opts:
+    uv run --frozen python benchmarks/bench_sandbox.py {{opts}}
 
 # Building the demo (target under 3 s) next to copying a built one.
 bench-demo:

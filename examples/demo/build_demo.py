@@ -7,7 +7,9 @@ writes
     DEST/repo/          the git repository of ``textkit`` (see history.py)
     DEST/issues.jsonl   the offline issue export (see issues.py)
     DEST/bugbout.toml   five scripted contestants and one scripted examiner
-    DEST/agents/        copies of the scripted agents the config runs
+    DEST/agents/        copies of the scripted agents the config runs, and of the snoop,
+                        a hostile agent that searches its sandbox for the answer (add
+                        it to bugbout.toml as a contestant to see what it finds)
 
 The repository is built with the git CLI under a fixed identity, fixed dates and no user
 or system configuration, so every build on every machine has the same commit shas.

@@ -186,3 +186,30 @@ def test_doctor_reports_a_bad_config_and_carries_on(tmp_path: Path) -> None:
     assert checks["uv"].startswith("ok ") and checks["sandbox"].startswith("ok ")
     for name in ("git", "python", "agents", "environment", "suite"):
         assert checks[name] == f"skipped  {name}: not checked: needs a bugbout.toml that loads"
+
+
+@pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="needs bubblewrap")
+def test_doctor_shows_what_an_attempt_and_a_test_run_see(demo_project: DemoPaths) -> None:
+    add_to_config(
+        demo_project,
+        '\n[[contestants]]\nagent = "command"\nname = "online"\n'
+        f'command = ["{sys.executable}", "-c", "1"]\nnetwork = ["api.example.com"]\n',
+    )
+    done = subprocess.run(
+        [str(BUGBOUT), "doctor", "--config", str(demo_project.config), "--show-confinement"],
+        cwd=demo_project.root, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    sections = out.split("\nattempt of ")
+    careful = next(s for s in sections if s.startswith("careful:"))
+    assert "HOME BUGBOUT_HOME/work/<attempt id>/home" in careful
+    assert "/etc/passwd: one user, home BUGBOUT_HOME/work/<attempt id>/home" in careful
+    assert "network: none" in careful and "shadow" in careful
+    online = next(s for s in sections if s.startswith("online:"))
+    assert "only api.example.com" in online
+    test_run = out.split("a test run (oracle, cross-examination, scoring):")[1]
+    assert "HOME /home/sandbox: private, in memory" in test_run
+    assert "<the checkout under test>" in test_run
+    # Neither view holds the user's repository or its records.
+    assert str(demo_project.repo) not in out and ".bugbout" not in out

@@ -61,6 +61,8 @@ sandbox = "bubblewrap"
 timeout = 600
 test-timeout = 30
 quotas = { codex = 2, claude-code = 1 }
+max-patch-bytes = 1000000
+max-attempt-disk = 50000000
 
 [judge]
 policy = "cross-vendor"
@@ -194,7 +196,12 @@ def test_every_key_is_read(folder: Path) -> None:
         include=["pkg-fedcba9876"],
     )
     assert config.run == RunConfig(
-        sandbox="bubblewrap", timeout=600, test_timeout=30, quotas={"codex": 2, "claude-code": 1}
+        sandbox="bubblewrap",
+        timeout=600,
+        test_timeout=30,
+        quotas={"codex": 2, "claude-code": 1},
+        max_patch_bytes=1_000_000,
+        max_attempt_disk=50_000_000,
     )
     assert config.judge == JudgeConfig(policy="cross-vendor", run_suite=False)
     assert config.contestants == [

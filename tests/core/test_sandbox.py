@@ -162,13 +162,17 @@ def test_writes_land_only_in_writable_folders(
     confinement = Confinement(writable=[inside])
     assert _write(bwrap_sandbox, inside / "ok.txt", inside, confinement) == "wrote"
     assert (inside / "ok.txt").read_text() == "x"
-    # A folder beside the writable one, under /tmp: the sandbox's /tmp is private.
-    _write(bwrap_sandbox, beside / "no.txt", inside, confinement)
-    assert not (beside / "no.txt").exists()
-    # A host folder outside /tmp: the read-only view of / refuses the write.
-    said = _write(bwrap_sandbox, outside_home / "no.txt", inside, confinement)
-    assert said == "denied Read-only file system"
-    assert not (outside_home / "no.txt").exists()
+    # A folder beside the writable one and a host folder under HOME (wherever HOME is,
+    # under /tmp or not): neither exists inside, so the write fails and nothing lands.
+    for target in (beside / "no.txt", outside_home / "no.txt"):
+        said = _write(bwrap_sandbox, target, inside, confinement)
+        assert said == "denied No such file or directory"
+        assert not target.exists()
+    # A read-only system folder refuses the write.
+    assert _write(bwrap_sandbox, Path("/usr/no.txt"), inside, confinement) in (
+        "denied Read-only file system",
+        "denied Permission denied",
+    )
 
 
 def test_private_temp_is_writable_and_vanishes(bwrap_sandbox: Sandbox, tmp_path: Path) -> None:
@@ -445,12 +449,15 @@ def test_unexplained_failure_quotes_bwrap(tmp_path: Path) -> None:
 def test_bubblewrap_command_line() -> None:
     argv = Bubblewrap("/usr/bin/bwrap").wrap(
         ["python", "-V"],
-        Confinement(writable=[Path("/")], network=True),
+        Confinement(writable=[Path("/var/tmp")], network=True),
         cwd=Path("/"),
     )
-    assert argv[:8] == ["/usr/bin/bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    assert argv[:3] == ["/usr/bin/bwrap", "--tmpfs", "/"]  # an empty root, then the allow-list
+    binds = [argv[i + 1 : i + 3] for i, word in enumerate(argv) if word in ("--ro-bind", "--bind")]
+    assert ["/usr", "/usr"] in binds and ["/", "/"] not in binds
     for flag in ("--unshare-all", "--share-net", "--die-with-parent", "--new-session"):
         assert flag in argv
+    assert argv[argv.index("--dev") + 1] == "/dev" and argv[argv.index("--proc") + 1] == "/proc"
     assert argv[-3:] == ["--", "python", "-V"]
     closed = Bubblewrap("/usr/bin/bwrap").wrap(["true"], Confinement())
     assert "--share-net" not in closed
@@ -467,7 +474,8 @@ def test_seatbelt_profile_without_network(tmp_path: Path) -> None:
     assert profile.startswith("(version 1)\n")
     assert "(deny file-write*)" in profile
     assert "(deny network*)" in profile
-    assert "(allow network* (remote unix-socket))" in profile
+    assert "(deny file-read*)" in profile  # reads by allow-list too
+    assert "unix-socket" not in profile  # no socket of the host is reachable
     assert '(subpath (param "WRITABLE_0"))' in profile
     assert "WRITABLE_1" not in profile  # missing folders are left out
     assert params["WRITABLE_0"] == str(odd.resolve())
@@ -478,7 +486,7 @@ def test_seatbelt_profile_without_network(tmp_path: Path) -> None:
 def test_seatbelt_profile_with_network_and_temp(tmp_path: Path) -> None:
     profile, params = seatbelt_profile(Confinement(writable=[], network=True, temp=tmp_path))
     assert "network" not in profile.replace("; no network", "")
-    assert params["WRITABLE_0"] == str(tmp_path.resolve())
+    assert params["TMPDIR"] == str(tmp_path.resolve())
     assert '(subpath (param "TMPDIR"))' in profile
 
 
@@ -510,3 +518,32 @@ def test_cap_file_keeps_head_and_tail(tmp_path: Path) -> None:
     assert b"M" not in data
     assert not cap_file(log, 10_000)
     assert not cap_file(tmp_path / "absent", 10)
+
+
+def test_seatbelt_profile_reads_by_allow_list(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    python = venv / "bin" / "python"
+    python.write_text("#!/bin/sh\n")
+    python.chmod(0o755)
+    readable = tmp_path / "env"
+    readable.mkdir()
+    home = tmp_path / "home"
+    home.mkdir()
+    profile, params = seatbelt_profile(
+        Confinement(writable=[tmp_path / "work"], readable=[readable], home=home),
+        [str(python), "-V"],
+    )
+    # Nothing is readable unless listed: the system, the program's install, the readable
+    # and writable folders, the temporary folder.
+    assert "(deny file-read*)" in profile and '(allow file-read* (subpath "/"))' not in profile
+    assert '(allow file-read* (literal "/"))' in profile  # the root folder itself, not below
+    assert "/private/etc" in params.values() and "/usr" in params.values()
+    listed = {v for k, v in params.items() if k.startswith("READABLE_")}
+    assert {str(readable.resolve()), str(venv.resolve())} <= listed
+    writable = {v for k, v in params.items() if k.startswith("WRITABLE_")}
+    assert writable == {str(home.resolve())}  # work/ is missing, so left out
+    assert str(Path.home()) not in params.values()
+    assert '(subpath "/private/etc/ssh")' in profile  # credentials stay out
+    assert profile.count("(") == profile.count(")")

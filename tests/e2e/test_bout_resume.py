@@ -51,8 +51,13 @@ class Project:
         """How often each (agent, task id) was started so far."""
         if not self.counter.exists():
             return Counter()
+        # The agent knows only its attempt's opaque id; .bugbout/ says which task it is.
+        tasks = {
+            p.read_text().strip(): p.parent.name
+            for p in (self.root / ".bugbout" / "attempts").glob("*/*.id")
+        }
         lines = self.counter.read_text().splitlines()
-        return Counter((agent, task) for agent, task in (line.split() for line in lines))
+        return Counter((agent, tasks[work]) for agent, work in (line.split() for line in lines))
 
     def saved(self) -> set[tuple[str, str]]:
         """(agent, task id) of every attempt file in .bugbout/attempts/."""

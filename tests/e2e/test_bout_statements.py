@@ -35,9 +35,14 @@ class Project:
     def starts(self) -> Counter[tuple[str, str]]:
         if not self.counter.exists():
             return Counter()
+        # The agent knows only its attempt's opaque id; .bugbout/ says which task it is.
+        tasks = {
+            p.read_text().strip(): p.parent.name
+            for p in (self.root / ".bugbout" / "attempts").glob("*/*.id")
+        }
         return Counter(
-            (agent, task)
-            for agent, task in (line.split() for line in self.counter.read_text().splitlines())
+            (agent, tasks[work])
+            for agent, work in (line.split() for line in self.counter.read_text().splitlines())
         )
 
     def tasks(self) -> list[dict[str, Any]]:

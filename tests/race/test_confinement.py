@@ -61,14 +61,20 @@ def test_an_agent_without_network_cannot_reach_the_host(
             "offline": REACH.format(port=port, name="offline"),
             "online": REACH.format(port=port, name="online"),
         },
-        options={"offline": {"network": False}},
+        # No ``network`` key: the secure default is no network at all.
+        options={"online": {"network": True}},
     )
     tasks = project.write_tasks(demo_tasks.pick("User Name"))
-    race_lib(project, tasks)
+    raced = race_lib(project, tasks).attempts()
     events = {n["agent"]: n["event"] for n in project.read_notes()}
     # The same script: refused without network, served with it (so the test can fail).
     assert events == {"offline": "refused", "online": "reached"}
     assert hits == ["/leak-online"]
+    # The prompt says what is true of each.
+    prompts = {key[1]: Path(r["logdir"], "prompt.md").read_text() for key, r in raced.items()}
+    assert sorted(prompts) == ["offline", "online"]
+    for agent, prompt in prompts.items():
+        assert ("no network access" in prompt) == (agent == "offline")
 
 
 WRITE_OUTSIDE = """
@@ -82,6 +88,7 @@ for path in (target, pathlib.Path.cwd().parent / "beside-checkout.txt"):
 pathlib.Path(os.environ["HOME"], "agent-state.txt").write_text("mine")
 pathlib.Path(os.environ["TMPDIR"], "scratch.txt").write_text("temp")
 pathlib.Path("src/textkit/inside.py").write_text("OK = 1\\n")
+note("kept", home=pathlib.Path(os.environ["HOME"], "agent-state.txt").read_text())
 """
 
 
@@ -105,7 +112,9 @@ def test_writes_outside_the_checkout_are_refused(
     # Its own home, temp and checkout are writable; only the checkout is the patch.
     assert attempt["status"] == "finished"
     assert attempt["changed_files"] == ["src/textkit/inside.py"]
-    assert (Path(attempt["logdir"]).parent / "home" / "agent-state.txt").read_text() == "mine"
+    assert notes[-1] == {**notes[-1], "event": "kept", "home": "mine"}
+    # Once the patch is taken, only the logs are left.
+    assert sorted(p.name for p in Path(attempt["logdir"]).parent.iterdir()) == ["logs"]
 
 
 VANDAL = """
@@ -148,9 +157,22 @@ def test_deletes_binaries_renames_modes_and_symlinks_are_all_in_the_patch(
     rebuilt = tmp_path / "rebuilt"
     with open_repo(demo_tasks.repo) as repo:
         repo.materialize(task["base_commit"], rebuilt)
+    before = read_tree(rebuilt).entries
     apply_patch(attempt["patch"], rebuilt)
-    work = Path(attempt["logdir"]).parent / "work"
-    assert read_tree(rebuilt).entries == read_tree(work).entries
+    after = read_tree(rebuilt).entries
+    # (The working copy itself is gone once the patch is taken.)
+    assert not (Path(attempt["logdir"]).parent / "work").exists()
+    assert "src/textkit/slugs.py" not in after and not any(p.startswith("tests/") for p in after)
+    assert after["src/textkit/data.bin"].data == bytes(range(256)) * 4
+    passwd = after["src/textkit/passwd"]
+    assert (passwd.mode, passwd.data) == ("120000", b"/etc/passwd")
+    assert (after["up"].mode, after["up"].data) == ("120000", b"../../..")
+    assert (after["src/textkit/alias.py"].mode, after["src/textkit/alias.py"].data) == (
+        "120000",
+        b"cases.py",
+    )
+    assert after["src/textkit/wrap.py"].data == before["src/textkit/wrapping.py"].data
+    assert "src/textkit/wrapping.py" not in after and "pipe" not in after
     assert stat.S_IMODE(os.stat(rebuilt / "src/textkit/counting.py").st_mode) & 0o100
 
 

@@ -156,7 +156,7 @@ def test_command_placeholders_are_filled_in(tmp_path: Path) -> None:
     assert call.stdin is None  # the prompt travels in the file
     assert call.state_dirs == [Path(os.path.expanduser("~/.aider"))]
     assert call.env == {"AIDER_X": "1"}
-    assert (call.confine, call.network) == (True, True)
+    assert (call.confine, call.network) == (True, False)  # no `network` key: no network
 
 
 def test_without_a_prompt_placeholder_the_prompt_goes_to_stdin(tmp_path: Path) -> None:

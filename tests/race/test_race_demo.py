@@ -114,21 +114,25 @@ def test_an_unrecognised_task_gets_no_change_from_everyone(demo_race: dict[str, 
 def test_the_checkout_hides_the_history_and_only_the_fix(
     demo_race: dict[str, Any], demo_build: Any
 ) -> None:
+    # (From inside, tests/race/test_sealed.py shows an agent searching the disk finds no
+    # history at all; the checkout itself is gone once the patch is taken.)
     from bb_core.git import open_repo
 
     task = by_key(demo_race)[expected.CAMEL_FIRST_WORD.key]
     careful = next(a for a in task["attempts"] if a["agent"] == "careful")
-    work = Path(careful["logdir"]).parent / "work"
-    assert work.is_dir() and not (work / ".git").exists()
     assert careful["given"]["base_commit"] == task["base_commit"]
+    for attempt in task["attempts"]:
+        folder = Path(attempt["logdir"]).parent
+        assert sorted(p.name for p in folder.iterdir()) == ["logs"]
+        assert folder.name not in (task["id"], attempt["agent"])
     with open_repo(demo_build.repo) as repo:
         for path in task["test_files"]:
-            base = repo.read_blob(task["base_commit"], path)
             assert path not in files_in_patch(careful["patch"])
-            # The base version of a test module the fix modifies is there, as it was.
-            assert base is not None and (work / path).read_bytes() == base
-        fixed = repo.read_blob(task["fix_commit"], task["test_files"][0])
-        assert fixed is not None and (work / task["test_files"][0]).read_bytes() != fixed
+            # The base version of a test module the fix modifies is in the base tree the
+            # agent got, and the fixed version is not.
+            base = repo.read_blob(task["base_commit"], path)
+            fixed = repo.read_blob(task["fix_commit"], path)
+            assert base is not None and base != fixed
 
 
 @pytest.mark.slow
@@ -140,6 +144,7 @@ def test_a_recorded_patch_applied_to_the_base_gives_the_agents_tree(
     attempt = next(a for a in task["attempts"] if a["agent"] == agent)
     with open_repo(demo_race["root"] / "repo") as repo:
         repo.materialize(task["base_commit"], tmp_path / "t")
+        repo.materialize(task["base_commit"], tmp_path / "base")
     apply_patch(attempt["patch"], tmp_path / "t")
-    work = Path(attempt["logdir"]).parent / "work"
-    assert diff_trees(work, tmp_path / "t") == ""
+    # (The agent's own tree is gone once its patch is taken: the patch must say it all.)
+    assert attempt["patch"] and diff_trees(tmp_path / "base", tmp_path / "t") == attempt["patch"]

@@ -52,6 +52,8 @@ def expected_argv(harness: str, attempt: dict[str, Any]) -> list[str]:
         return ["exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
                 "--ignore-user-config", "--ignore-rules",
                 "--sandbox", "workspace-write", "-c", "sandbox_workspace_write.network_access=false",
+                "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+                "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=false",
                 "-c", 'web_search="disabled"', "-c", "project_doc_max_bytes=0",
                 "-m", "gpt-5", "-c", 'model_reasoning_effort="high"',
                 "-o", str(logs / "last-message.txt"), "-"]  # fmt: skip
@@ -99,7 +101,15 @@ def test_each_adapter_fixes_the_task_and_reports_summary_tokens_and_version(
     assert attempt["version"] == VERSIONS[harness]
     # The stand-ins bugbout confines whole also try GitHub, which the egress proxy refuses.
     confined = harness in ("gemini-cli", "mini-swe-agent")
-    assert attempt["flags"] == (["network-refused:github.com:443"] if confined else [])
+    flags = [f for f in attempt["flags"] if not f.startswith(("unconfined:", "leak:", "refused:"))]
+    # The confined stand-ins try a write outside their folders, which the sandbox refuses.
+    assert ("refused:write" in attempt["flags"]) == confined
+    assert flags == (["network-refused:github.com:443"] if confined else []), attempt["flags"]
+    # The CLIs that confine their own commands run outside bugbout's sandbox, and say so.
+    unconfined = [f for f in attempt["flags"] if f.startswith("unconfined:")]
+    assert bool(unconfined) == (not confined)
+    # The stand-in writes the maintainers' own fix: flagged, never scored differently.
+    assert "leak:matches-reference" in attempt["flags"]
 
 
 @pytest.mark.parametrize("harness", HARNESSES)

@@ -154,8 +154,8 @@ class VendorRace:
 
     def call(self, harness: str) -> dict[str, Any]:
         """What the stand-in recorded about how it was called."""
-        home = Path(self.attempts()[harness]["logdir"]).parent / "home"
-        return json.loads((home / "standin-call.json").read_text())
+        logs = Path(self.attempts()[harness]["logdir"])
+        return json.loads((logs / "standin-call.json").read_text())
 
 
 def run_vendor_race(root: Path, demo_tasks: Any, mode: str) -> VendorRace:

@@ -84,12 +84,15 @@ class TasksConfig:
 
 @dataclass(frozen=True)
 class RunConfig:
-    """``[run]``: the sandbox, the time limits and how many runs share a quota at once."""
+    """``[run]``: the sandbox, the time limits, how many runs share a quota at once, and
+    the caps on what one attempt may leave (its patch's bytes, its disk use)."""
 
     sandbox: str = "auto"
     timeout: int = 1800
     test_timeout: int = 60
     quotas: dict[str, int] = field(default_factory=dict)
+    max_patch_bytes: int = 8 * 1024 * 1024
+    max_attempt_disk: int = 2 * 1024 * 1024 * 1024
 
 
 @dataclass(frozen=True)

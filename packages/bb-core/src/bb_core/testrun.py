@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file
+from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
 PLUGIN = "bugbout_pytest"
@@ -505,8 +505,11 @@ def run_pytest(
     base_env = run_environment(python, checkout, entries, getattr(env, "env", {}))
     if test_timeout:
         base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
-    readable = [PLUGIN_DIR, log_path.parent, python.parent.parent]
-    readable.append(Path(os.path.realpath(python)).parent.parent)
+    # The selection file is the only thing of the log folder the run sees: other runs'
+    # logs stay out of reach. HOME is a private, empty folder.
+    selection = log_path.with_name(log_path.name + ".selection.json")
+    selection.write_bytes(b"{}")
+    readable = [PLUGIN_DIR, selection, *program_roots([str(python)])]
     confinement = Confinement(writable=[checkout, *writable], network=False, readable=readable)
     deadline = started + timeout
     final: dict[str, _Test] = {}
@@ -522,7 +525,6 @@ def run_pytest(
         attempt_no += 1
         run_env = dict(base_env)
         if select is not None or stuck:
-            selection = log_path.with_name(log_path.name + ".selection.json")
             selection.write_bytes(
                 orjson.dumps(
                     {

@@ -1,15 +1,18 @@
 """Where finished attempts are kept, so that a race can stop and carry on.
 
 One JSON file per agent per task, ``.bugbout/attempts/<task id>/<agent name>.json``,
-written atomically the moment the attempt ends. A stored attempt is run again only when
-it was given something else than the race would give now (see :mod:`bb_race.given`),
-on ``--refresh``, or - with ``--retry-failed`` - when it ended ``quota`` or ``crashed``.
-The attempt it replaces is kept, never counted, under ``<task id>/history/``.
+written atomically the moment the attempt ends; beside it, ``<agent name>.id`` holds the
+attempt's opaque id, which names its folders under BUGBOUT_HOME. A stored attempt is run
+again only when it was given something else than the race would give now (see
+:mod:`bb_race.given`), on ``--refresh``, or - with ``--retry-failed`` - when it ended
+``quota`` or ``crashed``. The attempt it replaces is kept, never counted, under
+``<task id>/history/``.
 """
 
 from __future__ import annotations
 
 import re
+import secrets
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +43,20 @@ class AttemptStore:
 
     def path(self, task_id: str, agent: str) -> Path:
         return self.root / task_id / file_name(agent)
+
+    def work_id(self, task_id: str, agent: str) -> str:
+        """The opaque id of this agent's attempts at this task: random, made on first use
+        and kept here, so the folders it names tell nothing about the task."""
+        path = self.path(task_id, agent).with_suffix(".id")
+        try:
+            known = path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            known = ""
+        if re.fullmatch(r"[0-9a-f]{16}", known):
+            return known
+        made = secrets.token_hex(8)
+        atomic_write(path, made.encode() + b"\n")
+        return made
 
     def load(self, task_id: str, agent: str) -> dict[str, Any] | None:
         """The stored attempt, or None when there is none (or it is not a valid record)."""

@@ -1,6 +1,8 @@
 """History-free checkouts for attempts, and the folders each attempt gets.
 
-Every attempt gets, under ``BUGBOUT_HOME/work/<project>/<task>/<agent>/``:
+Every attempt gets, under ``BUGBOUT_HOME/work/<attempt id>/``, where the attempt id is
+random and says nothing about the task, its fix or the agent (the race keeps which id
+belongs to which task and agent in ``.bugbout/attempts/``, out of every sandbox):
 
 - ``work/``: the code just before the fix, without ``.git`` - the base commit's whole
   tree, with the base versions of the test files the fix modifies (the test files it
@@ -10,6 +12,8 @@ Every attempt gets, under ``BUGBOUT_HOME/work/<project>/<task>/<agent>/``:
 - ``home/``: an empty folder for the agent's own configuration and state;
 - ``logs/``: the prompt, ``stdout.log``, ``stderr.log`` and whatever the agent logs;
 - ``tmp/``: the agent's temporary folder.
+
+Once the patch is taken, everything but ``logs/`` is removed.
 """
 
 from __future__ import annotations
@@ -50,10 +54,9 @@ def slug(text: str) -> str:
     return f"{clean[:48] or 'agent'}-{cache_key(text)[:8]}"
 
 
-def attempt_dirs(project: str, task_id: str, agent: str) -> AttemptDirs:
-    """The folders of one attempt, keyed by project, task and agent name."""
-    root = bugbout_home() / "work" / project / task_id / slug(agent)
-    return AttemptDirs.under(root)
+def attempt_dirs(work_id: str) -> AttemptDirs:
+    """The folders of the attempt with the opaque id *work_id*."""
+    return AttemptDirs.under(bugbout_home() / "work" / work_id)
 
 
 class Checkouts:

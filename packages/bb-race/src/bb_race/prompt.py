@@ -15,9 +15,27 @@ from typing import Any
 
 COMMON_RULES = """\
 Work only inside this directory; it is a copy of the project without its git history.
-Your shell commands have no network access, so do not try to install packages or look
-anything up online. What you leave on disk is what counts: your changes are collected
+{network} What you leave on disk is what counts: your changes are collected
 from the files, not from your answer. Finish with a short summary of what you did."""
+
+NETWORK_NONE = """\
+Your shell commands have no network access, so do not try to install packages or look
+anything up online."""
+NETWORK_HOSTS = """\
+The network is closed except for {hosts}; do not try to install packages or look
+anything up online."""
+NETWORK_OPEN = """\
+The project's dependencies are installed already; do not try to install packages."""
+
+
+def network_rule(network: bool | Sequence[str]) -> str:
+    """What the prompt says about the network, true to what the agent gets."""
+    if network is False or (not isinstance(network, bool) and not network):
+        return NETWORK_NONE
+    if isinstance(network, bool):
+        return NETWORK_OPEN
+    return NETWORK_HOSTS.format(hosts=", ".join(network))
+
 
 CONTESTANT_JOB = """\
 Fix the problem described in the issue above by changing the project's code under
@@ -73,9 +91,15 @@ def pytest_command(
 
 
 def build_prompt(
-    task: Mapping[str, Any], *, role: str, assignment: str | None, command: str
+    task: Mapping[str, Any],
+    *,
+    role: str,
+    assignment: str | None,
+    command: str,
+    network: bool | Sequence[str] = False,
 ) -> str:
-    """The whole prompt for one agent on one task."""
+    """The whole prompt for one agent on one task; *network* is what it may reach (see
+    :func:`network_rule`)."""
     fields = {"source": task["source"], "tests": task["tests"]}
     if role == "examiner":
         job = EXAMINER_JOBS[assignment or "reproduce"].format(**fields)
@@ -98,6 +122,6 @@ def build_prompt(
         "",
         f"To run part of the suite, put a test file or node id in place of `{task['tests']}`.",
         "",
-        COMMON_RULES,
+        COMMON_RULES.format(network=network_rule(network)),
     ]
     return "\n".join(parts) + "\n"

@@ -29,7 +29,7 @@ from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
 from bb_core.limits import run_limit
 from bb_core.progress import warn
 from bb_core.records import STDIN, Line, Writer, read_lines
-from bb_core.sandbox import NoSandbox, Sandbox, get_sandbox
+from bb_core.sandbox import NoSandbox, Sandbox, get_sandbox, program_roots
 from bb_core.store import Store, cache_key
 
 from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
@@ -109,8 +109,9 @@ class ProjectTests:
         """Folders the sandbox must keep readable for the tests to run."""
         if self._env is None:
             return []
-        python = Path(self._env.python)
-        return [python.parent.parent, Path(os.path.realpath(python)).parent.parent]
+        # The environment's install and its base Python's, narrowed like any program's
+        # (a Python in ~/bin shows ~/bin, never the whole home).
+        return program_roots([str(self._env.python)])
 
 
 class Race:
@@ -288,9 +289,11 @@ class Race:
             footprint=footprints.of,
             repository=self.location,
             test_command=self.tests.command,
-            readable=[self.config.root, *self.tests.readable()],
+            readable=self.tests.readable(),
             environ=self.environ,
             secrets=secret_values(self.environ),
+            max_patch_bytes=self.config.run.max_patch_bytes,
+            max_disk_bytes=self.config.run.max_attempt_disk,
         )
 
     def _schedule(
@@ -343,7 +346,7 @@ class Race:
         if ctx.cancel.is_set():
             raise Cancelled()
         started = now_iso()
-        dirs = attempt_dirs(self.project, str(task["id"]), agent.name)
+        dirs = attempt_dirs(self.store.work_id(str(task["id"]), agent.name))
         ask = self._wanted.get((str(task["id"]), agent.name))
         record = attempt(ctx, task, agent, dirs)
         try:
@@ -369,7 +372,7 @@ class Race:
         """Run an examiner's tests on the unfixed tree and store what they did."""
         if ctx.cancel.is_set():
             raise Cancelled()
-        dirs = dirs or attempt_dirs(self.project, str(task["id"]), agent.name)
+        dirs = dirs or attempt_dirs(self.store.work_id(str(task["id"]), agent.name))
         record = dict(record)
         try:
             record["reproducing"] = reproduce(

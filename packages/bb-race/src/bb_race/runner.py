@@ -9,9 +9,9 @@ never dropped.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
-import shutil
 import tempfile
 import threading
 import time
@@ -39,13 +39,18 @@ from bb_core.sandbox import (
     NoSandbox,
     Sandbox,
     cap_file,
+    defang,
+    program_roots,
+    tree_size,
 )
 from bb_core.schemas import VERSION
 
 from bb_race.authored import authored_tests
+from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
 from bb_race.egress import EgressProxy
 from bb_race.footprint import leave_out
+from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.prompt import build_prompt
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
@@ -74,6 +79,8 @@ class RaceContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     versions: dict[str, str | None] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    max_patch_bytes: int = MAX_PATCH_BYTES
+    max_disk_bytes: int = MAX_DISK_BYTES
     #: The files the test command creates on a task's base tree (see bb_race.footprint).
     footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
 
@@ -133,10 +140,13 @@ def run_agent(
     logs: Path,
     timeout: float,
     cancel: threading.Event,
+    disk: Callable[[], int] | None = None,
+    max_disk: int | None = None,
 ) -> tuple[Completed, str | None]:
     """Run the agent until it ends, the deadline passes or the race is cancelled.
 
-    Returns how it ended and, when bugbout stopped it for misbehaving, why.
+    Returns how it ended and, when bugbout stopped it for misbehaving (logs past
+    ``LOG_LIMIT``, *disk* - measured every ``DISK_POLL`` seconds - past *max_disk*), why.
     """
     stdout, stderr = logs / "stdout.log", logs / "stderr.log"
     running = Confined(
@@ -145,6 +155,7 @@ def run_agent(
     )  # fmt: skip
     deadline = time.monotonic() + timeout
     stopped: str | None = None
+    measured = time.monotonic()
     try:
         while not running.wait(min(POLL, max(0.0, deadline - time.monotonic()))):
             if cancel.is_set():
@@ -158,6 +169,12 @@ def run_agent(
                 stopped = f"stopped: its output passed {LOG_LIMIT // (1024 * 1024)} MB"
                 running.kill()
                 break
+            if disk is not None and max_disk and time.monotonic() - measured >= DISK_POLL:
+                measured = time.monotonic()
+                if disk() > max_disk:
+                    stopped = f"stopped: it left more than {size_text(max_disk)} on disk"
+                    running.kill()
+                    break
     except BaseException:
         running.kill()
         running.finish()
@@ -173,27 +190,13 @@ def _confinement(
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
-    writable = [dirs.work, dirs.logs, dirs.home, dirs.tmp, *state, *extra]
-    readable = [*ctx.readable, *program_dirs(invocation.argv)]
+    writable = [dirs.work, dirs.logs, dirs.tmp, *state, *extra]
+    # The agent's own program and interpreter, wherever they are installed: the wrapped
+    # command line may start with the egress bridge instead.
+    readable = [*ctx.readable, *program_roots(invocation.argv)]
     return ctx.sandbox, Confinement(
-        writable=writable, network=network, readable=readable, temp=dirs.tmp
+        writable=writable, network=network, readable=readable, temp=dirs.tmp, home=dirs.home
     )
-
-
-def program_dirs(argv: list[str]) -> list[Path]:
-    """The folders the agent's program lives in - for ``.../bin/prog``, the prefix above
-    ``bin`` (a virtual environment's root) - so that a program kept under /tmp, which
-    the sandbox replaces with a private folder, still runs there."""
-    if not argv:
-        return []
-    found = argv[0] if os.sep in argv[0] else shutil.which(argv[0])
-    if not found:
-        return []
-    folders = []
-    for path in (Path(found).absolute(), Path(os.path.realpath(found))):
-        folder = path.parent
-        folders.append(folder.parent if folder.name == "bin" else folder)
-    return folders
 
 
 def _egress(
@@ -247,7 +250,8 @@ def _attempt(
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
     session = Session(
-        task_id=str(task["id"]),
+        # The opaque attempt id: nothing the agent is told names the task or its fix.
+        task_id=dirs.root.name,
         prompt=prompt,
         prompt_file=prompt_file,
         workdir=dirs.work,
@@ -259,6 +263,21 @@ def _attempt(
     )
     version = ctx.version_of(agent)
     invocation = agent.invocation(session)
+    reach = invocation.network if invocation.confine else True
+    if reach is not False:
+        # The prompt says what is true of the network this agent gets.
+        prompt = build_prompt(
+            task, role=agent.role, assignment=agent.assignment, command=command, network=reach
+        )
+        prompt_file.write_text(prompt, encoding="utf-8")
+        session = dataclasses.replace(session, prompt=prompt)
+        invocation = agent.invocation(session)
+    base_size = tree_size(dirs.base)
+
+    def disk() -> int:
+        used = tree_size(dirs.work) - base_size
+        return used + tree_size(dirs.home) + tree_size(dirs.tmp)
+
     env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=dirs.tmp)
     argv = list(invocation.argv)
     with ExitStack() as stack:
@@ -279,18 +298,32 @@ def _attempt(
             logs=dirs.logs,
             timeout=ctx.timeout,
             cancel=ctx.cancel,
+            disk=disk,
+            max_disk=ctx.max_disk_bytes,
         )
         if proxy is not None:
             net_flags += [f"network-refused:{where}" for where in proxy.refused]
+    # Nothing the agent left is followed: its links and pipes go before bugbout reads.
+    removed = [f"link-removed:logs/{p}" for p in defang(dirs.logs)]
+    defang(dirs.home)  # adapters read their session files there; links are bugbout's own too
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)
+    left = disk()
     created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
     record = collect(task, agent, dirs, completed, stopped, leave_out(dirs.base, created))
-    record["flags"] = [*record["flags"], *net_flags]
+    record["flags"] = [
+        *unconfined_flags(sandbox, invocation),
+        *record["flags"],
+        *net_flags,
+        *removed,
+        *leak_flags(record, task, dirs.logs, work_root=dirs.root.parent),
+    ]
+    enforce_caps(record, patch_cap=ctx.max_patch_bytes, disk_cap=ctx.max_disk_bytes, left=left)
     record["started"] = started
     if version:
         record["version"] = version
-    remove_tree(dirs.base)
+    for folder in (dirs.base, dirs.work, dirs.home, dirs.tmp):
+        remove_tree(folder)
     return record
 
 

@@ -248,6 +248,9 @@ class TaskRow:
     missing: list[str]
     matrix: MatrixView | None = None
     kind: str | None = None
+    #: Each contestant's leak and confinement flags (``leak:...``, ``refused:...``,
+    #: ``unconfined: ...``, ``over-cap:...``), shown beside its category; never scored.
+    flags: dict[str, list[str]] = field(default_factory=dict)
     #: What the agents read: ``issue (export), 312 characters``; None without a task line.
     statement: str | None = None
 

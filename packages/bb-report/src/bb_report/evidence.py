@@ -220,6 +220,22 @@ def _missing(task: Task) -> list[str]:
     return missing
 
 
+#: The flags a reader should see beside a score: signs of a leak or of weak confinement.
+SHOWN_FLAGS = ("leak:", "refused:", "unconfined", "over-cap:")
+
+
+def attempt_flags(task: Any) -> dict[str, list[str]]:
+    """Each contestant's flags worth showing beside its score (none are scored)."""
+    found = {}
+    for name, attempt in task.attempts.items():
+        if attempt.get("role") != "contestant":
+            continue
+        flags = [str(f) for f in attempt.get("flags") or () if str(f).startswith(SHOWN_FLAGS)]
+        if flags:
+            found[name] = flags
+    return found
+
+
 def statement_words(statement: Mapping[str, Any] | None) -> str | None:
     """``issue (export), 312 characters``: what a task's agents read, in a few words."""
     if statement is None:
@@ -251,6 +267,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 missing=_missing(t),
                 matrix=matrix_view(t),
                 kind=t.kind,
+                flags=attempt_flags(t),
                 statement=statement_words(t.statement),
             )
         )

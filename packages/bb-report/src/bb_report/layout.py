@@ -398,6 +398,14 @@ def _pick_cell(task: TaskRow) -> Cell:
     return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
 
 
+def _flagged(cell: Cell, task: TaskRow, name: str) -> Cell:
+    """The category with the attempt's leak and confinement flags beside it."""
+    flags = task.flags.get(name)
+    if not flags:
+        return cell
+    return Cell(f"{cell.text} [{', '.join(flags)}]", cell.tone or "warn")
+
+
 def task_table(report: Report) -> Section:
     names = report.overview.contestants
     rows = []
@@ -410,7 +418,7 @@ def task_table(report: Report) -> Section:
                 Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
-                *[category_cell(task.categories.get(name)) for name in names],
+                *[_flagged(category_cell(task.categories.get(name)), task, name) for name in names],
             ]
         )
     blocks: list[Block] = []

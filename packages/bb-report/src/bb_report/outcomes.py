@@ -113,6 +113,24 @@ def overview(bout: Bout) -> Overview:
             if len(waiting) == 1:
                 verb = verb.replace("have ", "has ").replace("were ", "was ")
             notes.append(f"{len(waiting)} {noun} {verb}: {_ids(waiting)}.")
+    unconfined = sorted(
+        {
+            f"{name} on {t.id}"
+            for t in tasks
+            for name, attempt in t.attempts.items()
+            if any(str(f).startswith("unconfined") for f in attempt.get("flags") or ())
+        }
+    )
+    if unconfined:
+        # The headline: these numbers rest on agents the sandbox did not hold.
+        notes.insert(
+            0,
+            f"Unconfined: {plural(len(unconfined), 'attempt')} ran where the sandbox's "
+            "guarantees do not hold (sandbox none, sandboxed = false, or seatbelt), so the "
+            f"agent could have read the answer: {', '.join(unconfined[:8])}"
+            + (" and more" if len(unconfined) > 8 else "")
+            + ".",
+        )
     told = [t for t in tasks if t.statement is not None]
     if told and all(t.statement.get("source") == "commit" for t in told if t.statement):
         notes.append(

@@ -61,14 +61,26 @@ def init_command(path: str, force: bool, debug: bool) -> None:
 
 @main.command(context_settings=CONTEXT)
 @config_option
+@click.option(
+    "--show-confinement",
+    is_flag=True,
+    help="Print what an attempt of each agent and a test run can see, write and reach, "
+    "instead of the checks.",
+)
 @debug_option
-def doctor(config_path: str | None, debug: bool) -> None:
+def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None:
     """Check that a bout can run here: git, uv, Python, the sandbox, each agent, the
     test environment and the suite at HEAD.
 
     One line per check: ok, warning, skipped (it needs something that failed) or
     problem with its fix. Exits 1 when any problem blocks a bout. Spends no agent quota.
     """
+    if show_confinement:
+        from bugbout.confinement import show_confinement as show
+
+        for line in show(load_config(config_path)):
+            click.echo(line)
+        return
     try:
         config = load_config(config_path)
         doc = Doctor(config)

@@ -113,6 +113,8 @@ def config_text(layout: Layout) -> str:
         "# timeout = 1800                  # seconds one agent may spend on one task",
         "# test-timeout = 60               # seconds one test may take",
         "# quotas = { codex = 1 }          # runs sharing a quota at once",
+        "# max-patch-bytes = 8388608       # an attempt's patch, at most",
+        "# max-attempt-disk = 2147483648   # what an attempt may leave on disk, at most",
         "",
         "[judge]",
         '# policy = "majority"             # majority, unanimous, strict or cross-vendor',

@@ -10,8 +10,9 @@ the files it insists on, the output it prints (shaped after the logs of the real
 - ``model``: ``host:port`` of a local TCP listener standing for the model's API;
 - ``summary``: the closing words.
 
-Every call is recorded in ``$HOME/standin-call.json`` (HOME is the attempt's own home):
-argv, environment, stdin, working directory and what the stand-in observed.
+Every call is recorded in ``standin-call.json`` in the attempt's log folder (beside its
+HOME, which bugbout removes once the patch is taken): argv, environment, stdin, working
+directory and what the stand-in observed.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ def record(cli: str, stdin: str | None, **observed: Any) -> None:
         "cwd": os.getcwd(),
         **observed,
     }
-    home = Path(os.environ.get("HOME", "."))
-    (home / "standin-call.json").write_text(json.dumps(call, indent=1))
+    logs = Path(os.environ.get("HOME", ".")).parent / "logs"
+    (logs / "standin-call.json").write_text(json.dumps(call, indent=1))
 
 
 def read_stdin() -> str:

@@ -5,13 +5,16 @@ The command line (see docs/agents.md for the source of every flag)::
     codex exec --json --color never --skip-git-repo-check --ephemeral
         --ignore-user-config --ignore-rules
         --sandbox workspace-write -c sandbox_workspace_write.network_access=false
+        -c sandbox_workspace_write.exclude_slash_tmp=true
+        -c sandbox_workspace_write.exclude_tmpdir_env_var=false
         -c web_search="disabled" -c project_doc_max_bytes=0
         [-m MODEL] [-c model_reasoning_effort="high"] [--oss --local-provider ollama]
         -o LOGDIR/last-message.txt -
 
 with the prompt on stdin (``-``), ``CODEX_HOME`` a fresh folder in the attempt's home
 holding only a link to the user's ``auth.json``, and Codex's own sandbox confining the
-shell commands (no network, writes in the checkout and temp). The whole process is not
+shell commands (no network, writes in the checkout and in ``$TMPDIR`` - the attempt's own
+temporary folder - but not in the host's ``/tmp``). The whole process is not
 put in bugbout's sandbox: Codex's sandbox is bubblewrap too on Linux, and it needs to
 create its own namespaces.
 """
@@ -100,6 +103,10 @@ class CodexAgent(CodingAgent):
             "--ignore-rules",
             "--sandbox", "workspace-write",
             "-c", "sandbox_workspace_write.network_access=false",
+            # The host's /tmp is not the agent's to write (other attempts may live there);
+            # its own temporary folder, $TMPDIR, stays writable.
+            "-c", "sandbox_workspace_write.exclude_slash_tmp=true",
+            "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=false",
             "-c", 'web_search="disabled"',
             "-c", "project_doc_max_bytes=0",
         ]  # fmt: skip

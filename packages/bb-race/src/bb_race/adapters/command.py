@@ -13,10 +13,10 @@ Placeholders in ``command``: ``{prompt}``, ``{prompt_file}``, ``{workdir}``, ``{
 ``{model}``. Without ``{prompt}`` or ``{prompt_file}`` the prompt arrives on stdin.
 ``env`` adds variables, ``state-dirs`` are extra writable folders (``~`` is the user's
 home), ``quota-pattern`` is a regular expression that, found in the end of the logs of a
-run that changed nothing, marks the attempt ``quota``, ``network`` limits the network
-(``false``: none, for scripted agents or in-process models; a list of hosts: only those,
-e.g. the model's API), and ``sandboxed = false`` runs the command
-without bugbout's sandbox - only for agents that confine themselves.
+run that changed nothing, marks the attempt ``quota``, ``network`` opens the network
+(absent or ``false``: none, the default; a list of hosts: only those, through the egress
+proxy - e.g. the model's API; ``true``: all of it), and ``sandboxed = false`` runs the
+command without bugbout's sandbox - only for agents that confine themselves.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class CommandAgent(CodingAgent):
                 ) from exc
         if not isinstance(self.options.get("sandboxed", True), bool):
             raise ConfigError(f"{self.name}: sandboxed must be true or false")
-        network = self.options.get("network", True)
+        network = self.options.get("network", False)
         if not isinstance(network, bool) and not (
             isinstance(network, list) and all(isinstance(h, str) and h for h in network)
         ):
@@ -115,7 +115,7 @@ class CommandAgent(CodingAgent):
             env=dict(self.options.get("env", {})),
             confine=bool(self.options.get("sandboxed", True)),
             state_dirs=state_dirs,
-            network=self.options.get("network", True),
+            network=self.options.get("network", False),
         )
 
     def quota_exhausted(self, logdir: Path) -> bool:
