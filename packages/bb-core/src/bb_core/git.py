@@ -517,6 +517,14 @@ class Repo:
             name for name, (mode, _sha) in self._children(entry).items() if stat.S_ISDIR(mode)
         )
 
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The object id of file *path* at commit *sha*, or None when it is absent or a
+        folder: a cheap way to tell whether a file changed between commits."""
+        entry = self._entry(self._tree_of(sha), _norm(path))
+        if entry is None or entry[0] == 0o160000 or stat.S_ISDIR(entry[0]):
+            return None
+        return entry[1].decode()
+
     def read_blob(self, sha: str, path: str) -> bytes | None:
         """The contents of *path* at commit *sha*, or None when it is absent or a folder."""
         entry = self._entry(self._tree_of(sha), _norm(path))

@@ -21,6 +21,11 @@ the rest are ``error`` and ``timed_out`` is set.
 
 A run that ended on its own but whose report is missing, garbled, unfinished or at
 odds with pytest's exit status is an error run: every requested test is ``error``.
+
+A run that reported the end of its session but does not exit (a server a test started,
+a thread that never returns) is given ``LINGER_GRACE`` seconds, then its process tree is
+ended: the outcomes it reported stand, its exit status is the one it reported, and the
+run is flagged ``lingered``. Nothing it did not report counts as passing.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 # (credentials in particular), and [project].env is added on top.
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
 KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
+#: Seconds a pytest process may take to exit once it reported the end of its session.
+LINGER_GRACE = 5.0
 
 
 class CollectionError(str):
@@ -110,6 +117,8 @@ class TestRun:
     attempts: int = 1
     #: Evidence that the run was tampered with; when there is any, the run is void.
     tampered: list[str] = field(default_factory=list)
+    #: pytest reported the end of its session but did not exit; it was ended.
+    lingered: bool = False
 
     @property
     def counts(self) -> dict[str, int]:
@@ -134,7 +143,7 @@ class TestRun:
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
             **({"tampered": list(self.tampered)} if self.tampered else {}),
-        }
+        } | ({"lingered": True} if self.lingered else {})
 
 
 def pytest_argv(
@@ -439,6 +448,7 @@ class _Outcome:
     exit_code: int
     timed_out: bool = False
     hung: str | None = None
+    lingered: bool = False
 
 
 def _run_once(
@@ -453,12 +463,20 @@ def _run_once(
     poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
     timed_out = False
     hung: str | None = None
+    session_ended: float | None = None  # when the report said the session finished
+    lingered = False
     try:
         while not running.wait(min(poll, deadline - time.monotonic())):
             now = time.monotonic()
             attempt.feed(report.read(), now)
+            if attempt.finish is not None and session_ended is None:
+                session_ended = now
             if now >= deadline:
                 timed_out = True
+                running.kill()
+                break
+            if session_ended is not None and now - session_ended > LINGER_GRACE:
+                lingered = True
                 running.kill()
                 break
             if (
@@ -476,6 +494,8 @@ def _run_once(
         raise
     completed = running.finish()
     attempt.feed(report.read(), time.monotonic())
+    if lingered and attempt.finish is not None:
+        return _Outcome(attempt, report, attempt.finish, timed_out, hung, lingered=True)
     return _Outcome(attempt, report, completed.exit_code, timed_out, hung)
 
 
@@ -586,6 +606,7 @@ def _run_pytest(
     exit_code: int | None = None
     problem: str | None = None
     timed_out = False
+    lingered = False
     attempt_no = 0
     key = secrets.token_bytes(16)
     evidence: list[str] = []
@@ -630,6 +651,13 @@ def _run_pytest(
         ended = _run_once(running, Report(report_path, key), deadline, test_timeout)
         evidence += _tampering(ended.attempt, ended.report)
         exit_code = None if ended.timed_out else ended.exit_code
+        if ended.lingered:
+            lingered = True
+            with open(log_path, "ab") as log:
+                log.write(
+                    f"\n[bugbout: pytest reported the end of its session but had not exited "
+                    f"{LINGER_GRACE:g}s later; its processes were ended]\n".encode()
+                )
         collected.update(dict.fromkeys(ended.attempt.collected or ()))
         collectors.update(ended.attempt.collectors)
         final.update(ended.attempt.done())
@@ -675,6 +703,7 @@ def _run_pytest(
         attempts=attempt_no,
         timeout=timeout,
         test_timeout=test_timeout,
+        lingered=lingered,
     )
     run.tampered = evidence
     return run
@@ -708,6 +737,7 @@ def _assemble(
     attempts: int,
     timeout: float,
     test_timeout: float | None,
+    lingered: bool = False,
 ) -> TestRun:
     """The outcome of every requested test from what the attempts reported."""
     for nodeid, kind in stuck.items():
@@ -759,4 +789,5 @@ def _assemble(
         timeouts=[n for n in timeouts if n in outcomes],
         problem=problem,
         attempts=attempts,
+        lingered=lingered,
     )

@@ -155,7 +155,7 @@ class Oracle:
         except GitError as exc:
             raise GitError(f"task {task['id']}: repository {exc}") from exc
         try:
-            sides = plan_sides(repo, task)
+            sides = plan_sides(repo, task, self.config.project.test_files)
         except GitError as exc:
             raise Skip("unknown-commit", str(exc)) from exc
         if not sides.modules:
@@ -166,7 +166,8 @@ class Oracle:
         assert sandbox is not None
         key = ""
         if self.cache is not None:
-            key = self.cache.key(task, env.key, self.settings.arguments(sandbox.name, env))
+            arguments = self.settings.arguments(sandbox.name, env)
+            key = self.cache.key(task, env.key, arguments | {"test_modules": list(sides.modules)})
             cached = self.cache.get(str(task["id"]), key)
             if cached is not None:
                 with self._lock:

@@ -258,6 +258,7 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    kind: str | None = None
     #: Each contestant's leak and confinement flags (``leak:...``, ``refused:...``,
     #: ``unconfined: ...``, ``over-cap:...``), shown beside its category; never scored.
     flags: dict[str, list[str]] = field(default_factory=dict)

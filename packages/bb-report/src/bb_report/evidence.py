@@ -267,6 +267,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 },
                 missing=_missing(t),
                 matrix=matrix_view(t),
+                kind=t.kind,
                 flags=attempt_flags(t),
                 statement=statement_words(t.statement),
                 **_tampering(t),

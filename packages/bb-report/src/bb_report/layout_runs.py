@@ -99,7 +99,7 @@ def task_table(report: Report) -> Section:
         rows.append(
             [
                 Cell(task.id),
-                Cell(task.title),
+                Cell(task.title + (f" [{task.kind}]" if task.kind not in (None, "bug") else "")),
                 Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),

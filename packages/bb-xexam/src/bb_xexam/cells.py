@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_xexam.authors import is_test_module
 from bb_xexam.install import Placed
 
 
@@ -95,7 +94,7 @@ def expected_tests(item: Placed, runs: list[ColumnRun]) -> list[str]:
     declared = list(dict.fromkeys(author.declared))
     if item.error is not None:
         # Nothing ran: its declared tests, else its test modules, stand as error rows.
-        return declared or [p for p in author.files if is_test_module(p)]
+        return declared or [p for p in author.files if author.names.is_test_module(p)]
     modules = [item.original(t) for t in item.targets if t.endswith(".py")]
     observed: dict[str, None] = {}
     for run in runs:

@@ -30,7 +30,7 @@ from bb_report.options import (
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
-from bugbout.listing import redactions_text, tasks_table
+from bugbout.listing import explain_table, redactions_text, tasks_table
 from bugbout.stages import mine_stage, tally
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -108,6 +108,12 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
 
 
 @main.command(context_settings=CONTEXT)
+@click.option(
+    "--explain",
+    "explain_ref",
+    metavar="SHA",
+    help="Print every mining rule's verdict for this one commit instead (nothing is mined).",
+)
 @config_option
 @click.option(
     "--show-redactions",
@@ -116,17 +122,29 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
     "redaction removed from it with the rule that removed it.",
 )
 @debug_option
-def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
+def tasks(
+    explain_ref: str | None, config_path: str | None, show_redactions: bool, debug: bool
+) -> None:
     """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
 
-    The tasks are kept in .bugbout/tasks.jsonl. Each task shows where its statement came
-    from (issue, pull request, commit message or title) and its length. When the ground
-    truth of the same tasks is known from a run, each task shows its test counts or why
-    it was set aside.
+    The tasks are kept in .bugbout/tasks.jsonl. Each task shows its kind (bug, feature,
+    unknown), where its statement came from (issue, pull request, commit message or title)
+    and its length. When the ground truth of the same tasks is known from a run, each task
+    shows its test counts or why it was set aside. With --explain SHA, say for one commit
+    why it is a task or which rule leaves it out.
     """
     project = Project.load(config_path)
     project.require_file()
     preflight(project.config)
+    if explain_ref is not None:
+        from bb_mine.explain import explain
+        from bb_mine.mine import MineOptions
+
+        config = project.config
+        options = MineOptions.from_config(config)
+        rows = explain(str(config.repository_path()), options, explain_ref)
+        click.echo(explain_table(rows), nl=False)
+        return
     results = project.results
     results.ensure()
     said, mined = mine_stage(project.config, results)

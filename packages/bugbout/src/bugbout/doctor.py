@@ -127,10 +127,11 @@ class Doctor:
             with open_repo(location) as repo:
                 branch = repo.default_branch()
                 head = repo.resolve(branch)
+                sources = project.source if isinstance(project.source, list) else [project.source]
                 missing = [
                     f"{key} {folder}"
-                    for key, folder in (("source", project.source), ("tests", project.tests))
-                    if folder and not repo.is_dir(head, folder)
+                    for key, folder in [*(("source", s) for s in sources), ("tests", project.tests)]
+                    if folder and folder != "." and not repo.exists(head, folder)
                 ]
         except BbError as exc:
             return problem(
