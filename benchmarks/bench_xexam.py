@@ -1,23 +1,28 @@
-"""What one pytest run per column saves: a matrix built as bb-xexam builds it, next to one
-run per author per column.
+"""What isolating every author costs: a matrix built as bb-xexam builds it - each
+author's tests in a pytest process and a tree of their own per column - next to the
+shape it replaced, every author's tests sharing one pytest run per column.
 
-Builds a repository (a package and a suite of 5 modules x 10 tests) and six contestants,
-each with a source change and a 5-test regression module, so the matrix has 7 authors
-(six contestants and the suite) and 7 columns (the unfixed tree and six patches). Prints:
+Two matrices:
 
-- the whole matrix through :func:`bb_xexam.xexam.build_matrix` - tree, installation,
-  one sandboxed pytest run per column - and its cells per second;
-- the same columns' runs alone, one per column, next to one run per (author, column),
-  the shape bb-xexam avoids.
+- synthetic (default): a repository with a package and a suite of 5 modules x 10 tests,
+  and ``--contestants`` contestants (default 5), each with a source change and a 5-test
+  regression module - so contestants + 1 authors (the suite too) x contestants + 1
+  columns (the unfixed tree too): 6 x 6 by default;
+- ``--demo``: the demo, mined and raced by the real tools, every task's matrix.
 
-    python benchmarks/bench_xexam.py [--rounds N] [--sandbox auto|none]
+For each: build_matrix (median and best of ``--rounds``) and the same trees run the old
+way, one pytest run per column covering every author; the ratio is the cost of isolation.
+
+    python benchmarks/bench_xexam.py [--rounds N] [--contestants N] [--demo] [--sandbox auto|none]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,9 +39,8 @@ from bb_core.testrun import run_pytest
 from bb_xexam.authors import authors_of, classify, columns_of
 from bb_xexam.install import place_authors
 from bb_xexam.xexam import Settings, build_matrix
-from build_demo import GitRepo
+from build_demo import GitRepo, build_demo, write_config
 
-CONTESTANTS = 6
 SUITE_MODULES, SUITE_TESTS, OWN_TESTS = 5, 10, 5
 
 
@@ -53,10 +57,10 @@ def build_repo(root: Path) -> GitRepo:
     return repo
 
 
-def make_attempts(repo: GitRepo, sha: str, work: Path) -> list[dict[str, Any]]:
+def make_attempts(repo: GitRepo, sha: str, work: Path, contestants: int) -> list[dict[str, Any]]:
     attempts = []
     with open_repo(repo.path) as opened:
-        for n in range(CONTESTANTS):
+        for n in range(contestants):
             base, edited = work / f"{n}-base", work / f"{n}-work"
             opened.materialize(sha, base)
             opened.materialize(sha, edited)
@@ -84,9 +88,89 @@ def timed(action: Any) -> tuple[float, Any]:
     return time.perf_counter() - started, result
 
 
+def shared_runs(
+    task: dict[str, Any], repository: Path, env: TestEnv, sandbox: Any, work: Path
+) -> float:
+    """The replaced shape: every author in one tree, one pytest run per column, as it ran."""
+    started = time.perf_counter()
+    authors = authors_of(task, run_suite=True)
+    stage = work / "shared-stage"
+    with open_repo(repository) as opened:
+        opened.materialize(str(task["base_commit"]), stage)
+    placed = place_authors(stage, authors, str(task["tests"]))
+    everyone = [t for item in placed if not item.prefix for t in item.targets]
+    everyone += [t for item in placed if item.prefix for t in item.targets]
+    source, tests = str(task["source"]), str(task["tests"])
+    for column in columns_of(task):
+        tree = work / "shared" / column.name
+        shutil.copytree(stage, tree, symlinks=True)
+        if column.patch:
+            apply_patch(
+                column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+            )
+        run_pytest(
+            tree, env, everyone, sandbox=sandbox, timeout=300,
+            log_path=work / "logs" / "shared.log", pythonpath=["src", "."],
+        )  # fmt: skip
+        shutil.rmtree(tree)
+    shutil.rmtree(stage)
+    return time.perf_counter() - started
+
+
+def demo_tasks(work: Path) -> tuple[Path, list[dict[str, Any]]]:
+    """The demo built, mined and raced by the real command lines: its repository and tasks."""
+    root = work / "demo"
+    build_demo(root)
+    write_config(root)
+    bindir = Path(sys.executable).parent
+    mined = subprocess.run([str(bindir / "bb-mine")], cwd=root, capture_output=True, check=True)
+    raced = subprocess.run(
+        [str(bindir / "bb-race"), "-j", "2"], cwd=root, input=mined.stdout,
+        capture_output=True, check=True,
+    )  # fmt: skip
+    tasks = [json.loads(line) for line in raced.stdout.splitlines()]
+    return root / "repo", [t for t in tasks if t["kind"] == "task" and t.get("attempts")]
+
+
+def measure(
+    label: str, repository: Path, tasks: list[dict[str, Any]], env: TestEnv, sandbox: Any,
+    settings: Settings, rounds: int, work: Path,
+) -> None:  # fmt: skip
+    def matrices() -> list[dict[str, Any]]:
+        return [
+            build_matrix(
+                task, repository=str(repository), env=env, sandbox=sandbox, settings=settings,
+                logdir=work / "logs" / str(task["id"]),
+            )
+            for task in tasks
+        ]  # fmt: skip
+
+    made = matrices()  # warm: bytecode, the sandbox probe
+    isolated = [timed(matrices)[0] for _ in range(rounds)]
+    shared = [
+        sum(shared_runs(task, repository, env, sandbox, work) for task in tasks)
+        for _ in range(rounds)
+    ]
+    cells = sum(len(m["cells"]) for m in made)
+    runs = sum(len(c.get("runs", ())) for m in made for c in m["columns"])
+    shape = ", ".join(f"{len(m['authors'])}x{len(m['columns'])}" for m in made)
+    print(f"{label}: {len(made)} matrices ({shape} authors x columns), {cells} cells, "
+          f"{rounds} rounds, sandbox {sandbox.name}")  # fmt: skip
+    new, old = statistics.median(isolated), statistics.median(shared)
+    print(f"  isolated, one run per author x column ({runs} runs): "
+          f"median {new:6.2f} s  best {min(isolated):6.2f} s")  # fmt: skip
+    print(f"  shared, one run per column:                 median {old:6.2f} s  "
+          f"best {min(shared):6.2f} s")  # fmt: skip
+    print(
+        f"  isolation costs {new / old:.2f}x (best against best {min(isolated) / min(shared):.2f}x)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--contestants", type=int, default=5)
+    parser.add_argument("--demo", action="store_true")
     parser.add_argument("--sandbox", default="auto")
     options = parser.parse_args()
     sandbox = get_sandbox(options.sandbox)
@@ -94,63 +178,18 @@ def main() -> None:
     settings = Settings(sandbox=options.sandbox)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        if options.demo:
+            repository, tasks = demo_tasks(work)
+            demo_env = TestEnv(
+                python=Path(sys.executable), env={}, key="bench-demo", pythonpath=("src", ".")
+            )
+            measure("demo", repository, tasks, demo_env, sandbox, settings, options.rounds, work)
+            return
         repo = build_repo(work)
         sha = repo.sha("HEAD")
         task = {"id": "bench-xexam", "base_commit": sha, "source": "src/pkg", "tests": "tests",
-                "test_files": [], "attempts": make_attempts(repo, sha, work)}  # fmt: skip
-
-        def matrix() -> dict[str, Any]:
-            return build_matrix(
-                task, repository=str(repo.path), env=env, sandbox=sandbox, settings=settings,
-                logdir=work / "logs",
-            )  # fmt: skip
-
-        matrix()  # warm: bytecode, the sandbox probe
-        whole = [timed(matrix) for _ in range(options.rounds)]
-        cells = len(whole[0][1]["cells"])
-
-        # The runs alone, on trees prepared once: one per column, or one per author per column.
-        authors = authors_of(task, run_suite=True)
-        stage = work / "stage"
-        with open_repo(repo.path) as opened:
-            opened.materialize(sha, stage)
-        placed = place_authors(stage, authors, "tests")
-        trees = []
-        for column in columns_of(task):
-            tree = work / "trees" / column.name
-            shutil.copytree(stage, tree, symlinks=True)
-            apply_patch(
-                column.patch, tree, include=lambda p: classify(p, "src/pkg", "tests") == "source"
-            )
-            trees.append(tree)
-
-        def run(tree: Path, targets: list[str]) -> None:
-            result = run_pytest(
-                tree, env, targets, sandbox=sandbox, timeout=300, log_path=work / "logs" / "alone.log",
-                pythonpath=["src", "."],
-            )  # fmt: skip
-            assert result.ok and result.counts["passed"], result
-
-        everyone = [t for item in placed for t in item.targets]
-        per_column = [
-            timed(lambda: [run(t, everyone) for t in trees])[0] for _ in range(options.rounds)
-        ]
-        per_author = [
-            timed(lambda: [run(t, item.targets) for t in trees for item in placed])[0]
-            for _ in range(options.rounds)
-        ]
-    columns, runs_each = len(trees), len(trees) * len(placed)
-    best = min(seconds for seconds, _ in whole)
-    median = statistics.median(seconds for seconds, _ in whole)
-    print(f"{len(placed)} authors x {columns} columns = {cells} cells, {options.rounds} rounds, "
-          f"sandbox {sandbox.name}")  # fmt: skip
-    print(f"build_matrix, whole:          median {median:6.2f} s  best {best:6.2f} s  "
-          f"({cells / median:,.0f} cells/s, {median / columns:.2f} s a column)")  # fmt: skip
-    column_runs = statistics.median(per_column)
-    author_runs = statistics.median(per_author)
-    print(f"runs, one per column ({columns}):   median {column_runs:6.2f} s")
-    print(f"runs, one per author x column ({runs_each}): median {author_runs:6.2f} s  "
-          f"({author_runs / column_runs:.1f}x slower)")  # fmt: skip
+                "test_files": [], "attempts": make_attempts(repo, sha, work, options.contestants)}  # fmt: skip
+        measure("synthetic", repo.path, [task], env, sandbox, settings, options.rounds, work)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
 # available and bwrap is missing) and the workspace's environment. Safe to run again.
-# With --with-test-tools it also installs Chromium, which renders the HTML report in a test.
+# With --with-test-tools it also installs Chromium, which renders the HTML report in a test,
+# and the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=false
@@ -35,5 +36,26 @@ if $test_tools && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/
         || echo "setup: chromium could not be installed; the HTML rendering test will be skipped" >&2
 fi
 
+# The real agent CLIs the real-CLI tests run (pinned; cached between runs).
+if $test_tools; then
+    echo "setup: installing the pinned agent CLIs for the real-CLI tests" >&2
+    bash scripts/realcli.sh >/dev/null \
+        || echo "setup: the agent CLIs could not be installed; the real-CLI tests will fail" >&2
+fi
+
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
 uv sync --frozen --all-packages --compile-bytecode
+
+# Put bugbout and the bb-* tools on PATH for "On your own repository": links in
+# ~/.local/bin (or $BUGBOUT_BIN) to the workspace's own commands, which keep working from
+# any folder. Safe to run again; remove the links to undo.
+bindir="${BUGBOUT_BIN:-$HOME/.local/bin}"
+mkdir -p "$bindir"
+for tool in bugbout bb-mine bb-oracle bb-race bb-xexam bb-judge bb-report; do
+    ln -sfn "$PWD/.venv/bin/$tool" "$bindir/$tool"
+done
+case ":$PATH:" in
+    *":$bindir:"*) echo "setup: bugbout and the bb-* tools are on PATH (linked in $bindir)" >&2 ;;
+    *) echo "setup: bugbout, the bb-* tools and uv are in $bindir, which is not on PATH;" \
+        "add it: export PATH=\"$bindir:\$PATH\" (e.g. in ~/.bashrc)" >&2 ;;
+esac

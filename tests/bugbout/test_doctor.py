@@ -4,6 +4,7 @@ missing and a sandbox that cannot start - one line per check, exit 1 when one bl
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -34,10 +35,14 @@ def path_without(name: str, farm: Path) -> str:
     return os.pathsep.join(folders)
 
 
-def doctor(project: DemoPaths, path: str | None = None) -> subprocess.CompletedProcess[str]:
+def doctor(
+    project: DemoPaths, path: str | None = None, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ)
     if path is not None:
         env["PATH"] = path
+    if home is not None:
+        env["HOME"] = str(home)
     return subprocess.run(
         [str(BUGBOUT), "doctor", "--config", str(project.config)],
         cwd=project.root,
@@ -84,10 +89,10 @@ def test_doctor_finds_the_demo_ready(demo_project: DemoPaths) -> None:
 
 @pytest.mark.slow
 def test_doctor_without_uv(demo_project: DemoPaths, tmp_path: Path) -> None:
-    done = doctor(demo_project, path_without("uv", tmp_path / "farm"))
+    done = doctor(demo_project, path_without("uv", tmp_path / "farm"), home=tmp_path / "home")
     assert done.returncode == 1, done.stdout
     checks = lines_by_check(done.stdout)
-    assert checks["uv"].startswith("problem  uv: uv is not on PATH")
+    assert checks["uv"].startswith("problem  uv: uv is neither on PATH nor in ~/.local/bin")
     assert "; fix: install it (`pip install uv`" in checks["uv"]
     assert checks["python"].startswith("skipped ")
     assert checks["sandbox"].startswith("ok ")
@@ -186,6 +191,22 @@ def test_doctor_reports_a_bad_config_and_carries_on(tmp_path: Path) -> None:
     assert checks["uv"].startswith("ok ") and checks["sandbox"].startswith("ok ")
     for name in ("git", "python", "agents", "environment", "suite"):
         assert checks[name] == f"skipped  {name}: not checked: needs a bugbout.toml that loads"
+
+
+@pytest.mark.slow
+def test_doctor_finds_uv_where_setup_put_it(demo_project: DemoPaths, tmp_path: Path) -> None:
+    """scripts/setup.sh installs uv with pip --user, into ~/.local/bin, which a fresh
+    shell may not have on PATH yet."""
+    real = shutil.which("uv")
+    assert real is not None
+    home = tmp_path / "home"
+    (home / ".local" / "bin").mkdir(parents=True)
+    (home / ".local" / "bin" / "uv").symlink_to(real)
+    done = doctor(demo_project, path_without("uv", tmp_path / "farm"), home=home)
+    checks = lines_by_check(done.stdout)
+    assert checks["uv"].startswith("ok       uv: uv "), checks["uv"]
+    assert f"({home}/.local/bin/uv; not on PATH, used from there" in checks["uv"]
+    assert checks["python"].startswith("ok "), checks["python"]
 
 
 @pytest.mark.skipif(not Path("/usr/bin/bwrap").exists(), reason="needs bubblewrap")

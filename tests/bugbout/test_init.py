@@ -19,6 +19,11 @@ NAMES["mini"] = "mini-swe-agent/ollama/qwen3-coder:30b"
 
 
 def make_tree(root: Path, files: dict[str, str]) -> Path:
+    """A git work tree holding *files* (uncommitted: init reads the files themselves)."""
+    from dulwich import porcelain
+
+    root.mkdir(parents=True, exist_ok=True)
+    porcelain.init(str(root)).close()
     for name, text in files.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -145,3 +150,25 @@ def test_init_without_a_package_says_so_in_one_line(tmp_path: Path) -> None:
 )
 def test_requires_python_gives_the_versions_it_allows(spec: str, allowed: list[str]) -> None:
     assert allowed_minors(spec) == allowed
+
+
+def test_init_outside_a_work_tree_writes_nothing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    for name, text in SRC_LAYOUT.items():
+        (plain / name).parent.mkdir(parents=True, exist_ok=True)
+        (plain / name).write_text(text, encoding="utf-8")
+    done = init(plain, path=str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"bugbout: {plain}: not the top of a git work tree, so nothing was written (bugbout "
+        "mines a repository's history; run it in a git repository's top folder)\n"
+    )
+    assert not (plain / "bugbout.toml").exists()
+
+
+def test_init_in_a_subfolder_names_the_top_of_the_work_tree(tmp_path: Path) -> None:
+    repo = make_tree(tmp_path / "repo", SRC_LAYOUT)
+    done = init(repo / "src", path=str(tmp_path))
+    assert done.returncode == 2
+    assert f"its work tree starts at {repo.resolve()}; run `bugbout init` there" in done.stderr
+    assert not (repo / "src" / "bugbout.toml").exists()

@@ -70,7 +70,7 @@ def test_an_unknown_agent_names_the_known_ones() -> None:
     with pytest.raises(ConfigError) as caught:
         agent_class("kodex")
     message = str(caught.value)
-    assert message.startswith("unknown agent 'kodex' (known agents: ")
+    assert message.startswith('unknown agent "kodex" (known: ')
     for name in BUILT_INS:
         assert name in message
 

@@ -34,6 +34,7 @@ FULL = """\
 [project]
 source = "src/pkg"
 tests = "test"
+test-files = ["tests_*.py"]
 repository = "../checkout"
 github = "octo/pkg"
 python = "3.11"
@@ -49,6 +50,11 @@ limit = 5
 max-source-files = 3
 statement-min-sentences = 2
 issues = "exports/issues.jsonl"
+require-fix-signal = false
+new-tests = "cases"
+categories = ["bug"]
+exclude = ["0123456789abcdef"]
+include = ["pkg-fedcba9876"]
 
 [run]
 sandbox = "bubblewrap"
@@ -167,6 +173,7 @@ def test_every_key_is_read(folder: Path) -> None:
     assert config.project == ProjectConfig(
         source="src/pkg",
         tests="test",
+        test_files=["tests_*.py"],
         repository="../checkout",
         github="octo/pkg",
         python="3.11",
@@ -182,6 +189,11 @@ def test_every_key_is_read(folder: Path) -> None:
         max_source_files=3,
         statement_min_sentences=2,
         issues=folder.resolve() / "exports/issues.jsonl",
+        require_fix_signal=False,
+        new_tests="cases",
+        categories=["bug"],
+        exclude=["0123456789abcdef"],
+        include=["pkg-fedcba9876"],
     )
     assert config.run == RunConfig(
         sandbox="bubblewrap",
@@ -293,6 +305,21 @@ def test_adapter_options_pass_through_with_their_dashed_names(folder: Path) -> N
         "step-limit": 40,
         "model-kwargs": {"temperature": "0"},
     }
+
+
+def test_source_may_be_a_list_of_folders(folder: Path) -> None:
+    write(folder, '[project]\nsource = ["./src/a/", "lib/b"]\n')
+    assert load_config("bugbout.toml").project.source == ["src/a", "lib/b"]
+
+
+def test_a_bad_folder_in_a_source_list_is_named(folder: Path) -> None:
+    write(folder, '[project]\nsource = ["src/a", "/abs"]\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config("bugbout.toml")
+    assert str(caught.value) == (
+        "bugbout.toml: project.source[1]: expected a path relative to the repository root, "
+        'got "/abs"'
+    )
 
 
 @pytest.mark.parametrize(

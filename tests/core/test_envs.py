@@ -223,3 +223,42 @@ def test_uv_never_downloads_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     monkeypatch.setitem(os.environ, "UV_PYTHON_DOWNLOADS", "automatic")
     envs._uv(["venv", "--python", "3.11", str(tmp_path / "x")], tmp_path / "log")
     assert seen["UV_PYTHON_DOWNLOADS"] == "never"
+
+
+def test_a_long_uv_message_keeps_its_cause() -> None:
+    from bb_core.envs import _summary
+
+    path = "/home/me/.cache/bugbout/envs/" + "x" * 500 + "/.tmpAbCd/lib/python3.11/site-packages"
+    stderr = f"error: Failed to install: {path}\n  Caused by: failed to write\ncause: No space left on device (os error 28)\n"
+    text = _summary(stderr)
+    assert len(text) <= 400
+    assert text.endswith("\u2026: No space left on device (os error 28)")
+    assert text.startswith("Failed to install: /home/me/.cache/bugbout/envs/")
+
+
+def test_interpreter_with_a_pytest_too_old_for_the_plugin(tmp_path: Path) -> None:
+    """pytest 6 builds without complaint, then every run fails on the plugin's hooks."""
+    venv.create(tmp_path / "old", with_pip=False)
+    python = tmp_path / "old" / "bin" / "python"
+    site = next((tmp_path / "old" / "lib").glob("python3*/site-packages"))
+    (site / "pytest.py").write_text('__version__ = "6.2.5"\n')
+    with pytest.raises(ConfigError) as caught:
+        ensure_env(Project(interpreter=str(python)), tmp_path)
+    assert str(caught.value) == (
+        f"project.interpreter: {python} has pytest 6.2.5; bugbout's pytest plugin needs "
+        f'pytest 7 or newer (install a newer one with `{python} -m pip install "pytest>=7"`, '
+        "or leave out interpreter to let bugbout build an environment)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "old"), [("6.2.5", True), ("3.10.1", True), ("7.0.0", False), ("8.3.4", False)]
+)
+def test_too_old(version: str, old: bool) -> None:
+    from bb_core.envs import too_old
+
+    assert too_old(version) is old
+
+
+def test_import_roots_of_a_list_of_folders() -> None:
+    assert import_roots(["src/a", "lib/b", "c"]) == ("lib", "src", ".")

@@ -421,7 +421,13 @@ def test_no_tests_collected_is_not_an_error(
 ) -> None:
     project = make_project(tmp_path / "repo", {"tests/test_empty.py": "X = 1\n"}).parent
     result = run(project, host_env, bwrap_sandbox)
-    assert (result.outcomes, result.exit_code, result.problem) == ({}, 5, None)
+    assert (result.outcomes, result.problem, result.tampered) == ({}, None, [])
+    # pytest itself found none: with canaries off it says so with status 5.
+    bare = run_pytest(
+        project / "repo", host_env, ["tests"], sandbox=bwrap_sandbox, timeout=60,
+        log_path=project / "bare.log", canaries=False,
+    )  # fmt: skip
+    assert (bare.outcomes, bare.exit_code, bare.problem) == ({}, 5, None)
 
 
 def test_conftest_import_failure_is_an_error_run(
@@ -569,3 +575,45 @@ def test_huge_output_is_capped(tmp_path: Path, host_env: TestEnv, bwrap_sandbox:
     log = result.log.read_bytes()
     assert len(log) < 8_500_000
     assert b"bytes cut by bugbout" in log and log.startswith(b"[bugbout: ")
+
+
+def test_a_run_that_reports_its_end_but_does_not_exit_keeps_its_outcomes(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """luigi's server tests: every test reported, then a thread that never lets pytest go."""
+    project = make_project(
+        tmp_path / "repo",
+        {
+            "tests/test_server.py": """
+                import subprocess, threading, time
+                def test_starts_a_server():
+                    threading.Thread(target=time.sleep, args=(300.4343,)).start()
+                    subprocess.Popen(["sleep", "300.4344"])
+                def test_fails(): assert 0
+            """,
+        },
+    ).parent
+    result = run(project, host_env, bwrap_sandbox, timeout=120)
+    assert result.outcomes == {
+        "tests/test_server.py::test_starts_a_server": "passed",
+        "tests/test_server.py::test_fails": "failed",
+    }
+    assert (result.lingered, result.timed_out, result.problem, result.exit_code) == (
+        True, False, None, 1,
+    )  # fmt: skip
+    assert result.duration < 60
+    assert result.record()["lingered"] is True
+    assert "reported the end of its session" in result.log.read_text()
+    assert not any(
+        b"300.434" in (p / "cmdline").read_bytes()
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit() and (p / "cmdline").exists()
+    )
+
+
+def test_a_run_that_exits_is_not_flagged(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    project = make_project(tmp_path / "repo", {"tests/test_a.py": "def test_a(): pass\n"}).parent
+    result = run(project, host_env, bwrap_sandbox)
+    assert not result.lingered and "lingered" not in result.record()

@@ -11,8 +11,9 @@ from e2e_runs import Ran
 
 pytestmark = pytest.mark.slow
 
-#: Fields that measure how long something took: they differ from run to run.
-TIMINGS = frozenset({"time", "duration", "elapsed", "seconds"})
+#: Fields that measure how long something took, or say where in BUGBOUT_HOME an attempt's
+#: logs are (a folder named for the project's own folder): they differ from run to run.
+TIMINGS = frozenset({"time", "duration", "elapsed", "seconds", "logdir"})
 
 
 def steady(value: Any, root: str) -> Any:

@@ -35,8 +35,8 @@ CASES = {
     ),
     "source-absent": (
         lambda tmp, demo: [str(demo.repo), "--source", "src/nope"],
-        "--source: 'src/nope' is not a folder at the tip of main ({head}); "
-        "give the package directory, e.g. src/mypkg",
+        "--source: 'src/nope' is not in the tree at the tip of main ({head}); "
+        "give the package directory, e.g. src/mypkg, or . for the whole tree",
     ),
     "bad-since": (
         lambda tmp, demo: [str(demo.repo), *SOURCE, "--since", "last tuesday"],

@@ -148,6 +148,11 @@ def test_quota_needs_the_agents_own_verdict(
     raced = race_cli(project, tasks)
     [attempt] = raced.attempts().values()
     assert (attempt["status"], attempt["exit_code"]) == ("crashed", 3)
+    lines = (Path(attempt["logdir"]) / "stderr.log").read_text().strip().splitlines()
+    if lines:
+        assert attempt["error"] == f"exited with status 3: {lines[-1].strip()}"
+    else:
+        assert attempt["error"] == "exited with status 3, with nothing on stderr"
 
 
 def test_adding_an_agent_later_runs_only_that_agent(
@@ -231,6 +236,9 @@ def test_an_agent_that_cannot_start_is_recorded_as_crashed(
     if sandboxed:  # the sandbox started and reported the missing program
         assert attempt["exit_code"] != 0
         assert "/no/such/agent" in (Path(attempt["logdir"]) / "stderr.log").read_text()
+        # The reason is in the record itself, not only in the log.
+        assert attempt["error"].startswith(f"exited with status {attempt['exit_code']}: ")
+        assert "/no/such/agent" in attempt["error"] and "No such file" in attempt["error"]
     else:  # bugbout could not start it at all
         assert attempt["exit_code"] is None
         assert attempt["error"].startswith("bugbout could not run the attempt: FileNotFoundError")

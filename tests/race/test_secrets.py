@@ -87,3 +87,39 @@ with open(pathlib.Path(os.environ["NOTES"]).parent / "env.json", "w") as handle:
     assert not any(value in json.dumps(env) for value in secret_env.values())
     assert env["EXTRA"] == "given"
     assert not any(name.startswith(("AWS_", "GITHUB_")) for name in env)
+
+
+#: What a credential file holds: a private key, and a token in a well-known format.
+KEY_FILE = (
+    "-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n"
+    "QyNTUxOQAAACDxEXAMPLEkeyMATERIALnotrealatallxxxxxxxxxxxxxxxxxxxxxxxxxx\n"
+    "-----END OPENSSH PRIVATE KEY-----\n"
+)
+TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+
+
+def test_a_credential_files_content_in_a_patch_is_flagged_and_redacted(
+    race_project: Any, demo_tasks: Any, race_lib: Any, tmp_path: Path
+) -> None:
+    """An agent that copies a key file it could read into a source comment: the patch is
+    flagged ``secret-in-patch`` and no stored record holds the key or the token."""
+    credentials = tmp_path / "id_ed25519"
+    credentials.write_text(KEY_FILE + f"token = {TOKEN}\n")
+    body = f"""
+text = {credentials.read_text()!r}
+path = pathlib.Path("src/textkit/config.py")
+path.write_text("".join("# " + line + "\\n" for line in text.splitlines()) + "VALUE = 1\\n")
+"""
+    project = race_project({"copier": body})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_lib(project, tasks)
+    [attempt] = raced.attempts().values()
+    assert "secret-in-patch" in attempt["flags"]
+    stored = json.dumps(attempt)
+    for secret in (TOKEN, "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ", "QyNTUxOQAAACDxEXAMPLE"):
+        assert secret not in stored
+    assert "+# [redacted]" in attempt["patch"] and "+VALUE = 1" in attempt["patch"]
+    assert attempt["source_patch"] == attempt["patch"]
+    kept = [p for p in (project.root / ".bugbout").rglob("*") if p.is_file()]
+    assert kept and not any(TOKEN in p.read_text(errors="replace") for p in kept)

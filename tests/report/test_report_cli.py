@@ -53,10 +53,10 @@ def on_a_terminal(*args: str, env: dict[str, str]) -> bytes:
 
 
 def test_stdout_is_the_report_and_nothing_else(bout_records: list[dict]) -> None:
-    done = run(str(BOUT))
+    done = run(str(BOUT), env={**os.environ, "COLUMNS": "100"})
     assert done.returncode == 0, done.stderr
     assert done.stderr == b""
-    assert done.stdout.decode() == render(build_report(bout_records), "terminal")
+    assert done.stdout.decode() == render(build_report(bout_records), "terminal", width=100)
 
 
 def test_reads_stdin_and_writes_one_json_line() -> None:
@@ -103,7 +103,7 @@ def test_output_file_format_follows_its_suffix(tmp_path: Path, name: str, starts
 
 
 def test_output_replaces_an_existing_file_whole(tmp_path: Path) -> None:
-    target = tmp_path / "report.md"
+    target = tmp_path / "report.txt"
     target.write_text("old report\n" * 1000)
     done = run(str(BOUT), "-o", str(target), "--format", "terminal")
     assert done.returncode == 0, done.stderr

@@ -38,7 +38,12 @@ def test_flags_show_beside_the_score_and_change_no_number(
     assert flagged.agents == plain.agents and flagged.picking == plain.picking
     text = render(flagged, fmt)
     assert "leak:matches-reference" in text and "leak:git-history" in text
-    assert "oversized:x" not in text  # only leak and confinement flags are shown
+    # Beside the score only leak and confinement flags are shown; the attempts section
+    # lists every flag of every attempt.
+    tasks_part = (
+        text[text.rindex("Tasks") :].split("Every task in detail")[0] if fmt != "json" else ""
+    )
+    assert "oversized:x" not in tasks_part
     assert "Unconfined:" not in text
     if fmt == "json":
         tasks = json.loads(text)["sections"]["tasks"]
@@ -59,5 +64,6 @@ def test_an_unconfined_attempt_is_in_the_headline(
     assert "Unconfined: 1 attempt" in text
     if fmt == "json":
         assert json.loads(text)["sections"]["overview"]["notes"][0].startswith("Unconfined:")
-    else:  # the headline comes before the first section's table
+    else:  # the headline says so, right after what was mined, before any agent's figures
         assert text.index("Unconfined: 1 attempt") < text.index(agent)
+        assert text.count("Unconfined: 1 attempt") == 1

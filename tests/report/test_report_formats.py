@@ -55,8 +55,8 @@ def test_json_is_a_valid_report_record_with_the_numbers(report: Report) -> None:
     assert list(validator("report").iter_errors(record)) == []
     sections = record["sections"]
     assert set(sections) == {
-        "overview", "agents", "picking", "gate", "tests", "funnel", "comparisons", "tasks",
-        "worth",
+        "headline", "attempts", "overview", "agents", "picking", "gate", "tests", "funnel",
+        "comparisons", "tasks", "worth",
     }  # fmt: skip
     alpha = sections["agents"]["rows"][0]
     assert (alpha["name"], alpha["resolve_rate"]["count"], alpha["resolve_rate"]["total"]) == (
@@ -135,3 +135,37 @@ def test_html_is_one_offline_file(report: Report) -> None:
 def test_unknown_format_is_a_usage_error(report: Report) -> None:
     with pytest.raises(UsageError, match="unknown format 'pdf'"):
         render(report, "pdf")
+
+
+@pytest.mark.parametrize("fmt", ["terminal", "markdown", "html", "json"])
+def test_tampered_and_suspicious_patches_show_in_every_format(
+    bout_records: list[dict], fmt: str
+) -> None:
+    """A patch whose run was void is marked ``tampered`` with its evidence; one that
+    reaches for the test machinery is ``suspicious``; a charged author is named."""
+    records = [dict(r) for r in bout_records]
+    for record in records:
+        if record["kind"] == "task" and record["id"] == "textkit-t1":
+            scores = [dict(s) for s in record["scores"]]
+            for score in scores:
+                if score["patch"] == "gamma":
+                    score["tampered"] = ["canary tests/test_x.py::test_y must fail but passed"]
+                if score["patch"] == "beta":
+                    score["suspicious"] = ["src/textkit/__init__.py:3: pytest's internals"]
+            record["scores"] = scores
+            matrix = dict(record["matrix"])
+            matrix["authors"] = [
+                {**a, "charged": "its tests crashed or hung the run on the unfixed tree: boom"}
+                if a["name"] == "alpha" else a
+                for a in matrix["authors"]
+            ]  # fmt: skip
+            record["matrix"] = matrix
+    text = ANSI.sub("", render(build_report(records), fmt))
+    for shown in (
+        "tampered",
+        "must fail but passed",
+        "suspicious",
+        "beta is suspicious: src/textkit/",
+        "alpha is charged in the matrix",
+    ):
+        assert shown in text, shown

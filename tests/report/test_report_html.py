@@ -41,7 +41,8 @@ SEGMENTS = {
     ("beta", "fixed-but-broke", 1),
     ("beta", "wrong-fix", 1),
     ("gamma", "wrong-fix", 2),
-    ("gamma", "no-fix", 2),
+    ("gamma", "no-fix", 1),  # t1: it ran and changed nothing
+    ("gamma", "failed-to-run", 1),  # t4: it timed out
 }
 #: Cells of each task's heat map: (authors' tests) x (base + patches).
 CELLS = {

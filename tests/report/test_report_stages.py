@@ -126,3 +126,18 @@ def test_without_a_summary_line_the_history_examined_is_unknown(bout_records: li
     assert report.funnel.notes == [
         "No summary line from bb-mine: how much history was examined is unknown."
     ]
+
+
+def test_each_task_carries_its_kind_and_the_table_marks_all_but_bugs(
+    bout_records: list[dict],
+) -> None:
+    records = copy.deepcopy(bout_records)
+    tasks = [r for r in records if r["kind"] == "task"]
+    tasks[0]["category"], tasks[1]["category"] = "feature", "bug"
+    report = build_report(records)
+    kinds = {row.id: row.kind for row in report.tasks}
+    assert (kinds[tasks[0]["id"]], kinds[tasks[1]["id"]]) == ("feature", "bug")
+    assert report_to_json(report)["sections"]["tasks"][0]["kind"] == "feature"
+    text = render(report, "markdown").replace("\\", "")  # Markdown escapes brackets
+    assert f"{tasks[0]['title']} [feature]" in text
+    assert f"{tasks[1]['title']} [bug]" not in text

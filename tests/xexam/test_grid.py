@@ -219,3 +219,11 @@ def test_a_patch_reaching_outside_the_tree_is_refused() -> None:
     [author] = authors_of(task, run_suite=False)
     assert author.error is not None and "unsafe path" in author.error
     assert author.files == []
+
+
+def test_classify_follows_the_projects_test_names() -> None:
+    from bb_core.discovery import TestNames
+
+    names = TestNames(files=("tests_*.py",))
+    assert classify("tests_thing.py", "src/demo", "tests", names) == "test"
+    assert classify("test_thing.py", "src/demo", "tests", names) == "other"

@@ -1,4 +1,5 @@
-"""Authors' tests share one pytest run per column, yet none can shadow another's.
+"""Every author's tests run in a pytest process of their own per column: none can shadow
+another's.
 
 Two contestants write the same files - ``tests/test_regression.py``, ``tests/conftest.py``
 with a fixture of the same name, and ``tests/test_slugs.py``, the name of one of the
@@ -101,10 +102,13 @@ def test_same_named_tests_conftests_and_modules_each_run_their_own(
     # A module that never imports anywhere still has its row: one error per column.
     assert grid["scribbler", "tests/test_broken.py", "base"] == "error"
     assert grid["scribbler", "tests/test_broken.py", "adder"] == "error"
-    # Cost: one pytest run, one process, per column - not per author or cell - and one
-    # for the hidden reference column kept beside the matrix.
+    # One pytest run, one process, per author with tests per column - not per cell - and,
+    # for the hidden reference column kept beside the matrix, one per author written in
+    # the bout (that column never runs the suite).
     assert [c["name"] for c in matrix["columns"]] == ["base", "adder"]
-    assert counted.calls == counted.processes == len(matrix["columns"]) + 1
+    authors = [a for a in matrix["authors"] if "error" not in a]
+    bout = [a for a in authors if a["name"] != "suite"]
+    assert counted.calls == counted.processes == len(authors) * len(matrix["columns"]) + len(bout)
     assert len(matrix["cells"]) == sum(len(a["tests"]) for a in matrix["authors"]) * 2
 
 
@@ -115,14 +119,15 @@ def test_a_rerun_with_the_same_inputs_runs_nothing(
     task = {**raced_demo.tasks["camel-first-word"]}
     task["attempts"] = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
     first = cross(raced_demo, task, tmp_path, run_suite=False)
-    assert counted.calls == 3  # base, careful's patch and the hidden reference column
+    # Two authors in two columns, and both again in the hidden reference column.
+    assert counted.calls == 6
     assert cross(raced_demo, task, tmp_path, run_suite=False) == first
-    assert counted.calls == 3
+    assert counted.calls == 6
     # Anything the matrix depends on - here the suite - makes it run again (the hidden
     # column, which never runs the suite, is kept).
     with_suite = cross(raced_demo, task, tmp_path)
-    assert counted.calls == 5
+    assert counted.calls == 12
     assert [a["name"] for a in with_suite["authors"]] == ["careful", "examiner", "suite"]
     # --refresh ignores what is kept.
     cross(raced_demo, task, tmp_path, use_cache=False)
-    assert counted.calls == 8
+    assert counted.calls == 20

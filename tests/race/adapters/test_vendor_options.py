@@ -36,14 +36,14 @@ def session(tmp_path: Path, sandbox: Sandbox | None = None) -> Session:
     ("harness", "model", "options", "problem"),
     [
         ("codex", None, {"effort": "high"}, "unknown option 'effort' for agent 'codex' "
-         "(accepted: local-provider, reasoning-effort)"),
+         "(accepted: base-url, local-provider, reasoning-effort)"),
         ("codex", None, {"reasoning-effort": "extreme"}, "reasoning-effort must be one of"),
         ("codex", None, {"local-provider": "vllm"}, "local-provider must be one of ollama, lmstudio"),
         ("claude-code", None, {"reasoning-effort": "high"}, "unknown option 'reasoning-effort' "
-         "for agent 'claude-code' (accepted: effort)"),
+         "for agent 'claude-code' (accepted: base-url, effort)"),
         ("claude-code", None, {"effort": "huge"}, "effort must be one of low, medium, high, xhigh, max"),
         ("gemini-cli", None, {"effort": "high"}, "unknown option 'effort' for agent 'gemini-cli' "
-         "(accepted: none)"),
+         "(accepted: base-url)"),
         ("mini-swe-agent", None, {}, "agent 'mini-swe-agent' needs a model"),
         ("mini-swe-agent", "openai/gpt-5", {"step_limit": 10}, "unknown option 'step_limit'"),
         ("mini-swe-agent", "openai/gpt-5", {"step-limit": 0}, "step-limit must be a whole number"),
@@ -76,8 +76,8 @@ def test_bb_race_refuses_an_unknown_option_before_running_anything(
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.strip().splitlines() == [
-        "bb-race: codex/gpt-5: unknown option 'effort' for agent 'codex' "
-        "(accepted: local-provider, reasoning-effort)"
+        'bb-race: bugbout.toml: contestants[0].effort: unknown option for agent "codex" '
+        "(accepted: base-url, local-provider, reasoning-effort)"
     ]
 
 
@@ -109,6 +109,7 @@ def test_mini_with_a_local_model_needs_no_key_and_ignores_pricing(
         "OLLAMA_API_BASE",
         "MSWEA_COST_TRACKING",
         "LITELLM_MODEL_REGISTRY_PATH",
+        "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
     )
     invocation = agent.invocation(session(tmp_path))
     assert invocation.env["MSWEA_COST_TRACKING"] == "ignore_errors"

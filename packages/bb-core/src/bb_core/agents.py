@@ -10,8 +10,9 @@ can add an agent type that ``bugbout.toml`` names with ``agent = "..."``. The bu
 ones (``command``, ``codex``, ``claude-code``, ``gemini-cli``, ``mini-swe-agent``) are
 registered the same way by bb-race.
 
-This module also decides what an agent's environment may carry: a minimal base, the
-agent's own credentials, and nothing else of the user's secrets.
+What an agent's environment may carry - a minimal base, the user's CA and proxy
+settings, the agent's own credentials, and nothing else of the user's secrets - is
+decided in :mod:`bb_core.agentenv`, whose names are importable from here too.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
@@ -64,6 +65,9 @@ class Invocation:
     confine: bool = True
     state_dirs: list[Path] = field(default_factory=list)
     network: bool | list[str] = True
+    #: Existing files outside those folders the confined agent must be able to write
+    #: in place (a login the CLI refreshes, such as Codex's ``auth.json``).
+    state_files: list[Path] = field(default_factory=list)
 
 
 @dataclass
@@ -79,6 +83,16 @@ class Session:
     sandbox: Sandbox
     timeout: int
     test_command: str
+    #: The attempt's temporary folder, short enough for Unix socket paths under it
+    #: (see ``bb_race.shortpaths``); None: ``home/tmp``.
+    tmpdir: Path | None = None
+
+    @property
+    def temp(self) -> Path:
+        """Where the agent keeps temporary files (created when missing)."""
+        folder = self.tmpdir if self.tmpdir is not None else self.home / "tmp"
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
 
 
 class CodingAgent(ABC):
@@ -100,6 +114,8 @@ class CodingAgent(ABC):
     default_vendor: ClassVar[str | None] = None
     #: Arguments that print the CLI's version cheaply, or None when there are none.
     version_args: ClassVar[tuple[str, ...] | None] = None
+    #: The CLI's version bugbout's tests ran this adapter with (None: not tested).
+    tested_version: ClassVar[str | None] = None
 
     def __init__(
         self,
@@ -166,6 +182,22 @@ class CodingAgent(ABC):
     def quota_exhausted(self, logdir: Path) -> bool:
         """Whether the logs show the agent stopped on a usage limit."""
         return False
+
+    def quota_message(self, logdir: Path) -> str | None:
+        """What the vendor said when it refused for usage (for the attempt's ``error``)."""
+        return None
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The adapter's exact command line run so that it makes no model call, for
+        ``bugbout doctor`` (see :mod:`bb_core.agentcheck`); *closed_url* is a loopback
+        URL nothing answers at. None: the CLI allows no such run."""
+        return None
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Flags the agent's logs call for: its tool calls refused by its own permissions
+        (``permission-denied:TOOL``), tools that failed (``tool-errors:N``), its own sandbox
+        failing to start (``sandbox-failed: ...``). None by default."""
+        return []
 
     def login_status(self) -> str | None:
         """How the agent is logged in, found without spending quota; None: cannot tell."""
@@ -305,7 +337,7 @@ def agent_class(harness: str) -> type[CodingAgent]:
     point = _entry_points().get(harness)
     if point is None:
         known = ", ".join(known_agents()) or "none installed"
-        raise ConfigError(f"unknown agent {harness!r} (known agents: {known})")
+        raise ConfigError(f'unknown agent "{harness}" (known: {known})')
     try:
         cls = point.load()
     except Exception as exc:
@@ -333,67 +365,42 @@ def agent_from_config(cfg: Any) -> CodingAgent:
     )
 
 
-# -- environment and secrets -----------------------------------------------------------
-
-#: Variables every agent gets from the user's environment (when set).
-BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
-
-#: Names that look like credentials; their values are scrubbed from what bugbout keeps.
-SECRET_NAME = re.compile(
-    r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|SESSION|COOKIE|PRIVATE)",
-    re.IGNORECASE,
+# The environment and secrets live in bb_core.agentenv; importable from here as before.
+from bb_core.agentenv import (  # noqa: E402
+    BASE_ENV,
+    CA_ENV,
+    MIN_SECRET_LEN,
+    PROXY_ENV,
+    SECRET_NAME,
+    agent_environment,
+    ca_files,
+    credentials,
+    scrub,
+    secret_values,
 )
 
-#: Secrets shorter than this are not scrubbed: they would match ordinary text.
-MIN_SECRET_LEN = 8
-
-
-def agent_environment(
-    agent: CodingAgent,
-    session: Session,
-    invocation: Invocation,
-    environ: Mapping[str, str] | None = None,
-    *,
-    tmpdir: Path | None = None,
-) -> dict[str, str]:
-    """The whole environment an agent runs with, and nothing more.
-
-    A minimal base (PATH, locale, TERM, HOME = ``session.home``, TMPDIR), the agent's own
-    ``credential_env`` names taken from *environ*, then ``invocation.env`` on top (it may
-    set HOME itself). Nothing else of the user's environment passes: no GITHUB_TOKEN, no
-    cloud keys, no other vendor's API key.
-    """
-    source = os.environ if environ is None else environ
-    env = {name: source[name] for name in BASE_ENV if name in source}
-    env.setdefault("PATH", os.defpath)
-    env.setdefault("LANG", "C.UTF-8")
-    env["HOME"] = str(session.home)
-    env["TMPDIR"] = str(tmpdir) if tmpdir is not None else source.get("TMPDIR", "/tmp")
-    env.update(credentials(agent, source))
-    env.update(invocation.env)
-    return env
-
-
-def credentials(agent: CodingAgent, environ: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The agent's own credential variables that are set in *environ*."""
-    source = os.environ if environ is None else environ
-    return {name: source[name] for name in agent.credential_env if source.get(name)}
-
-
-def secret_values(environ: Mapping[str, str] | None = None) -> list[str]:
-    """Values of credential-looking variables in *environ*, longest first."""
-    source = os.environ if environ is None else environ
-    values = {
-        value
-        for name, value in source.items()
-        if SECRET_NAME.search(name) and len(value) >= MIN_SECRET_LEN
-    }
-    return sorted(values, key=len, reverse=True)
-
-
-def scrub(text: str, secrets: Iterable[str]) -> str:
-    """*text* with every occurrence of the given secret values replaced by ``[redacted]``."""
-    for value in secrets:
-        if value and value in text:
-            text = text.replace(value, "[redacted]")
-    return text
+__all__ = [
+    "ASSIGNMENTS",
+    "BASE_ENV",
+    "CA_ENV",
+    "ENTRY_POINT_GROUP",
+    "MIN_SECRET_LEN",
+    "PROXY_ENV",
+    "ROLES",
+    "SECRET_NAME",
+    "CodingAgent",
+    "Invocation",
+    "Session",
+    "agent_class",
+    "agent_environment",
+    "agent_from_config",
+    "ca_files",
+    "cli_version",
+    "credentials",
+    "guess_vendor",
+    "known_agents",
+    "read_tail",
+    "register",
+    "scrub",
+    "secret_values",
+]

@@ -8,6 +8,7 @@ traceback. A consumer closing the pipe early ends the command quietly.
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -35,9 +36,30 @@ def _run_guarded(ctx: click.Context, call: Callable[[], Any]) -> Any:
     except BrokenPipeError:
         _silence_stdout()
         ctx.exit(0)
+    except OSError as exc:
+        if exc.errno not in FILE_ERRORS:
+            raise
+        if _debug_requested(ctx):
+            traceback.print_exc()
+        click.echo(f"{_prog(ctx)}: {file_error(exc)}", err=True)
+        ctx.exit(1)
     except KeyboardInterrupt:
         click.echo(f"{_prog(ctx)}: interrupted; finished work is kept", err=True)
         ctx.exit(130)
+
+
+#: Errors of the file system that are the machine's state, not a bug: one line, exit 1.
+WRITE_ERRORS = frozenset({errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+FILE_ERRORS = WRITE_ERRORS | {errno.EACCES, errno.EPERM}
+
+
+def file_error(exc: OSError) -> str:
+    """``cannot write /p/.bugbout/run.json: Read-only file system; finished work is kept``."""
+    path = exc.filename if exc.filename is not None else "a file"
+    cause = exc.strerror or str(exc)
+    verb = "cannot write" if exc.errno in WRITE_ERRORS else "cannot use"
+    where = f"{path} (and {exc.filename2})" if exc.filename2 else str(path)
+    return f"{verb} {where}: {cause}; finished work is kept, run again once it is fixed"
 
 
 def _prog(ctx: click.Context) -> str:

@@ -48,8 +48,11 @@ AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment
 class ProjectConfig:
     """``[project]``: the code under test and the environment its tests need."""
 
-    source: str | None = None
+    #: A folder, ``.`` for the whole tree, or a list of folders.
+    source: str | list[str] | None = None
     tests: str = "tests"
+    #: Test module patterns replacing pytest's ``python_files`` (None: as the project says).
+    test_files: list[str] | None = None
     repository: str = "."
     github: str | None = None
     python: str = "3.12"
@@ -72,6 +75,11 @@ class TasksConfig:
     statement_min_sentences: int = 1
     #: The offline issue export, resolved against the config's folder.
     issues: Path | None = None
+    require_fix_signal: bool = True
+    new_tests: str = "changed"
+    categories: list[str] = field(default_factory=lambda: ["bug", "unknown"])
+    exclude: list[str] = field(default_factory=list)
+    include: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -238,7 +246,7 @@ def build(
     t = _fields(TasksConfig, doc.get("tasks", {}))
     for key in ("source", "tests"):
         if key in p:
-            p[key] = _clean(p[key])
+            p[key] = [_clean(f) for f in p[key]] if isinstance(p[key], list) else _clean(p[key])
     if "/" in p.get("interpreter", ""):
         p["interpreter"] = str(_resolve(root, p["interpreter"]))
     if "issues" in t:

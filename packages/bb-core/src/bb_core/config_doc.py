@@ -89,6 +89,9 @@ def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
     return f"{match['line']}:{match['col']}", f"invalid TOML: {msg[:1].lower()}{msg[1:]}"
 
 
+_TWICE = re.compile(r"cannot declare \('([a-z]+)',\) twice")
+
+
 def read_toml(file: Path) -> dict[str, Any]:
     """The parsed TOML document of *file*; every failure is a one-line ConfigError."""
     try:
@@ -106,6 +109,9 @@ def read_toml(file: Path) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         where, problem = _toml_syntax(exc)
+        twice = _TWICE.search(problem)
+        if twice and twice[1] in ("contestants", "examiners"):
+            problem += f"; one entry per agent is written [[{twice[1]}]], not [{twice[1]}]"
         raise ConfigError(f"{file}:{where}: {problem}" if where else f"{file}: {problem}") from exc
 
 
@@ -213,8 +219,19 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
     return key_path(where), _problem(error, where)
 
 
+def _branch_error(error: ValidationError) -> ValidationError | None:
+    """For a value that matches no branch of an ``anyOf``: the problem in the branch of its
+    own type (a bad path in a list of paths), or None when no branch has its type."""
+    inner = [e for e in error.context or () if e.validator != "type"]
+    return min(inner, key=lambda e: len(e.absolute_path)) if inner else None
+
+
 def _where(error: ValidationError) -> list[Any]:
     """The key the problem is about: the missing or unknown key itself, not its table."""
+    if error.validator in ("anyOf", "oneOf"):
+        inner = _branch_error(error)
+        if inner is not None:
+            return _where(inner)
     path = list(error.absolute_path)
     instance = error.instance
     if error.validator == "required":
@@ -272,6 +289,17 @@ def _problem(error: ValidationError, where: list[Any]) -> str:
             return f"expected {words}, got {show(value)}"
         case "not":
             return str(error.schema.get("description", "not allowed here"))
+        case "anyOf" | "oneOf":
+            # The branch of the value's own type says what is wrong with it; with none,
+            # name every type the key takes.
+            inner = _branch_error(error)
+            if inner is not None:
+                return _problem(inner, where)
+            types = [branch.get("type") for branch in error.validator_value if "type" in branch]
+            words = " or ".join(
+                "an array of strings" if t == "array" else _TYPE_WORDS.get(t, t) for t in types
+            )
+            return f"expected {words}, got {show(value)}"
         case _:
             return error.message
 

@@ -77,11 +77,12 @@ class EnvBuildFailed(EnvironmentFailed):
         self.log = log
 
 
-def import_roots(source: str | None) -> tuple[str, ...]:
-    """The checkout-relative PYTHONPATH entries for a package at *source*."""
+def import_roots(source: str | Sequence[str] | None) -> tuple[str, ...]:
+    """The checkout-relative PYTHONPATH entries for a package at *source* (or each of a
+    list of folders)."""
     entries = ["."]
-    if source:
-        parts = PurePosixPath(source.strip("/")).parts
+    for folder in [source] if isinstance(source, str) else list(source or ()):
+        parts = PurePosixPath(folder.strip("/")).parts
         if len(parts) > 1:
             entries.insert(0, str(PurePosixPath(*parts[:-1])))
     return tuple(dict.fromkeys(entries))
@@ -197,6 +198,13 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
         meta = {"python": lines[0].strip(), "pytest": lines[1].strip(), "prefix": lines[2].strip()}
         write_json(marker, meta)
     versions = {"python": str(meta.get("python", "")), "pytest": str(meta.get("pytest", ""))}
+    if too_old(versions["pytest"]):
+        raise ConfigError(
+            f"project.interpreter: {value} has pytest {versions['pytest']}; bugbout's pytest "
+            f"plugin needs pytest {MIN_PYTEST} or newer",
+            hint=f'install a newer one with `{found} -m pip install "pytest>={MIN_PYTEST}"`, or '
+            "leave out interpreter to let bugbout build an environment",
+        )
     _checked[key] = versions
     return python, key, versions
 
@@ -282,11 +290,48 @@ def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[
             hint='add "pytest" to [project] test-dependencies',
         )
     lines = check.stdout.split("\n")
-    return {"python": lines[0].strip(), "pytest": lines[1].strip()}
+    versions = {"python": lines[0].strip(), "pytest": lines[1].strip()}
+    if too_old(versions["pytest"]):
+        raise EnvBuildFailed(
+            f"the test environment got pytest {versions['pytest']}; bugbout's pytest plugin "
+            f"needs pytest {MIN_PYTEST} or newer",
+            output="",
+            log=log,
+            hint=f'add "pytest>={MIN_PYTEST}" to [project] test-dependencies (a dependency of '
+            "the project pins an older one: an older era of its history may need "
+            'environments = "history")',
+        )
+    return versions
+
+
+#: The oldest pytest whose hooks bugbout's plugin uses.
+MIN_PYTEST = "7"
+
+
+def too_old(version: str) -> bool:
+    """Whether pytest *version* (``6.2.5``) is older than :data:`MIN_PYTEST`."""
+    head = version.strip().split(".", 1)[0]
+    return head.isdigit() and int(head) < int(MIN_PYTEST)
+
+
+#: Where uv's own installers and ``pip install --user uv`` put it, when it is not on PATH.
+UV_PLACES = ("~/.local/bin/uv", "~/.cargo/bin/uv")
+
+
+def find_uv() -> str | None:
+    """uv on PATH, else where scripts/setup.sh, uv's installer or pip --user put it."""
+    found = shutil.which("uv")
+    if found:
+        return found
+    for place in UV_PLACES:
+        path = Path(place).expanduser()
+        if path.is_file() and os.access(path, os.X_OK):
+            return str(path)
+    return None
 
 
 def _uv(args: list[str], log: Path) -> subprocess.CompletedProcess[str]:
-    uv = shutil.which("uv")
+    uv = find_uv()
     if uv is None:
         raise EnvironmentFailed(
             "uv is not installed; bugbout builds test environments with it",
@@ -334,8 +379,18 @@ def _summary(stderr: str) -> str:
         parts = [next((line for line in lines if line and not line.startswith("warning:")), "")]
     # uv's "cause" for a failing interpreter only repeats what the quoted output says
     parts = [p for p in parts if not p.startswith("Querying Python at")]
-    text = ": ".join(p for p in parts if p)
-    return text if len(text) <= 400 else text[:397] + "..."
+    return _shorten([p for p in parts if p], 400)
+
+
+def _shorten(parts: list[str], limit: int) -> str:
+    """*parts* joined with ``: `` in at most *limit* characters. The last part is the
+    cause ("No space left on device"), so the text is cut before it, never inside it."""
+    text = ": ".join(parts)
+    if len(text) <= limit:
+        return text
+    cause = parts[-1][: limit // 2]
+    room = limit - len(cause) - 3
+    return ": ".join(parts[:-1])[: max(room, 0)] + "\u2026: " + cause
 
 
 def _version_in_name(path: str) -> str | None:

@@ -144,6 +144,33 @@ def _repo_name(text: str) -> str:
     return name or "repo"
 
 
+_UNRESOLVED = re.compile(
+    r"Failed to resolve '([^']+)'|getaddrinfo failed|Name or service not known"
+)
+_HOST = re.compile(r"host='([^']+)'")
+
+
+def network_problem(exc: BaseException) -> str:
+    """What went wrong reaching a remote, in words: the HTTP client's own message (a
+    retry pool, a wrapped resolver error) names the host and the cause in one long line."""
+    text = str(exc)
+    host = _HOST.search(text)
+    where = host[1] if host else "the server"
+    unresolved = _UNRESOLVED.search(text)
+    if unresolved:
+        name = unresolved[1] or where
+        return f"cannot reach {name}: the name does not resolve (no network, or no DNS)"
+    for needle, said in (
+        ("Connection refused", "the connection was refused"),
+        ("timed out", "the connection timed out"),
+        ("Network is unreachable", "the network is unreachable"),
+        ("CERTIFICATE_VERIFY_FAILED", "its TLS certificate is not trusted here"),
+    ):
+        if needle in text:
+            return f"cannot reach {where}: {said}"
+    return text if len(text) <= 300 else text[:299] + "\u2026"
+
+
 def _open_mirror(url: str, *, refresh: bool = False) -> Repo:
     from dulwich import porcelain
     from dulwich.client import get_transport_and_path
@@ -177,7 +204,7 @@ def _open_mirror(url: str, *, refresh: bool = False) -> Repo:
     except GitError:
         raise
     except Exception as exc:  # dulwich raises many kinds for an unreachable remote
-        raise GitError(f"{url}: cannot clone: {exc}") from exc
+        raise GitError(f"{url}: cannot clone: {network_problem(exc)}") from exc
     _FETCHED.add(url)
     return Repo(inner, location=url, name=_repo_name(url))
 
@@ -489,6 +516,14 @@ class Repo:
         return sorted(
             name for name, (mode, _sha) in self._children(entry).items() if stat.S_ISDIR(mode)
         )
+
+    def blob_id(self, sha: str, path: str) -> str | None:
+        """The object id of file *path* at commit *sha*, or None when it is absent or a
+        folder: a cheap way to tell whether a file changed between commits."""
+        entry = self._entry(self._tree_of(sha), _norm(path))
+        if entry is None or entry[0] == 0o160000 or stat.S_ISDIR(entry[0]):
+            return None
+        return entry[1].decode()
 
     def read_blob(self, sha: str, path: str) -> bytes | None:
         """The contents of *path* at commit *sha*, or None when it is absent or a folder."""

@@ -8,8 +8,23 @@ import time
 from typing import TextIO
 
 
+def clock(seconds: float) -> str:
+    """``1:05`` or ``1:02:05``."""
+    seconds = int(max(seconds, 0))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+def estimate(done: int, total: int | None, elapsed: float) -> str:
+    """``about 2:10 left`` from the pace so far; '' until something is done or when the
+    total is unknown or reached."""
+    if total is None or done <= 0 or done >= total:
+        return ""
+    return f"about {clock(elapsed / done * (total - done))} left"
+
+
 class Progress:
-    """A one-line progress display: ``label done/total  current  elapsed``."""
+    """A one-line progress display: ``label done/total  current  elapsed  estimate``."""
 
     def __init__(self, label: str, total: int | None = None, stream: TextIO | None = None) -> None:
         self.label = label
@@ -38,8 +53,9 @@ class Progress:
             return
         count = f"{self.done}/{self.total}" if self.total is not None else str(self.done)
         elapsed = time.monotonic() - self.started
-        text = f"{self.label} {count}  {self.current}"[:100]
-        self.stream.write(f"\r\x1b[2K{text}  {elapsed:5.0f}s")
+        text = f"{self.label} {count}  {self.current}"[:90]
+        left = estimate(self.done, self.total, elapsed)
+        self.stream.write(f"\r\x1b[2K{text}  {clock(elapsed)}" + (f"  {left}" if left else ""))
         self.stream.flush()
         self._drawn = True
 

@@ -8,9 +8,11 @@ byte and in order. A bad line raises :class:`~bb_core.errors.BadRecord`, whose m
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import orjson
@@ -151,8 +153,42 @@ def parse_line(raw: bytes, source: str, lineno: int) -> Line:
     return Line(source, lineno, raw, record, known=True)
 
 
+_TASK_LINE = re.compile(rb'"kind"\s*:\s*"task"')
+
+
+def count_task_lines(inputs: Iterable[str]) -> int | None:
+    """How many task lines regular files hold, for a progress total; None for stdin."""
+    total = 0
+    for name in inputs or (STDIN,):
+        path = Path(name)
+        if name == STDIN or not path.is_file():
+            return None
+        with path.open("rb") as handle:
+            total += sum(1 for raw in handle if _TASK_LINE.search(raw))
+    return total
+
+
+def terminal_hint(stream: IO[Any] | None = None) -> None:
+    """When stdin is a terminal, say on stderr what the tool is waiting for, so that it
+    does not wait without a word."""
+    stdin = stream if stream is not None else sys.stdin
+    try:
+        interactive = stdin.isatty()
+    except (AttributeError, ValueError):
+        return
+    if interactive:
+        prog = Path(sys.argv[0]).name or "bugbout"
+        print(
+            f"{prog}: reading JSON lines from the terminal; pipe the previous tool's output in "
+            f"(bb-mine | {prog}) or name a FILE, e.g. `{prog} tasks.jsonl`; Ctrl-D ends the input",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def _open(name: str) -> tuple[str, IO[bytes]]:
     if name == STDIN:
+        terminal_hint()
         return "<stdin>", sys.stdin.buffer
     try:
         return name, open(name, "rb")

@@ -13,7 +13,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from bb_core.errors import BadRecord
-from bb_core.progress import Progress
+from bb_core.progress import Progress, warn
 from bb_core.records import Line, Writer, read_lines
 
 Handler = Callable[[dict[str, Any]], Iterable[dict[str, Any]]]
@@ -27,9 +27,18 @@ def run_stage(
     jobs: int = 1,
     writer: Writer | None = None,
     progress: Progress | None = None,
+    requires: str | None = None,
+    expected: str = "",
+    prog: str = "",
 ) -> int:
-    """Feed every line of *kinds* to *handle*, write what it returns; return tasks handled."""
+    """Feed every line of *kinds* to *handle*, write what it returns; return tasks handled.
+
+    *requires* names the section a task line must carry for this stage to have anything
+    to do (``attempts``, ``matrix``); task lines without it are still handed on, and one
+    warning on stderr says how many there were and what the stage *expected*.
+    """
     out = writer or Writer()
+    lacking: list[str] = []
     pending: deque[Line | Future[list[dict[str, Any]]]] = deque()
     handled = 0
 
@@ -53,6 +62,8 @@ def run_stage(
         try:
             for line in read_lines(inputs):
                 if line.known and line.kind in kinds:
+                    if requires and line.kind == "task" and line.record.get(requires) is None:
+                        lacking.append(str(line.record.get("id", "")))
                     pending.append(pool.submit(call, line.record))
                     handled += 1
                 else:
@@ -64,4 +75,12 @@ def run_stage(
         flush(limit=0)
     if progress:
         progress.close()
+    if lacking:
+        shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
+        noun = "task line carries" if len(lacking) == 1 else "task lines carry"
+        warn(
+            prog or "bugbout",
+            f"{len(lacking)} {noun} no {requires} ({shown}), so there was nothing to do for "
+            f"{'it' if len(lacking) == 1 else 'them'}; expected {expected or 'the previous stage'}",
+        )
     return handled

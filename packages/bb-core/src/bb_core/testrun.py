@@ -21,11 +21,19 @@ the rest are ``error`` and ``timed_out`` is set.
 
 A run that ended on its own but whose report is missing, garbled, unfinished or at
 odds with pytest's exit status is an error run: every requested test is ``error``.
+
+A run that reported the end of its session but does not exit (a server a test started,
+a thread that never returns) is given ``LINGER_GRACE`` seconds, then its process tree is
+ended: the outcomes it reported stand, its exit status is the one it reported, and the
+run is flagged ``lingered``. Nothing it did not report counts as passing.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import secrets
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +42,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from bb_core import canaries as canary_tests
 from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 
 PLUGIN_DIR = Path(__file__).resolve().parent / "pytest_plugin"
@@ -43,6 +52,8 @@ OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 # (credentials in particular), and [project].env is added on top.
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
 KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
+#: Seconds a pytest process may take to exit once it reported the end of its session.
+LINGER_GRACE = 5.0
 
 
 class CollectionError(str):
@@ -104,6 +115,10 @@ class TestRun:
     timeouts: list[str] = field(default_factory=list)
     problem: str | None = None
     attempts: int = 1
+    #: Evidence that the run was tampered with; when there is any, the run is void.
+    tampered: list[str] = field(default_factory=list)
+    #: pytest reported the end of its session but did not exit; it was ended.
+    lingered: bool = False
 
     @property
     def counts(self) -> dict[str, int]:
@@ -127,7 +142,8 @@ class TestRun:
             "counts": {k: v for k, v in self.counts.items() if v},
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
-        }
+            **({"tampered": list(self.tampered)} if self.tampered else {}),
+        } | ({"lingered": True} if self.lingered else {})
 
 
 def pytest_argv(
@@ -178,12 +194,28 @@ def run_environment(
 class Report:
     """The plugin's report of one pytest process, read incrementally."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, key: bytes | None = None) -> None:
         self.path = path
+        self.key = key
         self.offset = 0
         self.pending = b""
         self.events: list[dict[str, Any]] = []
         self.garbled = 0
+        #: Lines that do not authenticate under the run's key, or are out of sequence.
+        self.forged = 0
+
+    def _authentic(self, line: bytes, event: dict[str, Any]) -> bool:
+        """Whether *line* was written by the plugin's emitter: its MAC and its place."""
+        if self.key is None:
+            return True
+        tail = b',"mac":"'
+        at = line.rfind(tail)
+        mac = line[at + len(tail) : -2] if at > 0 and line.endswith(b'"}') else b""
+        body = line[:at] + b"}"
+        expected = hmac.new(self.key, body, hashlib.sha256).hexdigest()[:32].encode()
+        if not mac or not hmac.compare_digest(mac, expected):
+            return False
+        return event.get("n") == len(self.events) + 1
 
     def read(self) -> list[dict[str, Any]]:
         """Events written since the last call."""
@@ -206,11 +238,13 @@ class Report:
             except orjson.JSONDecodeError:
                 self.garbled += 1
                 continue
-            if isinstance(event, dict) and isinstance(event.get("event"), str):
-                new.append(event)
-            else:
+            if not (isinstance(event, dict) and isinstance(event.get("event"), str)):
                 self.garbled += 1
-        self.events.extend(new)
+            elif not self._authentic(line.strip(), event):
+                self.forged += 1
+            else:
+                new.append(event)
+                self.events.append(event)
         return new
 
     @property
@@ -259,6 +293,9 @@ class _Attempt:
     finish: int | None = None
     session: bool = False
     internal_error: str | None = None
+    #: What the plugin's audit hook saw, and what its end-of-session check found changed.
+    tamper: list[str] = field(default_factory=list)
+    integrity: list[str] | None = None
     current: str | None = None  # the test (or module, while collecting) running now
     current_kind: str = "test"
     since: float = 0.0  # when bugbout saw the current budget start
@@ -293,6 +330,11 @@ class _Attempt:
                 self.finish = int(event.get("exitstatus", -1))
             elif kind == "internalerror":
                 self.internal_error = str(event.get("message", ""))
+            elif kind == "tamper":
+                self.tamper.append(str(event.get("what", "")))
+            elif kind == "integrity":
+                changed = event.get("changed")
+                self.integrity = [str(c) for c in changed] if isinstance(changed, list) else ["?"]
 
     def done(self) -> dict[str, _Test]:
         return {nodeid: test for nodeid, test in self.tests.items() if test.complete}
@@ -304,6 +346,18 @@ def _covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str
         if prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "/")):
             return event
     return None
+
+
+def _tampering(attempt: _Attempt, report: Report) -> list[str]:
+    """Evidence, in one pytest process's report, that something changed how tests ran."""
+    evidence = [f"the plugin saw: {what}" for what in attempt.tamper]
+    if report.forged:
+        evidence.append(f"{report.forged} report line(s) were not written by the plugin")
+    if attempt.integrity:
+        evidence.append("changed at the end of the session: " + ", ".join(attempt.integrity))
+    elif attempt.finish is not None and attempt.integrity is None:
+        evidence.append("the report finished without the plugin's integrity check")
+    return evidence
 
 
 def _inconsistency(attempt: _Attempt, report: Report, exit_code: int) -> str | None:
@@ -394,6 +448,7 @@ class _Outcome:
     exit_code: int
     timed_out: bool = False
     hung: str | None = None
+    lingered: bool = False
 
 
 def _run_once(
@@ -408,12 +463,20 @@ def _run_once(
     poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
     timed_out = False
     hung: str | None = None
+    session_ended: float | None = None  # when the report said the session finished
+    lingered = False
     try:
         while not running.wait(min(poll, deadline - time.monotonic())):
             now = time.monotonic()
             attempt.feed(report.read(), now)
+            if attempt.finish is not None and session_ended is None:
+                session_ended = now
             if now >= deadline:
                 timed_out = True
+                running.kill()
+                break
+            if session_ended is not None and now - session_ended > LINGER_GRACE:
+                lingered = True
                 running.kill()
                 break
             if (
@@ -431,6 +494,8 @@ def _run_once(
         raise
     completed = running.finish()
     attempt.feed(report.read(), time.monotonic())
+    if lingered and attempt.finish is not None:
+        return _Outcome(attempt, report, attempt.finish, timed_out, hung, lingered=True)
     return _Outcome(attempt, report, completed.exit_code, timed_out, hung)
 
 
@@ -448,6 +513,7 @@ def run_pytest(
     writable: Sequence[Path] = (),
     readable: Sequence[Path] = (),
     pythonpath: Sequence[str] | None = None,
+    canaries: bool = True,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
@@ -458,7 +524,12 @@ def run_pytest(
     ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
     ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). Arguments are
     ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
-    the plugin's report beside it (``<log>.report.jsonl``).
+    the plugin's report beside it (``<log>.report.jsonl``). ``canaries``: add canary
+    tests (:mod:`bb_core.canaries`) beside the targets; never for ``--collect-only``.
+
+    The run is void - every test ``error``, the evidence in ``tampered`` - when the
+    report holds lines the plugin did not write, the plugin saw its or pytest's
+    machinery patched, a canary came out wrong, or the end-of-session check is missing.
     """
     started = time.monotonic()
     checkout = Path(checkout).resolve()
@@ -468,6 +539,43 @@ def run_pytest(
     entries = list(pythonpath if pythonpath is not None else getattr(env, "pythonpath", ["."]))
     args = [*getattr(env, "pytest_args", ()), *extra_args]
     pytest_targets, select, absent = plan_targets(checkout, list(targets))
+    planted = canary_tests.Canaries()
+    if canaries and pytest_targets and "--collect-only" not in args:
+        planted = canary_tests.place(checkout, pytest_targets)
+        pytest_targets = [*pytest_targets, *planted.targets]
+        if select is not None:
+            select = [*select, *planted.targets]
+    try:
+        return _run_pytest(
+            checkout, env, targets, nodeids, planted, pytest_targets, select, absent, args,
+            entries, python, started, sandbox=sandbox, timeout=timeout,
+            test_timeout=test_timeout, log_path=log_path, writable=writable, readable=readable,
+        )  # fmt: skip
+    finally:
+        planted.remove()
+
+
+def _run_pytest(
+    checkout: Path,
+    env: Any,
+    targets: Sequence[str],
+    nodeids: Sequence[str] | None,
+    planted: canary_tests.Canaries,
+    pytest_targets: list[str],
+    select: list[str] | None,
+    absent: list[str],
+    args: list[str],
+    entries: list[str],
+    python: Path,
+    started: float,
+    *,
+    sandbox: Sandbox,
+    timeout: float,
+    test_timeout: float | None,
+    log_path: Path,
+    writable: Sequence[Path],
+    readable: Sequence[Path],
+) -> TestRun:
     argv = pytest_argv(python, checkout, pytest_targets, args)
     with open(log_path, "wb") as log:
         log.write(f"[bugbout: {' '.join(argv)}]\n".encode())
@@ -502,7 +610,10 @@ def run_pytest(
     exit_code: int | None = None
     problem: str | None = None
     timed_out = False
+    lingered = False
     attempt_no = 0
+    key = secrets.token_bytes(16)
+    evidence: list[str] = []
     while True:
         attempt_no += 1
         run_env = dict(base_env)
@@ -523,6 +634,7 @@ def run_pytest(
         report_path = _report_path(log_path, attempt_no)
         fd = os.open(report_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
         run_env["BUGBOUT_REPORT_FD"] = str(fd)
+        run_env["BUGBOUT_REPORT_KEY"] = key.hex()
         try:
             running = Confined(
                 argv,
@@ -540,8 +652,16 @@ def run_pytest(
             break
         finally:
             os.close(fd)
-        ended = _run_once(running, Report(report_path), deadline, test_timeout)
+        ended = _run_once(running, Report(report_path, key), deadline, test_timeout)
+        evidence += _tampering(ended.attempt, ended.report)
         exit_code = None if ended.timed_out else ended.exit_code
+        if ended.lingered:
+            lingered = True
+            with open(log_path, "ab") as log:
+                log.write(
+                    f"\n[bugbout: pytest reported the end of its session but had not exited "
+                    f"{LINGER_GRACE:g}s later; its processes were ended]\n".encode()
+                )
         collected.update(dict.fromkeys(ended.attempt.collected or ()))
         collectors.update(ended.attempt.collectors)
         final.update(ended.attempt.done())
@@ -560,7 +680,20 @@ def run_pytest(
             problem += f"; the log ends with: {last}" if last else ""
         break
     cap_file(log_path, LOG_LIMIT)
-    return _assemble(
+    if planted.targets:
+        seen = {
+            nodeid: _seen(nodeid, final, collectors, timed_out) for nodeid in sorted(planted.ids)
+        }
+        evidence += planted.verdict(seen, sound=problem is None and not timed_out)
+        collected = {n: None for n in collected if not planted.owns(n)}
+        collectors = {n: e for n, e in collectors.items() if not planted.owns(n)}
+        final = {n: t for n, t in final.items() if not planted.owns(n)}
+    if evidence:
+        evidence = list(dict.fromkeys(evidence))
+        problem = "the run was tampered with: " + "; ".join(evidence[:3])
+        with open(log_path, "ab") as log:
+            log.write(f"\n[bugbout: void run: {'; '.join(evidence)}]\n".encode())
+    run = _assemble(
         nodeids=nodeids,
         final=final,
         collected=collected,
@@ -574,7 +707,23 @@ def run_pytest(
         attempts=attempt_no,
         timeout=timeout,
         test_timeout=test_timeout,
+        lingered=lingered,
     )
+    run.tampered = evidence
+    return run
+
+
+def _seen(
+    nodeid: str, final: Mapping[str, _Test], collectors: Mapping[str, Any], timed_out: bool
+) -> str:
+    """A canary's outcome, from the report alone."""
+    test = final.get(nodeid)
+    if test is not None:
+        return test.outcome()
+    cover = _covering(nodeid, collectors)
+    if cover is not None or timed_out:
+        return "error"
+    return "missing"
 
 
 def _assemble(
@@ -592,6 +741,7 @@ def _assemble(
     attempts: int,
     timeout: float,
     test_timeout: float | None,
+    lingered: bool = False,
 ) -> TestRun:
     """The outcome of every requested test from what the attempts reported."""
     for nodeid, kind in stuck.items():
@@ -643,4 +793,5 @@ def _assemble(
         timeouts=[n for n in timeouts if n in outcomes],
         problem=problem,
         attempts=attempts,
+        lingered=lingered,
     )

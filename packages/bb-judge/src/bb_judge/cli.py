@@ -13,6 +13,7 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.preflight import preflight
 
 from bb_judge.policies import POLICIES
 from bb_judge.run import run_judge
@@ -49,4 +50,5 @@ def main(
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
     config = load_config(config_path)
+    preflight(config, sandbox=not no_score)
     run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not refresh)

@@ -100,7 +100,9 @@ def candidates(
             status = str(attempt.get("status", "finished"))
             changes = source_patch(attempt)
             size = patch_size(changes)
-            if status in NO_FIX_STATUS:
+            if column.tampered:
+                ineligible = f"its patch tampered with the test runs ({column.tampered[0]})"
+            elif status in NO_FIX_STATUS:
                 ineligible = NO_FIX_STATUS[status]
             elif not changes.strip():
                 ineligible = "its patch changes nothing in the package"

@@ -32,7 +32,8 @@ class Author:
     role: str
     vendor: str | None
     tests: tuple[str, ...]
-    #: Its tests could not be installed, so their error cells say nothing about any tree.
+    #: Its tests could not be installed, or it is charged with crashing, hanging or
+    #: tampering with a run: its error cells say nothing about any tree.
     failed_install: bool = False
 
 
@@ -42,6 +43,8 @@ class Column:
     patch_of: str | None
     #: The whole run crashed or timed out: its cells are errors, not evidence of behaviour.
     broken: bool = False
+    #: The patch's code tampered with the column's runs: the patch is never picked.
+    tampered: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +85,7 @@ class Matrix:
                 role=str(a["role"]),
                 vendor=a.get("vendor"),
                 tests=tuple(a.get("tests", ())),
-                failed_install=bool(a.get("error")),
+                failed_install=bool(a.get("error") or a.get("charged")),
             )
             for a in record.get("authors", ())
         ]
@@ -91,6 +94,7 @@ class Matrix:
                 name=str(c["name"]),
                 patch_of=c.get("patch_of"),
                 broken=bool(c.get("timed_out") or c.get("error")),
+                tampered=tuple(c.get("tampered", ())),
             )
             for c in record.get("columns", ())
         ]

@@ -14,7 +14,7 @@ from typing import Any
 from bb_core.config import Config
 from bb_core.errors import UsageError
 from bb_core.progress import Progress
-from bb_core.records import Writer
+from bb_core.records import Writer, count_task_lines
 from bb_core.stage import run_stage
 
 from bb_judge.divergence import add_divergence
@@ -60,5 +60,14 @@ def run_judge(
     def handle(task: dict[str, Any]) -> Iterator[dict[str, Any]]:
         yield judge_line(task, chosen, scorer)
 
-    with progress or Progress("bb-judge") as shown:
-        return run_stage(inputs, handle, jobs=jobs, writer=writer, progress=shown)
+    with progress or Progress("bb-judge", count_task_lines(inputs)) as shown:
+        return run_stage(
+            inputs,
+            handle,
+            jobs=jobs,
+            writer=writer,
+            progress=shown,
+            requires="matrix",
+            expected="bb-xexam's output: task lines with a cross-examination matrix",
+            prog="bb-judge",
+        )

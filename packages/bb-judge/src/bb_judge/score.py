@@ -29,6 +29,7 @@ from bb_core.envs import TestEnv, ensure_env
 from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
 from bb_core.limits import TestLimits
+from bb_core.patchcheck import binary_files, outside_links, suspicious_lines
 from bb_core.patches import PatchError, apply_patch
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
@@ -44,7 +45,7 @@ REFERENCE = "reference"
 PICK = "pick"
 
 #: Bumped when the way a patch is scored changes, so old cache entries stop matching.
-FORMAT = 1
+FORMAT = 2
 
 Runner = Callable[..., TestRun]
 
@@ -79,9 +80,14 @@ class Outcome:
     outcomes: dict[str, str] = field(default_factory=dict)
     run: dict[str, Any] | None = None
     error: str | None = None
+    #: What the patch's text gives away (links out of the tree, binary files) and, when
+    #: the run was void, the evidence of tampering.
+    flags: list[str] = field(default_factory=list)
+    suspicious: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if v is not None}
+        return {k: v for k, v in self.__dict__.items() if v is not None and v != []}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Outcome:
@@ -136,10 +142,19 @@ def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outc
     """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
-    keep = source_filter(task["source"], task["tests"], protected)
+    in_package = source_filter(task["source"], task["tests"], protected)
+    links = outside_links(patch)
+
+    def keep(path: str) -> bool:
+        return in_package(path) and path not in links
+
     applied, dropped = apply_patch(patch, dest, include=keep) if patch.strip() else ([], [])
     restore(repo, task["fix_commit"], dest, protected)
-    return Outcome(applied=applied, dropped=dropped)
+    flags = [f"symlink-outside:{path} -> {target}" for path, target in links.items()]
+    flags += [f"binary-source:{path}" for path in binary_files(patch, keep)]
+    return Outcome(
+        applied=applied, dropped=dropped, flags=flags, suspicious=suspicious_lines(patch, keep)
+    )
 
 
 def restore(repo: Repo, fix_commit: str, dest: Path, paths: Sequence[str]) -> None:
@@ -328,6 +343,8 @@ class Scorer:
                 no_fix = "the patch is empty"
         if outcome.error:
             no_fix = outcome.error
+        if outcome.tampered:
+            no_fix = f"its code tampered with the test run: {outcome.tampered[0]}"
         result = grade(outcome.outcomes, f2p, p2p, no_fix=no_fix)
         record: dict[str, Any] = {
             "kind": "score",
@@ -346,6 +363,9 @@ class Scorer:
             record["run"] = outcome.run
         if outcome.error:
             record["error"] = outcome.error
+        for name in ("flags", "suspicious", "tampered"):
+            if getattr(outcome, name):
+                record[name] = list(getattr(outcome, name))
         return record
 
     def _key(self, task: Mapping[str, Any], patch: str, env: TestEnv) -> str:
@@ -413,6 +433,7 @@ class Scorer:
                 )
         outcome.outcomes = dict(run.outcomes)
         outcome.run = run.record()
+        outcome.tampered = list(run.tampered)
         return outcome, True
 
     @contextmanager

@@ -25,6 +25,7 @@ from typing import Any
 
 from bb_core.envs import TestEnv
 from bb_core.git import Repo
+from bb_core.patchcheck import outside_links
 from bb_core.patches import apply_patch
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun
@@ -37,7 +38,7 @@ PICK = "pick"
 
 #: The name a breaking resolved patch is given in scores and the report.
 BREAKS_SUITE = "resolved-but-breaks-suite"
-FORMAT = 1
+FORMAT = 2
 
 
 def fix_modules(task: Mapping[str, Any]) -> set[str]:
@@ -123,11 +124,20 @@ class SuiteCheck:
         key = self._key("patch", task, env, patch)
         outcomes: dict[str, str] | None = None
         log = ""
+        tampered: list[str] = []
         cached = self._cached(key)
         if cached is not None:
             outcomes, log = dict(cached["outcomes"]), str(cached["log"])
         else:
-            keep = source_filter(task["source"], task["tests"], task.get("protected_paths", ()))
+            in_package = source_filter(
+                task["source"], task["tests"], task.get("protected_paths", ())
+            )
+            links = outside_links(patch)
+
+            def keep(path: str) -> bool:
+                # As in scoring: a link out of the tree is never applied.
+                return in_package(path) and path not in links
+
             with self.checkout(str(task["id"])) as dest:
                 repo.materialize(str(task["base_commit"]), dest)
                 if patch.strip():
@@ -137,6 +147,8 @@ class SuiteCheck:
                     dest, env, [str(task["tests"])], log_path=logs / f"suite-{key[:16]}.log"
                 )
             outcomes, log = dict(run.outcomes), str(run.log)
+            # A void run (the patch tampered with it) errors every test: it breaks the suite.
+            tampered = list(run.tampered)
             if run.ok:
                 self._put(key, {"outcomes": outcomes, "log": log})
         passing = list(baseline["passing"])
@@ -148,7 +160,7 @@ class SuiteCheck:
             "flaky": list(baseline["flaky"]),
             "left_out": sorted(fix_modules(task)),
             "log": log,
-        }
+        } | ({"tampered": tampered} if tampered else {})
 
     # -- cache --------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ import click
 from bb_core.cli import BbCommand, config_option, debug_option, version_option
 from bb_core.config import load_config
 from bb_core.errors import UsageError
+from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
@@ -79,7 +80,13 @@ def parse_since(text: str) -> datetime:
     help="Write a skip line for every commit examined, not-a-fix included.",
 )
 @click.option(
-    "--strict-tests", is_flag=True, help="Count only new test functions, not new parametrize cases."
+    "--strict-tests", is_flag=True, help="Count only new test functions (--new-tests functions)."
+)
+@click.option(
+    "--new-tests",
+    type=click.Choice(["changed", "cases", "functions"]),
+    help="Which test changes make a fix gradable: new and changed tests, new tests and "
+    "parametrize cases, or new test functions only (tasks.new-tests; default changed).",
 )
 @click.option(
     "--no-cache", is_flag=True, help="Ignore and do not update the mining cache in BUGBOUT_HOME."
@@ -107,6 +114,7 @@ def main(
     github: str | None,
     explain: bool,
     strict_tests: bool,
+    new_tests: str | None,
     no_cache: bool,
     jobs: int | None,
     config_path: str | None,
@@ -119,6 +127,7 @@ def main(
     left out, and a closing summary line. Flags override bugbout.toml.
     """
     config = load_config(config_path)
+    preflight(config)
     options = MineOptions.from_config(
         config,
         source=source or None,
@@ -131,6 +140,7 @@ def main(
         issues=Path(issues) if issues else None,
         explain=explain,
         strict_tests=strict_tests,
+        new_tests=new_tests,
         github=github or None,
         use_cache=not no_cache,
         jobs=jobs,

@@ -1,44 +1,71 @@
 """What one commit says about itself, independent of every other commit.
 
 These facts are all the rules need, so they are what the mining cache keeps per commit:
-the title and references for every fix-titled commit, and for those naming an issue the
-changed source and test files, the tests added, both patches, the protected paths and the
-names a statement must not mention.
+the title, fix signals and references for every commit that carries a fix signal, and for
+those naming an issue the changed source and test files, the tests added or changed, both
+patches and the protected paths. The names a statement must not mention are read later, for
+tasks only (:func:`source_names`).
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
+from bb_core.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
+from bb_core.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 from bb_core.git import DELETE, Change, Commit, Repo
 
 from bb_mine.rules import (
-    PYTEST_CONFIG_FILES,
     change_text,
     conftest_candidates,
-    holds_pytest_config,
-    is_test_module,
+    fix_signals,
     issue_refs,
-    reads_like_fix,
+    might_signal_fix,
     under,
 )
 from bb_mine.symbols import modified_names
 from bb_mine.tests_added import Module, Unparseable, collect_module, compare
 
-#: How many collected test modules to keep in memory, by blob sha.
+#: How many collected test modules to keep in memory, by blob sha and naming rules.
 _MEMO_SIZE = 64
+
+#: Folder names that hold tests wherever they sit (``pkg/tests/``), besides the tests folder.
+TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a repository keeps its code and tests, as bugbout.toml and the flags say.
+
+    ``sources`` are folders (``""`` for the whole tree) or single modules (``black.py``);
+    at each commit a folder that is not there is looked for at its other usual place
+    (``src/<name>`` for ``<name>`` and back), so fixes from before a layout move are found.
+    """
+
+    sources: tuple[str, ...]
+    tests: str
+    own_repo: str | None = None
+    test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
+    require_fix_signal: bool = True
+    #: Read the names a statement must not mention for changes of at most this many source
+    #: modules (``max_source_files``): the rest cannot be tasks. Not part of :meth:`key`:
+    #: facts without names get them when they become a task.
+    names_up_to: int = 2
+
+    def key(self) -> tuple[Any, ...]:
+        return (self.sources, self.tests, self.test_files, self.require_fix_signal)
 
 
 class FactFinder:
-    """Reads the facts of commits in one repository with a given package and test folder."""
+    """Reads the facts of commits in one repository with a given :class:`Layout`."""
 
-    def __init__(self, repo: Repo, source: str, tests: str, own_repo: str | None) -> None:
+    def __init__(self, repo: Repo, layout: Layout) -> None:
         self.repo = repo
-        self.source = source
-        self.tests = tests
-        self.own_repo = own_repo
-        self._collected: OrderedDict[str, Module] = OrderedDict()
+        self.layout = layout
+        self.own_repo = layout.own_repo
+        self._collected: OrderedDict[tuple[str, TestNames], Module] = OrderedDict()
 
     def facts(self, commit: Commit) -> dict[str, Any]:
         facts = self.message_facts(commit)
@@ -46,17 +73,29 @@ class FactFinder:
             facts |= self.tree_facts(commit.sha, facts["parent"])
         return facts
 
-    def message_facts(self, commit: Commit) -> dict[str, Any]:
+    def message_facts(self, commit: Commit, *, force: bool = False) -> dict[str, Any]:
         """What the commit's message says: the cheap rules, read before any tree.
 
-        A commit that passes them (a fix naming an issue, with a parent) records its
-        parent; :func:`needs_trees` then says its :meth:`tree_facts` are still to be read.
+        A commit that passes them (a fix signal and an issue reference, with a parent)
+        records its parent; :func:`needs_trees` then says its :meth:`tree_facts` are still
+        to be read. *force* (a commit ``[tasks] include`` names) records the parent of any
+        commit that has one.
         """
-        if not commit.is_merge and not reads_like_fix(commit.title):
+        require = self.layout.require_fix_signal
+        if (
+            require
+            and not force
+            and not commit.is_merge
+            and not might_signal_fix(commit.title, commit.message)
+        ):
             return {"title": commit.title, "fix": False}  # most commits end here
         text = change_text(commit.message, commit.is_merge)
-        facts: dict[str, Any] = {"title": text.title, "fix": reads_like_fix(text.title)}
-        if not facts["fix"]:
+        signals = fix_signals(commit.message, text, commit.is_merge, self.own_repo)
+        # What the commit says, whatever include says (the facts are cached for every run).
+        facts: dict[str, Any] = {"title": text.title, "fix": bool(signals) or not require}
+        if signals:
+            facts["signals"] = signals
+        if not facts["fix"] and not force:
             return facts
         refs = issue_refs(text, self.own_repo)
         facts |= {
@@ -65,7 +104,9 @@ class FactFinder:
             "pr": text.pull_request,
             "refs": [r.to_record() | ({"closing": True} if r.closing else {}) for r in refs],
         }
-        if not refs:
+        if text.branch:
+            facts["branch"] = text.branch
+        if not refs and not force:
             return facts
         if not commit.parents:
             facts["root"] = True
@@ -73,60 +114,128 @@ class FactFinder:
         facts["parent"] = commit.parents[0]
         return facts
 
+    # -- the trees ------------------------------------------------------------------------
+
     def tree_facts(self, sha: str, parent: str) -> dict[str, Any]:
-        """What commit *sha* changes under the package and test folders against *parent*:
-        files, added tests, patches, protected paths and the names it touches."""
-        repo, source, tests = self.repo, self.source, self.tests
+        """What commit *sha* changes against *parent*: source, test and other files, the
+        tests added and changed, patches, protected paths and (when the change is small
+        enough to be a task) the names it touches."""
+        repo, layout, tests = self.repo, self.layout, self.layout.tests
         facts: dict[str, Any] = {}
-        changes = repo.changes(sha, parent, [source, tests])
-        source_changes = [c for c in changes if _in(c, source) and not _in(c, tests)]
-        test_changes = [c for c in changes if _in(c, tests)]
-        facts["source_files"] = sorted({c.path for c in source_changes if c.path.endswith(".py")})
-        if not facts["source_files"]:
+        names = names_at(repo, sha, layout.test_files)
+        places = {s: _places(s) for s in layout.sources}
+        roots = [tests, *names.testpaths, *(p for ps in places.values() for p in ps)]
+        # Test modules by names the user gave may sit anywhere: then the whole tree
+        # (subtrees that are the same on both sides are never opened either way).
+        whole = "" in roots or "." in roots or layout.test_files is not None
+        changes = repo.changes(sha, parent, None if whole else roots)
+        test_changes = [c for c in changes if _is_test(c, tests, names)]
+        others = [c for c in changes if c not in test_changes]
+        folders = self._folders(sha, parent, places, others)
+        source_changes = [c for c in others if any(_in(c, f) for f in folders)]
+        python = sorted({c.path for c in source_changes if c.path.endswith(".py")})
+        facts["source_files"] = python
+        data = sorted({c.path for c in source_changes if not c.path.endswith(".py")})
+        if data:
+            facts["other_files"] = data
+        if not python:
             return facts
+        facts["base_source"] = _common(folders, python)
         facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
         functions: list[str] = []
         cases: list[str] = []
+        changed: list[str] = []
         for change in test_changes:
-            if change.type == DELETE or not is_test_module(change.path):
+            named = names.is_test_module(change.path)
+            if change.type == DELETE or not (named or _maybe_tests(change.path)):
                 continue
             try:
-                before = self._collect(change.old_sha, f"{change.old_path or change.path} (before)")
-                after = self._collect(change.new_sha, change.path, before)
+                before = self._collect(
+                    change.old_sha, f"{change.old_path or change.path} (before)", names
+                )
+                after = self._collect(change.new_sha, change.path, names, before)
             except Unparseable as exc:
+                if not named:
+                    continue  # not the project's test module: data that need not parse
                 facts["unreadable"] = str(exc)
                 return facts
-            new_functions, new_cases = compare(before.tests, after.tests, change.path)
+            if not after.tests and not named:
+                continue  # a helper module: no tests of its own
+            new_functions, new_cases, edited = compare(before.tests, after.tests, change.path)
             functions += new_functions
             cases += new_cases
+            changed += edited
         facts["added"], facts["added_strict"] = functions + cases, functions
-        if not functions and not cases:
+        if changed:
+            facts["changed"] = changed
+        if not functions and not cases and not changed:
             return facts
         facts["reference_patch"] = repo.diff_changes(source_changes)
         facts["test_patch"] = repo.diff_changes(test_changes)
         facts["protected_paths"] = protected_paths(repo, sha, test_changes)
-        facts["names"] = modified_names(
-            (
-                (c.path, repo.read_object(c.old_sha), repo.read_object(c.new_sha))
-                for c in source_changes
-                if c.path.endswith(".py")
-            ),
-            source,
-        )
+        if names.origin:
+            facts["test_names"] = names.to_record()
+        if len(python) <= layout.names_up_to:  # a task if the other rules agree
+            facts["names"] = source_names(repo, facts, sha, parent)
         return facts
 
-    def _collect(self, blob: str | None, name: str, previous: Module | None = None) -> Module:
+    def _folders(
+        self, sha: str, parent: str, places: dict[str, tuple[str, ...]], changes: list[Change]
+    ) -> list[str]:
+        """The package folders as they were at this change: each configured one, or its
+        other usual place when only that holds changed files and the configured one is on
+        neither side."""
+        found: list[str] = []
+        for source, (configured, *others) in places.items():
+            found.append(configured)
+            if any(_in(c, configured) for c in changes):
+                continue
+            for other in others:
+                if any(_in(c, other) for c in changes) and not (
+                    self.repo.exists(parent, source) or self.repo.exists(sha, source)
+                ):
+                    found.append(other)
+                    break
+        return found
+
+    def _collect(
+        self, blob: str | None, label: str, names: TestNames, previous: Module | None = None
+    ) -> Module:
         if blob is None:
             return Module({})
-        found = self._collected.get(blob)
+        key = (blob, names)
+        found = self._collected.get(key)
         if found is not None:
-            self._collected.move_to_end(blob)
+            self._collected.move_to_end(key)
             return found
-        found = collect_module(self.repo.read_object(blob), name, previous)
-        self._collected[blob] = found
+        found = collect_module(self.repo.read_object(blob), label, previous, names)
+        self._collected[key] = found
         if len(self._collected) > _MEMO_SIZE:
             self._collected.popitem(last=False)
         return found
+
+
+def source_names(repo: Repo, facts: dict[str, Any], sha: str, parent: str) -> list[str]:
+    """The names a fix's source changes touch: what its statement must not mention.
+
+    Read only for changes small enough to be tasks, each file version parsed once.
+    """
+    return modified_names(
+        (
+            (path, repo.read_blob(parent, path), repo.read_blob(sha, path))
+            for path in facts["source_files"]
+        ),
+        facts.get("base_source", ""),
+    )
+
+
+def _places(source: str) -> tuple[str, ...]:
+    """*source*, then the other usual places of the same package: ``src/<name>`` for
+    ``<name>`` and ``<name>`` for ``src/<name>``."""
+    if source in ("", "."):
+        return ("",)
+    name = source.rsplit("/", 1)[-1]
+    return (source, *(p for p in (f"src/{name}", name) if p != source))
 
 
 def needs_trees(facts: dict[str, Any]) -> bool:
@@ -134,10 +243,52 @@ def needs_trees(facts: dict[str, Any]) -> bool:
     return "parent" in facts and "source_files" not in facts
 
 
+def _maybe_tests(path: str) -> bool:
+    """A Python file in a test folder that no setting names but that pytest runs when it is
+    named on the command line: ``tests_*.py`` of the nose era, ``tests.py``, ``testing.py``
+    (a name starting with ``test``). Data files of a test suite (``tests/data/*.py``) are
+    not read."""
+    name = path.rsplit("/", 1)[-1]
+    return name.endswith(".py") and name.startswith("test") and name not in NEVER_TESTS
+
+
 def _in(change: Change, folder: str) -> bool:
     return under(change.path, folder) or (
         change.old_path is not None and under(change.old_path, folder)
     )
+
+
+def is_test_path(path: str, tests: str, names: TestNames) -> bool:
+    """A test file: under the tests folder or a ``testpaths`` folder, inside a folder named
+    ``tests``/``test``/``testing``, a ``conftest.py``, or a test module by the project's names."""
+    if tests not in ("", ".") and under(path, tests):
+        return True
+    if any(under(path, folder) for folder in names.testpaths if folder not in ("", ".")):
+        return True
+    parts = path.split("/")
+    if parts[-1] == "conftest.py" or any(p in TEST_FOLDER_NAMES for p in parts[:-1]):
+        return True
+    return names.is_test_module(path)
+
+
+def _is_test(change: Change, tests: str, names: TestNames) -> bool:
+    return is_test_path(change.path, tests, names) or (
+        change.old_path is not None and is_test_path(change.old_path, tests, names)
+    )
+
+
+def _common(folders: list[str], files: list[str]) -> str:
+    """The one folder of *folders* holding every file of *files*, else their common folder."""
+    holding = [f for f in folders if all(under(p, f) for p in files)]
+    if holding:
+        return max(holding, key=len) or "."
+    parts = [p.split("/")[:-1] for p in files]
+    common: list[str] = []
+    for level in zip(*parts, strict=False):
+        if len(set(level)) != 1:
+            break
+        common.append(level[0])
+    return "/".join(common) or "."
 
 
 def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[str]:

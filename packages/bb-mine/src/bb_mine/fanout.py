@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from bb_core.git import open_repo
 
 from bb_mine.cache import Entry
-from bb_mine.facts import FactFinder
+from bb_mine.facts import FactFinder, Layout
 
 if TYPE_CHECKING:  # multiprocessing is imported only by the runs that start workers
     from concurrent.futures import Executor, Future
@@ -177,7 +177,7 @@ def start_workers(jobs: int, finder: FactFinder, repo_path: Path) -> Executor:
         jobs,
         mp_context=_context(),
         initializer=_start_worker,
-        initargs=(str(repo_path), finder.source, finder.tests, finder.own_repo),
+        initargs=(str(repo_path), finder.layout),
     )
 
 
@@ -198,7 +198,7 @@ def _context() -> BaseContext:
 _finder: FactFinder | None = None
 
 
-def _start_worker(path: str, source: str, tests: str, own_repo: str | None) -> None:
+def _start_worker(path: str, layout: Layout) -> None:
     from multiprocessing.util import Finalize
 
     global _finder
@@ -207,7 +207,7 @@ def _start_worker(path: str, source: str, tests: str, own_repo: str | None) -> N
     gc.set_threshold(*GC_THRESHOLDS)
     repo = open_repo(path)
     Finalize(repo, repo.close, exitpriority=0)
-    _finder = FactFinder(repo, source, tests, own_repo)
+    _finder = FactFinder(repo, layout)
 
 
 def _read_trees(jobs: list[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -3,31 +3,35 @@
 Each landed change is judged by the rules in order, cheapest first, and the first rule it
 fails is its skip reason:
 
-1. ``not-a-fix``: the title does not read like a fix;
+0. ``excluded``: ``[tasks] exclude`` names it (``[tasks] include`` passes rules 1, 2, 4b,
+   6 and 7 instead);
+1. ``not-a-fix``: nothing says it is a fix: not its title, no closing keyword in its
+   message, not the name of the branch it merged (unless ``require_fix_signal`` is off);
 2. ``no-issue-reference``: it names no issue or pull request;
 3. ``no-parent``: it is the first commit, with nothing before it to start from;
-4. ``no-source-change`` / ``too-many-source-files``: it changes no Python file under the
-   package, or more than ``max_source_files`` of them;
+4. ``no-source-change`` / ``too-many-source-files``: it changes no Python module under the
+   package (as the package's folder was at that commit), or more than ``max_source_files``
+   of them (stubs, docs and data do not count; they are listed in the task);
 5. ``unreadable``: a changed test module is not valid Python on either side;
-6. ``no-test-added``: it adds no test id to a test module;
-7. ``no-statement``: no text - issue, pull request, commit message or title - keeps
+6. ``no-test-added``: it adds no test id to a test module (and, with ``new_tests =
+   "changed"``, changes no existing test either);
+7. ``category``: its category (bug, feature, unknown) is not among ``categories``;
+8. ``no-statement``: no text - issue, pull request, commit message or title - keeps
    enough once what reveals the fix is redacted (see :func:`bb_mine.statements.choose`);
-8. ``duplicate-issue``: a newer task already names the same issue.
+9. ``duplicate-issue``: a newer task already names the same issue.
 
 Rules 1-2 read only the commit message; only what passes them has its source and test
-subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`).
+subtrees compared (on every core when there are many, see :mod:`bb_mine.fanout`), and only
+a task has its source modules parsed for the names its statement must not mention.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.progress import Progress
@@ -35,66 +39,18 @@ from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache
-from bb_mine.facts import FactFinder, needs_trees
+from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
-from bb_mine.rules import (
-    ChangeText,
-    IssueRef,
-)
+from bb_mine.options import NEW_TESTS, REASONS, MineOptions
+from bb_mine.rules import ChangeText, IssueRef, category
 from bb_mine.statements import IssueExport, StatementFinder, choose
+from bb_mine.verdicts import Rules, Verdict
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
 STATEMENT_RULES = 3
 
-#: Stable skip reason codes, in the order the rules apply.
-REASONS = (
-    "not-a-fix",
-    "no-issue-reference",
-    "no-parent",
-    "no-source-change",
-    "too-many-source-files",
-    "unreadable",
-    "no-test-added",
-    "no-statement",
-    "duplicate-issue",
-)
-
-
-@dataclass(frozen=True)
-class MineOptions:
-    """What to mine; see ``bb-mine --help`` for each option."""
-
-    source: str | None = None
-    tests: str = "tests"
-    branch: str | None = None
-    since: datetime | None = None
-    limit: int = 20  # 0: no limit
-    max_source_files: int = 2
-    statement_min_sentences: int = 1
-    issues: Path | None = None
-    explain: bool = False
-    strict_tests: bool = False
-    github: str | None = None  # owner/name; else from the origin remote
-    use_cache: bool = True
-    jobs: int | None = None  # processes reading candidates' trees; None: one per core
-
-    @classmethod
-    def from_config(cls, config: Config, **given: Any) -> MineOptions:
-        """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
-        None win."""
-        since = config.tasks.since
-        configured = {
-            "source": config.project.source,
-            "tests": config.project.tests,
-            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
-            "limit": config.tasks.limit,
-            "max_source_files": config.tasks.max_source_files,
-            "statement_min_sentences": config.tasks.statement_min_sentences,
-            "issues": config.tasks.issues,
-            "github": config.project.github,
-        }
-        return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})
+__all__ = ["REASONS", "MineOptions", "Miner", "guess_source", "mine"]
 
 
 def mine(
@@ -112,10 +68,16 @@ def mine(
     """
     export = IssueExport.load(options.issues) if options.issues is not None else None
     with open_repo(location, refresh=True) as repo, fewer_collections():
-        yield from _Miner(repo, options, export, warn, progress).run()
+        miner = Miner(repo, options, export, warn, progress)
+        found = 0
+        for record in miner.run():
+            found += record.get("kind") == "task"
+            yield record
+        if not found:
+            miner.check_tests_folder()
 
 
-class _Miner:
+class Miner:
     def __init__(
         self,
         repo: Repo,
@@ -132,22 +94,64 @@ class _Miner:
             raise GitError(f"{repo.location}: empty repository (no commits yet)")
         self.branch = options.branch or repo.default_branch()
         self.head = repo.branch_head(self.branch)
-        self.source = _folder(options.source) if options.source else guess_source(repo, self.head)
+        given = (options.source,) if isinstance(options.source, str) else options.source
+        self.sources = (
+            tuple(_folder(s) for s in given) if given else (guess_source(repo, self.head),)
+        )
+        self.source = ", ".join(s or "." for s in self.sources)  # for summaries and messages
         self.tests = _folder(options.tests)
-        if not repo.is_dir(self.head, self.source):
+        for folder in self.sources:
+            if folder and not repo.exists(self.head, folder):
+                raise UsageError(
+                    f"--source: {folder!r} is not in the tree at the tip of {self.branch} "
+                    f"({self.head[:10]}); give the package directory, e.g. src/mypkg, "
+                    "or . for the whole tree"
+                )
+        if options.tests_rule not in NEW_TESTS:
             raise UsageError(
-                f"--source: {self.source!r} is not a folder at the tip of {self.branch} "
-                f"({self.head[:10]}); give the package directory, e.g. src/mypkg"
+                f"tasks.new-tests: expected one of {', '.join(NEW_TESTS)}, "
+                f"got {options.tests_rule!r}"
             )
         self.github_repo = options.github or _github_repo(repo)
         github = GitHub.connect(self.github_repo) if export is None and self.github_repo else None
         self.finder = StatementFinder(export=export, github=github, warn=warn)
+        self.layout = Layout(
+            self.sources,
+            self.tests,
+            self.github_repo,
+            options.test_files,
+            options.require_fix_signal,
+            options.max_source_files,
+        )
         self.cache = MiningCache(
-            _identity(repo), self.branch, self.source, self.tests, (self.github_repo or "").lower()
+            _identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
         )
         self.repository = _identity(repo)
-        self.fact_finder = FactFinder(repo, self.source, self.tests, self.github_repo)
+        self.fact_finder = FactFinder(repo, self.layout)
+        self.rules = Rules(options, self.source, repo.name)
+
         self._reached_since = False  # the walk met a change older than --since
+
+    def check_tests_folder(self) -> None:
+        """After a walk that found no task: a test folder that is not there at the tip is
+        most likely misnamed, which turns every fix into no-test-added; say so."""
+        if self.repo.is_dir(self.head, self.tests):
+            return
+        here = [
+            name
+            for name in self.repo.subfolders(self.head)
+            if name.lower().startswith("test") or name.lower() == "spec"
+        ]
+        found = (
+            f"folders at the tip that look like tests: {', '.join(here)}"
+            if here
+            else ("no folder at the tip looks like tests")
+        )
+        raise UsageError(
+            f"project.tests (--tests): {self.tests!r} is not a folder at the tip of "
+            f"{self.branch} ({self.head[:10]}) and no fix added a test under it, so no task "
+            f"was mined; {found}"
+        )
 
     # -- the walk -------------------------------------------------------------------------
 
@@ -194,7 +198,10 @@ class _Miner:
             opts.max_source_files,
             opts.statement_min_sentences,
             STATEMENT_RULES,
-            opts.strict_tests,
+            opts.tests_rule,
+            opts.categories,
+            opts.include,
+            opts.exclude,
             opts.explain,
             export.fingerprint if export is not None else None,
             self.finder.github.repo if self.finder.github is not None else None,
@@ -220,7 +227,7 @@ class _Miner:
                     self.cache.remember(entry.sha, facts)
                 if facts["fix"]:
                     candidates += 1
-                reason = self._judge(facts)
+                reason = self._judge(entry.sha, facts)
                 if reason is None:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
@@ -242,7 +249,7 @@ class _Miner:
                 if reason is not None:
                     code, message, detail = reason
                     counts[code] += 1
-                    if code != "not-a-fix" or opts.explain:
+                    if code not in ("not-a-fix",) or opts.explain:
                         yield self._skip(entry.sha, facts, code, message, detail)
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
                     self.progress.update(
@@ -300,41 +307,23 @@ class _Miner:
                 self._reached_since = True
                 return
             cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
-            if cached is not None:
+            force = self.picked(entry.sha, self.options.include)
+            if cached is not None and not (force and _unread(cached)):
                 yield Examined(entry, cached, cached=True)
                 continue
-            facts = self.fact_finder.message_facts(entry.commit or self.repo.commit(entry.sha))
+            commit = entry.commit or self.repo.commit(entry.sha)
+            facts = self.fact_finder.message_facts(commit, force=force)
             yield Examined(entry, facts, pending=needs_trees(facts))
 
-    def _judge(self, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    def picked(self, sha: str, picks: tuple[str, ...]) -> bool:
+        return self.rules.picked(sha, picks)
+
+    def verdicts(self, sha: str, facts: dict[str, Any]) -> Iterator[tuple[str, Verdict]]:
+        return self.rules.verdicts(sha, facts)
+
+    def _judge(self, sha: str, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
-        if not facts["fix"]:
-            return "not-a-fix", "the title does not read like a fix", {}
-        if not facts["refs"]:
-            return "no-issue-reference", "the change names no issue or pull request", {}
-        if facts.get("root"):
-            return "no-parent", "the first commit has no earlier tree to start from", {}
-        sources = facts["source_files"]
-        if not sources:
-            return "no-source-change", f"the change touches no Python file under {self.source}", {}
-        limit = self.options.max_source_files
-        if len(sources) > limit:
-            return (
-                "too-many-source-files",
-                f"the change touches {len(sources)} Python files under {self.source}; at most {limit} make one bug",
-                {"source_files": sources},
-            )
-        if facts.get("unreadable"):
-            return "unreadable", f"a test module cannot be parsed: {facts['unreadable']}", {}
-        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
-        if not added:
-            what = "new test function" if self.options.strict_tests else "test"
-            return (
-                "no-test-added",
-                f"the change adds no {what} to a test module under {self.tests}",
-                {},
-            )
-        return None
+        return self.rules.first_failure(sha, facts)
 
     # -- records --------------------------------------------------------------------------
 
@@ -347,6 +336,10 @@ class _Miner:
             for r in facts["refs"]
         ]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
+        if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
+            facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
+            if self.options.use_cache:
+                self.cache.remember(sha, facts)
         candidates = self.finder.find(refs, change)
         keys = sorted(candidates[0].keys)
         chosen, fallbacks = choose(
@@ -363,7 +356,10 @@ class _Miner:
                 "detail": {"fallbacks": fallbacks},
             }, keys
         statement, redacted = chosen.statement, chosen.redacted
-        added = facts["added_strict"] if self.options.strict_tests else facts["added"]
+        added = self.rules.new_tests(facts)
+        signals = list(facts.get("signals", []))
+        if self.picked(sha, self.options.include):
+            signals.append("included")
         record: dict[str, Any] = {
             "kind": "task",
             "v": VERSION,
@@ -396,15 +392,25 @@ class _Miner:
         record |= {
             "redactions": redacted.counts,
             "redacted": redacted.removed,
-            "source": self.source,
+            "source": facts.get("base_source", self.source),
             "tests": self.tests,
             "source_files": facts["source_files"],
             "test_files": facts["test_files"],
             "protected_paths": facts["protected_paths"],
             "new_tests": added,
+            "fix_signals": signals,
+            "category": category(facts["title"], facts.get("signals", [])),
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
         }
+        if facts.get("other_files"):
+            record["other_files"] = facts["other_files"]
+        if facts.get("changed"):
+            record["changed_tests"] = facts["changed"]
+        if facts.get("branch"):
+            record["branch"] = facts["branch"]
+        if facts.get("test_names"):
+            record["test_names"] = facts["test_names"]
         return record, keys
 
     def _skip(
@@ -438,6 +444,11 @@ def commit_only_warning(exported: bool, github: str | None) -> str:
         "of number, title, body) or name the GitHub repository with --github OWNER/NAME "
         "(project.github), with GITHUB_TOKEN set for private ones"
     )
+
+
+def _unread(facts: dict[str, Any]) -> bool:
+    """Cached facts that stopped at the message rules (an included commit needs its trees)."""
+    return "parent" not in facts and not facts.get("root")
 
 
 def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bb_core.discovery import holds_pytest_config as holds_pytest_config
+
 #: Whole words (any case) that make a title read like a fix.
 FIX_WORDS = (
     "fix",
@@ -29,7 +31,21 @@ FIX_WORDS = (
 
 _FIX_TITLE = re.compile(r"(?<!\w)(?:" + "|".join(FIX_WORDS) + r")(?![\w])", re.IGNORECASE)
 
-_MERGE_PR = re.compile(r"^Merge pull request #(\d+) from \S+", re.IGNORECASE)
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+) from (?P<from>\S+)", re.IGNORECASE)
+_MERGE_BRANCH = re.compile(r"^Merge (?:remote-tracking )?branch '(?P<branch>[^']+)'", re.IGNORECASE)
+
+#: How a merged branch's name says it is a fix.
+FIX_BRANCH_PREFIXES = (
+    "fix/",
+    "fix-",
+    "fixes/",
+    "bugfix/",
+    "bugfix-",
+    "hotfix/",
+    "hotfix-",
+    "bug/",
+    "bug-",
+)
 _MERGE_ANY = re.compile(
     r"^Merge (?:branch|remote-tracking branch|pull request|tag) ", re.IGNORECASE
 )
@@ -76,6 +92,8 @@ class ChangeText:
     title: str
     body: str
     pull_request: int | None = None
+    #: The merged branch's name, for a merge commit that says it (``fix/sliced-negative-n``).
+    branch: str | None = None
 
 
 def change_text(message: str, is_merge: bool) -> ChangeText:
@@ -88,18 +106,68 @@ def change_text(message: str, is_merge: bool) -> ChangeText:
     if is_merge:
         pr = _MERGE_PR.match(first)
         if pr or _MERGE_ANY.match(first):
+            number = int(pr.group(1)) if pr else None
+            branch = _branch(first)
             body_lines = rest.splitlines()
             if body_lines:
                 title = body_lines[0].strip()
                 body = "\n".join(body_lines[1:]).strip()
-                return ChangeText(title, body, int(pr.group(1)) if pr else None)
-            return ChangeText(first, "", int(pr.group(1)) if pr else None)
+                return ChangeText(title, body, number, branch)
+            return ChangeText(first, "", number, branch)
     return ChangeText(first, rest)
+
+
+def _branch(first_line: str) -> str | None:
+    """The merged branch named by a merge commit's first line, without its owner or remote."""
+    pr = _MERGE_PR.match(first_line)
+    if pr:
+        source = pr.group("from")
+        return source.split("/", 1)[1] if "/" in source else source
+    named = _MERGE_BRANCH.match(first_line)
+    if named:
+        branch = named.group("branch")
+        return branch.split("/", 1)[1] if branch.startswith("origin/") else branch
+    return None
 
 
 def reads_like_fix(title: str) -> bool:
     """True when *title* holds a fix word (fix, bug, crash, regression ...) as a whole word."""
     return bool(_FIX_TITLE.search(title))
+
+
+_CLOSING_ANYWHERE = re.compile(
+    r"(?<!\w)" + _CLOSING + r":?\s+(?:#\d|GH-\d|https?://\S+/(?:issues|pull)/\d|" + _REPO + r"#\d)",
+    re.IGNORECASE,
+)
+
+
+def might_signal_fix(title: str, message: str) -> bool:
+    """A quick test that rules out most commits: no fix word in the title and no closing
+    keyword anywhere in the message means no fix signal."""
+    return bool(_FIX_TITLE.search(title)) or (
+        ("#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message)
+        and bool(_CLOSING_ANYWHERE.search(message))
+    )
+
+
+def fix_signals(
+    message: str, text: ChangeText, is_merge: bool, own_repo: str | None = None
+) -> list[str]:
+    """What says a change is a fix, in the order the signals are checked.
+
+    ``title``: its title (a merged pull request's title, for a merge) holds a fix word;
+    ``closing-keyword``: its title or body closes an issue (``Fixes #12``, ``closes GH-3``,
+    ``resolved https://github.com/o/r/issues/9``); ``branch``: the merged branch's name
+    starts like a fix (``fix/``, ``bugfix/``, ``hotfix/``, ``bug-`` ...).
+    """
+    signals: list[str] = []
+    if reads_like_fix(text.title) and not (is_merge and _MERGE_ANY.match(text.title)):
+        signals.append("title")
+    if _CLOSING_ANYWHERE.search(text.title) or _CLOSING_ANYWHERE.search(text.body):
+        signals.append("closing-keyword")
+    if text.branch and text.branch.lower().startswith(FIX_BRANCH_PREFIXES):
+        signals.append("branch")
+    return signals
 
 
 def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
@@ -154,29 +222,6 @@ def under(path: str, folder: str) -> bool:
     return not folder or path == folder or path.startswith(folder + "/")
 
 
-def is_test_module(path: str) -> bool:
-    """pytest's default ``python_files``: ``test_*.py`` and ``*_test.py``."""
-    name = path.rsplit("/", 1)[-1]
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
-
-
-#: Files that can hold pytest configuration, and the marker that says they do.
-PYTEST_CONFIG_FILES = {
-    "pytest.ini": None,
-    ".pytest.ini": None,
-    "pyproject.toml": re.compile(r"^\s*\[tool\.pytest[.\]]", re.MULTILINE),
-    "tox.ini": re.compile(r"^\s*\[(?:tool:)?pytest\]", re.MULTILINE),
-    "setup.cfg": re.compile(r"^\s*\[tool:pytest\]", re.MULTILINE),
-}
-
-
-def holds_pytest_config(name: str, content: bytes) -> bool:
-    marker = PYTEST_CONFIG_FILES.get(name)
-    if name not in PYTEST_CONFIG_FILES:
-        return False
-    return marker is None or bool(marker.search(content.decode("utf-8", "replace")))
-
-
 def conftest_candidates(test_files: list[str]) -> list[str]:
     """Every ``conftest.py`` path from the root down to each test file's folder."""
     out: set[str] = set()
@@ -185,3 +230,52 @@ def conftest_candidates(test_files: list[str]) -> list[str]:
         for depth in range(len(parts) + 1):
             out.add("/".join([*parts[:depth], "conftest.py"]))
     return sorted(out)
+
+
+# -- bug or feature -----------------------------------------------------------------------
+
+#: Labels (of the linked issue or pull request) that say what a change is.
+BUG_LABELS = frozenset({"bug", "regression", "crash", "defect", "bugfix", "type: bug", "kind/bug"})
+FEATURE_LABELS = frozenset(
+    {"feature", "enhancement", "feature request", "new feature", "type: feature", "kind/feature"}
+)
+
+_LEADING_REF = re.compile(
+    r"^\s*(?:(?:" + _CLOSING + r")\s*)?(?:\(?(?:#\d+|GH-\d+)\)?[\s,]*)+[:\-–]?\s*", re.IGNORECASE
+)
+_FEATURE_START = re.compile(
+    r"^(?:feat(?:ure)?\b|add(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|introduce[sd]?\b"
+    r"|support(?:s|ed)?\b|allow(?:s|ed)?\b|new\b|enable[sd]?\b|provide[sd]?\b)",
+    re.IGNORECASE,
+)
+
+
+def category(title: str, signals: list[str], labels: list[str] | None = None) -> str:
+    """``bug``, ``feature`` or ``unknown`` for a change, from its labels, else its wording.
+
+    A bug label or a feature label decides. Otherwise the title, less a leading issue
+    reference (``Fix #12: ...``, ``#994: ...``): one that starts like a feature (``Add``,
+    ``Implement``, ``Support`` ...) is a feature, one with a fix word (fix, bug, crash,
+    regression ...) is a bug, and a fix branch's name (``fix/...``) also says bug.
+    """
+    found = {label.strip().lower() for label in labels or ()}
+    if found & BUG_LABELS:
+        return "bug"
+    if found & FEATURE_LABELS:
+        return "feature"
+    rest = _LEADING_REF.sub("", title, count=1)
+    if _FEATURE_START.match(rest.strip()):
+        return "feature"
+    if reads_like_fix(rest) or "branch" in signals:
+        return "bug"
+    return "unknown"
+
+
+def matches_pick(sha: str, task_id: str, picks: tuple[str, ...]) -> bool:
+    """Whether a commit is named by ``[tasks] include``/``exclude``: by its sha or the first
+    seven or more digits of it, or by its task id."""
+    for pick in picks:
+        text = pick.strip().lower()
+        if text == task_id.lower() or (len(text) >= 7 and sha.startswith(text)):
+            return True
+    return False

@@ -9,7 +9,9 @@ and its dotted module name).
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_left
+from collections import OrderedDict
 from collections.abc import Iterable
 
 from bb_core.unified import line_opcodes
@@ -29,13 +31,26 @@ def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[i
     return removed, added
 
 
+_PARSED: OrderedDict[bytes, ast.Module | None] = OrderedDict()
+_PARSED_KEPT = 64
+
+
 def _parse(source: bytes | None) -> ast.Module | None:
+    """The module *source* parses to (None when it does not): a file version that one
+    change adds and the next changes again is parsed once."""
     if not source:
         return None
+    if source in _PARSED:
+        _PARSED.move_to_end(source)
+        return _PARSED[source]
     try:
-        return ast.parse(source)
+        tree: ast.Module | None = ast.parse(source)
     except (SyntaxError, ValueError):
-        return None
+        tree = None
+    _PARSED[source] = tree
+    if len(_PARSED) > _PARSED_KEPT:
+        _PARSED.popitem(last=False)
+    return tree
 
 
 def touched_names(tree: ast.Module | None, lines: set[int]) -> set[str]:
@@ -124,9 +139,68 @@ def modified_names(
     names: set[str] = set()
     for path, old, new in files:
         removed, added = changed_lines(old, new)
-        old_tree, new_tree = _parse(old), _parse(new)
-        names |= touched_names(old_tree, removed)
-        names |= touched_names(new_tree, added)
-        names |= added_definitions(old_tree, new_tree)
+        old_part, new_part = _partial(old, removed), _partial(new, added)
+        if old_part is not None and new_part is not None:
+            names |= touched_names(old_part, removed)
+            names |= touched_names(new_part, added)
+            names |= _definitions(new_part) - _defined_names(old)
+        else:  # a piece that does not parse alone: read both versions whole
+            old_tree, new_tree = _parse(old), _parse(new)
+            names |= touched_names(old_tree, removed)
+            names |= touched_names(new_tree, added)
+            names |= added_definitions(old_tree, new_tree)
         names |= file_names(path, source_dir)
     return sorted(n for n in names if not n.startswith("__") or "." in n or "/" in n)
+
+
+_TOP = re.compile(rb"(?:def |async def |class |@)")
+_DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+def _partial(source: bytes | None, lines: set[int]) -> ast.Module | None:
+    """The top-level pieces of *source* (cut at top-level ``def``, ``class`` and
+    decorators) that hold any of *lines*, parsed alone at their own line numbers: a fix
+    to one function of a 6,000-line module parses that function, not the module. None when
+    a piece does not parse alone (a cut inside a string), or the source is not UTF-8."""
+    if not source or not lines:
+        return ast.Module(body=[], type_ignores=[])
+    head = source[:200]
+    if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
+        return None
+    text = source.splitlines()
+    starts = _piece_starts(text)
+    body: list[ast.stmt] = []
+    wanted = sorted(lines)
+    for start, end in zip(starts, [*starts[1:], len(text)], strict=True):
+        at = bisect_left(wanted, start + 1)
+        if at == len(wanted) or wanted[at] > end:
+            continue  # no changed line in lines start+1 .. end
+        try:  # blank lines first: the piece's nodes carry the module's line numbers
+            piece = ast.parse(b"\n" * start + b"\n".join(text[start:end]))
+        except (SyntaxError, ValueError):
+            return None
+        body.extend(piece.body)
+    return ast.Module(body=body, type_ignores=[])
+
+
+def _piece_starts(lines: list[bytes]) -> list[int]:
+    """0-based indexes of the lines that start a top-level piece (a decorator and what it
+    decorates stay together)."""
+    starts = [0]
+    decorating = False
+    for index, line in enumerate(lines):
+        if not _TOP.match(line):
+            continue
+        if decorating:
+            decorating = line.startswith(b"@")
+            continue
+        if index:
+            starts.append(index)
+        decorating = line.startswith(b"@")
+    return starts
+
+
+def _defined_names(source: bytes | None) -> set[str]:
+    """Every function and class name *source* defines, at any depth, read without parsing
+    it: what is defined in the new version and not in these is what the fix adds."""
+    return {m.group(1).decode() for m in _DEFINED.finditer(source or b"")}

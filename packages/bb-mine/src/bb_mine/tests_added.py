@@ -5,8 +5,13 @@ function or method, or a new case in a ``pytest.mark.parametrize`` list (both gi
 new node ids). A test that is only renamed (same arguments and body under a new name) or
 only edited adds nothing. In strict mode only new functions and methods count.
 
-Collection follows pytest's defaults: ``test*`` functions at module level, and ``test*``
-methods of ``Test*`` classes (or ``unittest.TestCase`` subclasses), nested classes included.
+Collection follows the project's ``python_functions`` and ``python_classes`` (pytest's
+defaults: ``test*`` functions at module level, and ``test*`` methods of ``Test*`` classes),
+``unittest.TestCase`` subclasses and nested classes included.
+
+A test that is neither new nor renamed but whose code changed (a new assertion, a new row
+in a case table, a new ``subTest``) is *changed*: it can fail before the fix and pass after
+it as well as a new one, and the oracle decides.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ import ast
 import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
+
+from bb_core.discovery import DEFAULT, TestNames
 
 
 class Unparseable(Exception):
@@ -28,6 +35,15 @@ class Collected:
     qualname: str
     node: ast.FunctionDef | ast.AsyncFunctionDef
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
+    #: The source the definition was parsed from (its piece, or the whole module).
+    source: bytes = b""
+
+    @property
+    def text(self) -> bytes:
+        """The definition's source lines: equal text is an unchanged test, without
+        comparing syntax trees (read only for tests in both versions of a module)."""
+        lines = self.source.splitlines()
+        return b"\n".join(lines[self.node.lineno - 1 : self.node.end_lineno])
 
     @property
     def fingerprint(self) -> str:
@@ -47,13 +63,18 @@ class Module:
     pieces: list[bytes] | None = None
 
 
-def collect(source: bytes | None, name: str = "<test module>") -> dict[str, Collected]:
+def collect(
+    source: bytes | None, name: str = "<test module>", names: TestNames = DEFAULT
+) -> dict[str, Collected]:
     """The tests defined in a module's *source*, by ``Class::method`` qualified name."""
-    return collect_module(source, name).tests
+    return collect_module(source, name, None, names).tests
 
 
 def collect_module(
-    source: bytes | None, name: str = "<test module>", previous: Module | None = None
+    source: bytes | None,
+    name: str = "<test module>",
+    previous: Module | None = None,
+    names: TestNames = DEFAULT,
 ) -> Module:
     """The tests defined in a module's *source*, and how they were read.
 
@@ -74,7 +95,7 @@ def collect_module(
             start, found = len(known), dict(previous.tests)
         try:
             for piece in pieces[start:]:
-                _merge(found, _piece_tests(piece))
+                _merge(found, _piece_tests(piece, names))
             return Module(found, pieces)
         except SyntaxError:
             pass
@@ -83,7 +104,7 @@ def collect_module(
     except (SyntaxError, ValueError) as exc:
         raise Unparseable(f"{name}: {exc}") from exc
     whole: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), whole)
+    _collect_body(tree.body, "", frozenset(), whole, names, source)
     return Module(whole)
 
 
@@ -98,7 +119,7 @@ def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
 
 
 _CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
-_PIECES: OrderedDict[bytes, dict[str, Collected]] = OrderedDict()
+_PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
 
 
@@ -125,15 +146,16 @@ def _pieces(source: bytes) -> list[bytes] | None:
     return pieces
 
 
-def _piece_tests(piece: bytes) -> dict[str, Collected]:
-    cached = _PIECES.get(piece)
+def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
+    key = (piece, names)
+    cached = _PIECES.get(key)
     if cached is not None:
-        _PIECES.move_to_end(piece)
+        _PIECES.move_to_end(key)
         return cached
     tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
     found: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), found)
-    _PIECES[piece] = found
+    _collect_body(tree.body, "", frozenset(), found, names, piece)
+    _PIECES[key] = found
     if len(_PIECES) > _PIECES_KEPT:
         _PIECES.popitem(last=False)
     return found
@@ -143,14 +165,15 @@ def added_tests(
     old: bytes | None, new: bytes | None, *, path: str = "", strict: bool = False
 ) -> list[str]:
     """Test ids in *new* that *old* lacks: ``path::name`` or ``path::name[case]``."""
-    functions, cases = compare(collect(old, f"{path} (before)"), collect(new, path), path)
+    functions, cases, _changed = compare(collect(old, f"{path} (before)"), collect(new, path), path)
     return functions if strict else functions + cases
 
 
 def compare(
     before: dict[str, Collected], after: dict[str, Collected], path: str = ""
-) -> tuple[list[str], list[str]]:
-    """(new test functions, new parametrize cases of existing tests) from *before* to *after*.
+) -> tuple[list[str], list[str], list[str]]:
+    """(new test functions, new parametrize cases of existing tests, existing tests whose
+    code changed otherwise) from *before* to *after*.
 
     A new name whose arguments and body match a test that vanished is a rename, not new.
     """
@@ -170,7 +193,17 @@ def compare(
         if q in before and test.cases != before[q].cases
         for _names, case in sorted(test.cases - before[q].cases)
     ]
-    return functions, cases
+    with_cases = {c.split("[", 1)[0] for c in cases}
+    changed = [
+        prefix + q
+        for q, test in after.items()
+        if q in before
+        and test is not before[q]  # a piece read once is the same object in both versions
+        and prefix + q not in with_cases
+        and test.text != before[q].text
+        and test.fingerprint != before[q].fingerprint
+    ]
+    return functions, cases, changed
 
 
 def _collect_body(
@@ -178,21 +211,24 @@ def _collect_body(
     owner: str,
     inherited: frozenset[tuple[str, str]],
     out: dict[str, Collected],
+    names: TestNames = DEFAULT,
+    source: bytes = b"",
 ) -> None:
     for node in body:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith(
-            "test"
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names.is_test_function(
+            node.name
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            out[qualname] = Collected(qualname, node, cases)
-        elif isinstance(node, ast.ClassDef) and _is_test_class(node):
+            out[qualname] = Collected(qualname, node, cases, source)
+        elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
-            _collect_body(node.body, qualname, inherited | _cases(node.decorator_list), out)
+            cases = inherited | _cases(node.decorator_list)
+            _collect_body(node.body, qualname, cases, out, names, source)
 
 
-def _is_test_class(node: ast.ClassDef) -> bool:
-    if node.name.startswith("Test"):
+def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
+    if names.is_test_class(node.name):
         return True
     for base in node.bases:
         name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")

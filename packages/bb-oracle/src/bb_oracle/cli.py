@@ -16,6 +16,7 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.preflight import preflight
 from bb_core.progress import Progress
 
 from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
@@ -76,6 +77,7 @@ def main(
     through unchanged.
     """
     config = load_config(config_path)
+    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
     settings = Settings.from_config(
         config,
         repeat=repeat,

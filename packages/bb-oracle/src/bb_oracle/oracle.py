@@ -15,7 +15,6 @@ outcomes; a result is cached in ``.bugbout/`` so an unchanged task never runs ag
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -29,7 +28,7 @@ from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.limits import TestLimits
 from bb_core.progress import Progress
-from bb_core.records import Writer
+from bb_core.records import Writer, count_task_lines
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.stage import run_stage
@@ -44,7 +43,6 @@ from bb_oracle.strength import StrengthRun, Thresholds
 
 Runner = Callable[..., TestRun]
 
-_TASK_LINE = re.compile(rb'"kind"\s*:\s*"task"')
 
 #: Skip reasons this stage writes, with what each means (docs/bb-oracle.md lists them).
 REASONS = {
@@ -187,7 +185,7 @@ class Oracle:
         except GitError as exc:
             raise GitError(f"task {task['id']}: repository {exc}") from exc
         try:
-            sides = plan_sides(repo, task)
+            sides = plan_sides(repo, task, self.config.project.test_files)
         except GitError as exc:
             raise Skip("unknown-commit", str(exc)) from exc
         if not sides.modules:
@@ -198,7 +196,8 @@ class Oracle:
         assert sandbox is not None
         key = ""
         if self.cache is not None:
-            key = self.cache.key(task, env.key, self.settings.arguments(sandbox.name, env))
+            arguments = self.settings.arguments(sandbox.name, env)
+            key = self.cache.key(task, env.key, arguments | {"test_modules": list(sides.modules)})
             cached = self.cache.get(str(task["id"]), key)
             if cached is not None:
                 with self._lock:
@@ -529,11 +528,4 @@ def default_store(config: Config) -> Store:
 
 def count_tasks(inputs: Iterable[str]) -> int | None:
     """How many task lines regular files hold, for the progress bar; None for stdin."""
-    total = 0
-    for name in inputs:
-        path = Path(name)
-        if name == "-" or not path.is_file():
-            return None
-        with path.open("rb") as handle:
-            total += sum(1 for raw in handle if _TASK_LINE.search(raw))
-    return total
+    return count_task_lines(inputs)

@@ -10,23 +10,17 @@ removed by the next run (each folder's name carries the process id that made it)
 from __future__ import annotations
 
 import contextlib
-import posixpath
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bb_core import scratch
+from bb_core.discovery import names_at
 from bb_core.git import Repo
 from bb_core.scratch import area_root, scratch_dir
 
 BEFORE, AFTER = "before", "after"
-
-
-def is_test_module(path: str) -> bool:
-    """A file pytest collects by default: ``test_*.py`` or ``*_test.py``."""
-    name = posixpath.basename(path)
-    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
 
 
 @dataclass(frozen=True)
@@ -39,12 +33,19 @@ class Sides:
     overlay: Mapping[str, bytes]
     #: The test files the fix deleted: left out before, as they are after.
     deleted: tuple[str, ...]
-    #: The test modules to run on both sides.
+    #: The test modules to run on both sides, named on pytest's command line.
     modules: tuple[str, ...]
 
 
-def plan_sides(repo: Repo, task: Mapping[str, Any]) -> Sides:
+def plan_sides(
+    repo: Repo, task: Mapping[str, Any], test_files: Sequence[str] | None = None
+) -> Sides:
     """Read the fix's test files from *repo* and pick the modules to run.
+
+    The modules are the fix's test files that are test modules by the project's naming
+    rules at the fix commit (*test_files*, ``[project] test-files``, replaces its
+    ``python_files``), and any other Python file among them that defines tests: pytest
+    collects a file named on its command line whatever its name.
 
     Raises :class:`~bb_core.errors.GitError` when a commit is not in the repository.
     A dulwich repository must not be shared between threads: give each its own.
@@ -61,7 +62,8 @@ def plan_sides(repo: Repo, task: Mapping[str, Any]) -> Sides:
                 deleted.append(path)
         else:
             overlay[path] = data
-    modules = tuple(p for p in overlay if is_test_module(p))
+    names = names_at(repo, fix, test_files)
+    modules = tuple(p for p, data in overlay.items() if names.runs_when_named(p, data))
     return Sides(base=base, fix=fix, overlay=overlay, deleted=tuple(deleted), modules=modules)
 
 

@@ -12,6 +12,7 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.preflight import preflight
 
 from bb_race.race import race
 
@@ -69,5 +70,6 @@ def main(
     that stays the same, so an interrupted race carries on where it stopped.
     """
     config = load_config(config_path)
+    preflight(config, executables=True, sandbox=True)
     with terminate_as_interrupt():
         race(inputs, config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs)

@@ -11,16 +11,25 @@ visible in its attempt's flags.
 
 Allowed hosts are written ``host`` (any port), ``host:port`` or ``*.domain`` (any
 subdomain).
+
+On a network that reaches the internet only through a proxy of its own, the egress proxy
+goes on through it: given the user's ``HTTPS_PROXY`` (``upstream``), an allowed host is
+reached with a ``CONNECT`` tunnel through that proxy - for plain HTTP requests too -
+unless the user's ``NO_PROXY`` names it (or it is a loopback address).
 """
 
 from __future__ import annotations
 
+import base64
+import ipaddress
 import socket
 import socketserver
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 from bb_race.bridge import pipe
 
@@ -43,6 +52,81 @@ def host_allowed(host: str, port: int, allowed: Sequence[str]) -> bool:
         elif host == name:
             return True
     return False
+
+
+@dataclass(frozen=True)
+class Upstream:
+    """The user's own proxy: where it is, its login, and the hosts that bypass it."""
+
+    host: str
+    port: int
+    auth: str | None = None  # "user:password"
+    bypass: tuple[str, ...] = ()
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> Upstream | None:
+        """The proxy ``HTTPS_PROXY`` (else ``ALL_PROXY``, any case) names, or None."""
+        url = next(
+            (
+                environ[name]
+                for name in ("HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+                if environ.get(name)
+            ),
+            "",
+        )
+        if not url:
+            return None
+        parts = urlsplit(url if "://" in url else f"http://{url}")
+        if parts.scheme not in ("http", "") or not parts.hostname:
+            return None
+        auth = None
+        if parts.username:
+            auth = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+        bypass = environ.get("NO_PROXY") or environ.get("no_proxy") or ""
+        return cls(
+            parts.hostname,
+            parts.port or 8080,
+            auth,
+            tuple(b.strip().lower() for b in bypass.split(",") if b.strip()),
+        )
+
+    def bypassed(self, host: str, port: int) -> bool:
+        """Whether *host* is reached directly: loopback, or named in ``NO_PROXY``."""
+        host = host.strip("[]").lower().rstrip(".")
+        try:
+            if ipaddress.ip_address(host).is_loopback:
+                return True
+        except ValueError:
+            if host == "localhost":
+                return True
+        for entry in self.bypass:
+            name, _, want_port = entry.partition(":")
+            if want_port and want_port != str(port):
+                continue
+            if name == "*" or host == name.lstrip(".") or host.endswith("." + name.lstrip(".*")):
+                return True
+        return False
+
+    def connect(self, host: str, port: int) -> socket.socket:
+        """A socket tunnelled through this proxy to *host*:*port*."""
+        conn = socket.create_connection((self.host, self.port), timeout=30)
+        target = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        head = f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n"
+        if self.auth:
+            token = base64.b64encode(self.auth.encode()).decode()
+            head += f"Proxy-Authorization: Basic {token}\r\n"
+        conn.sendall((head + "\r\n").encode("latin-1"))
+        answer = b""
+        while b"\r\n\r\n" not in answer and len(answer) < HEAD_LIMIT:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+        status = answer.split(b"\r\n", 1)[0].decode("latin-1", "replace")
+        if len(status.split()) < 2 or status.split()[1] != "200":
+            conn.close()
+            raise OSError(f"the proxy {self.host}:{self.port} answered {status or 'nothing'!r}")
+        return conn
 
 
 def split_target(target: str, default_port: int) -> tuple[str, int]:
@@ -101,7 +185,10 @@ class _Handler(socketserver.BaseRequestHandler):
         return self.splice(client, upstream)
 
     def open(self, client: socket.socket, host: str, port: int) -> socket.socket | None:
+        upstream = self.server.upstream
         try:
+            if upstream is not None and not upstream.bypassed(host, port):
+                return upstream.connect(host, port)
             return socket.create_connection((host, port), timeout=30)
         except OSError as exc:
             message = f"bugbout: cannot reach {host}:{port}: {exc}".encode()
@@ -134,14 +221,18 @@ class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     allowed: Sequence[str]
     refused: list[str]
     lock: threading.Lock
+    upstream: Upstream | None
 
 
 class EgressProxy:
     """The proxy for one attempt, on a Unix socket the agent's sandbox can reach."""
 
-    def __init__(self, socket_path: Path, allowed: Sequence[str]) -> None:
+    def __init__(
+        self, socket_path: Path, allowed: Sequence[str], upstream: Upstream | None = None
+    ) -> None:
         self.path = Path(socket_path)
         self.allowed = [a for a in allowed if a]
+        self.upstream = upstream
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -151,6 +242,7 @@ class EgressProxy:
         server.allowed = self.allowed
         server.refused = []
         server.lock = threading.Lock()
+        server.upstream = self.upstream
         self._server = server
         self._thread = threading.Thread(target=server.serve_forever, daemon=True)
         self._thread.start()

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
+from bb_core.progress import estimate
+
 from bb_race.lanes import LaneState
 
 
@@ -30,7 +32,8 @@ def render(
     head = f"bb-race  {done}/{total} runs"
     if reused:
         head += f" ({reused} kept from earlier runs)"
-    lines = [f"{head}  {_clock(now - started)}"]
+    left = estimate(done, total, now - started)
+    lines = [f"{head}  {_clock(now - started)}" + (f"  {left}" if left else "")]
     for name, state in lanes.items():
         line = f"  {name:<16} done {state.done:<3} queued {state.queued:<3}"
         running = [f"{label} {_clock(now - since)}" for label, since in state.running.values()]

@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import os
-import tempfile
+import shutil
+import signal
 import threading
 import time
 import traceback
@@ -27,8 +28,11 @@ from bb_core.agents import (
     Invocation,
     Session,
     agent_environment,
+    ca_files,
+    read_tail,
     scrub,
 )
+from bb_core.patchcheck import patch_credentials, redact, redact_patch
 from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
 from bb_core.records import check
 from bb_core.sandbox import (
@@ -48,10 +52,11 @@ from bb_core.schemas import VERSION
 from bb_race.authored import authored_tests
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
-from bb_race.egress import EgressProxy
+from bb_race.egress import EgressProxy, Upstream
 from bb_race.footprint import leave_out
 from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.prompt import build_prompt
+from bb_race.shortpaths import SOCKET_NAME_ROOM, fits, short_folder
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
 LOG_CAP = 2 * 1024 * 1024
@@ -190,13 +195,48 @@ def _confinement(
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
-    writable = [dirs.work, dirs.logs, dirs.tmp, *state, *extra]
-    # The agent's own program and interpreter, wherever they are installed: the wrapped
-    # command line may start with the egress bridge instead.
-    readable = [*ctx.readable, *program_roots(invocation.argv)]
+    files = [Path(f) for f in invocation.state_files if Path(f).is_file()]
+    writable = [dirs.work, dirs.logs, dirs.tmp, *state, *files, *extra]
+    # The agent's own program and interpreter, wherever they are installed (the wrapped
+    # command line may start with the egress bridge instead), an npm CLI's packages, and
+    # the CA certificates the user's network needs.
+    words = command_words(invocation.argv)
+    readable = [
+        *ctx.readable,
+        *program_roots(words),
+        *program_dirs(words),
+        *ca_files(ctx.environ),
+    ]
     return ctx.sandbox, Confinement(
         writable=writable, network=network, readable=readable, temp=dirs.tmp, home=dirs.home
     )
+
+
+def command_words(argv: Sequence[str]) -> list[str]:
+    """*argv* without a leading ``env NAME=value ...``: the program it really runs."""
+    words = list(argv)
+    if words[:1] == ["env"]:
+        words = [w for w in words[1:] if "=" not in w.split("/")[0]] or words
+    return words
+
+
+def program_dirs(argv: list[str]) -> list[Path]:
+    """For a program of an npm package, the whole ``node_modules`` it lives in (its
+    native binary is in a sibling package, which the program's own folder leaves out);
+    nothing for other programs, whose install folders :func:`program_roots` finds. A
+    leading ``env NAME=value ...`` is looked through."""
+    words = command_words(argv)
+    if not words:
+        return []
+    found = words[0] if os.sep in words[0] else shutil.which(words[0])
+    if not found:
+        return []
+    folders = []
+    for path in (Path(found).absolute(), Path(os.path.realpath(found))):
+        modules = [p for p in path.parents if p.name == "node_modules"]
+        if modules:
+            folders.append(modules[-1])
+    return folders
 
 
 def _egress(
@@ -210,9 +250,23 @@ def _egress(
         # Without bubblewrap's private network there is nothing to hold the agent to
         # its proxy, so it keeps the whole network, and the record says so.
         return True, None, [f"network-not-narrowed: {ctx.sandbox.name} cannot limit it to hosts"]
-    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bb-egress-")))
-    proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network)))
+    # A short folder: the socket's path must fit in sun_path however deep TMPDIR is.
+    folder = short_folder("bb-egress-")
+    stack.callback(shutil.rmtree, folder, True)
+    upstream = Upstream.from_environment(ctx.environ)
+    proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network), upstream))
     return False, proxy, []
+
+
+def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
+    """The attempt's temporary folder as the agent sees it outside bugbout's sandbox:
+    ``dirs.tmp`` when sockets made in it fit in sun_path, else a short private folder
+    under /tmp that goes with the attempt."""
+    if fits(dirs.tmp / ("x" * SOCKET_NAME_ROOM)):
+        return dirs.tmp
+    folder = short_folder("bb-tmp-")
+    stack.callback(shutil.rmtree, folder, True)
+    return folder
 
 
 def attempt(
@@ -249,6 +303,22 @@ def _attempt(
     prompt = build_prompt(task, role=agent.role, assignment=agent.assignment, command=command)
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
+    with ExitStack() as stack:
+        return _run(ctx, task, agent, dirs, started, command, prompt, prompt_file, stack)
+
+
+def _run(
+    ctx: RaceContext,
+    task: Mapping[str, Any],
+    agent: CodingAgent,
+    dirs: AttemptDirs,
+    started: str,
+    command: str,
+    prompt: str,
+    prompt_file: Path,
+    stack: ExitStack,
+) -> dict[str, Any]:
+    temp = attempt_temp(dirs, stack)
     session = Session(
         # The opaque attempt id: nothing the agent is told names the task or its fix.
         task_id=dirs.root.name,
@@ -260,6 +330,7 @@ def _attempt(
         sandbox=ctx.sandbox,
         timeout=ctx.timeout,
         test_command=command,
+        tmpdir=temp,
     )
     version = ctx.version_of(agent)
     invocation = agent.invocation(session)
@@ -273,36 +344,36 @@ def _attempt(
         session = dataclasses.replace(session, prompt=prompt)
         invocation = agent.invocation(session)
     base_size = tree_size(dirs.base)
+    temps = list(dict.fromkeys([dirs.tmp, temp]))
 
     def disk() -> int:
         used = tree_size(dirs.work) - base_size
-        return used + tree_size(dirs.home) + tree_size(dirs.tmp)
+        return used + tree_size(dirs.home) + sum(tree_size(folder) for folder in temps)
 
-    env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=dirs.tmp)
+    env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=temp)
     argv = list(invocation.argv)
-    with ExitStack() as stack:
-        network, proxy, net_flags = _egress(ctx, invocation, stack)
-        extra: list[Path] = []
-        if proxy is not None:
-            argv = proxy.wrap(argv)
-            env.update(proxy.environment())
-            extra.append(proxy.path.parent)
-        sandbox, confinement = _confinement(ctx, dirs, invocation, network, extra)
-        completed, stopped = run_agent(
-            argv,
-            sandbox=sandbox,
-            confinement=confinement,
-            cwd=dirs.work,
-            env=env,
-            stdin=invocation.stdin,
-            logs=dirs.logs,
-            timeout=ctx.timeout,
-            cancel=ctx.cancel,
-            disk=disk,
-            max_disk=ctx.max_disk_bytes,
-        )
-        if proxy is not None:
-            net_flags += [f"network-refused:{where}" for where in proxy.refused]
+    network, proxy, net_flags = _egress(ctx, invocation, stack)
+    extra: list[Path] = []
+    if proxy is not None:
+        argv = proxy.wrap(argv)
+        env.update(proxy.environment())
+        extra.append(proxy.path.parent)
+    sandbox, confinement = _confinement(ctx, dirs, invocation, network, extra)
+    completed, stopped = run_agent(
+        argv,
+        sandbox=sandbox,
+        confinement=confinement,
+        cwd=dirs.work,
+        env=env,
+        stdin=invocation.stdin,
+        logs=dirs.logs,
+        timeout=ctx.timeout,
+        cancel=ctx.cancel,
+        disk=disk,
+        max_disk=ctx.max_disk_bytes,
+    )
+    if proxy is not None:
+        net_flags += [f"network-refused:{where}" for where in proxy.refused]
     # Nothing the agent left is followed: its links and pipes go before bugbout reads.
     removed = [f"link-removed:logs/{p}" for p in defang(dirs.logs)]
     defang(dirs.home)  # adapters read their session files there; links are bugbout's own too
@@ -353,6 +424,13 @@ def collect(
     except Exception as exc:
         quota = False
         flags.append(f"quota-check-failed: {type(exc).__name__}: {exc}")
+    said = None
+    try:
+        flags += [str(flag) for flag in agent.flags(dirs.logs)]
+        if quota:
+            said = agent.quota_message(dirs.logs)
+    except Exception as exc:
+        flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
     changed = bool(found.patch)
     status = decide_status(completed, changed, quota)
     record: dict[str, Any] = {
@@ -373,19 +451,46 @@ def collect(
     }
     if stopped:
         record["error"] = stopped
+    elif status == "quota":
+        record["error"] = f"usage limit: {said}" if said else "usage limit reached"
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    elif status == "crashed":
+        record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record
 
 
+def crash_reason(exit_code: int | None, stderr: Path) -> str:
+    """Why a run that ended nonzero crashed: its exit status (or signal) and the last line
+    it wrote to stderr (``bwrap: execvp nosuch: No such file or directory``)."""
+    if exit_code is not None and exit_code < 0:
+        try:
+            what = f"killed by {signal.Signals(-exit_code).name}"
+        except ValueError:
+            what = f"killed by signal {-exit_code}"
+    else:
+        what = f"exited with status {exit_code}"
+    tail = read_tail(stderr, 4096)
+    lines = [line.strip() for line in tail.splitlines() if line.strip()]
+    if not lines:
+        return f"{what}, with nothing on stderr"
+    last = lines[-1]
+    return f"{what}: {last[:300]}"
+
+
 def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
-    """Scrub secrets from the text fields, flag a patch that holds one, and check it."""
+    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
     for key in ("summary", "error"):
         if key in record:
-            record[key] = scrub(str(record[key]), secrets)
+            record[key] = redact(scrub(str(record[key]), secrets))
     patch = str(record.get("patch", ""))
-    if any(secret in patch for secret in secrets):
+    if patch_credentials(patch, secrets):
+        # The agent's credentials, or credential-shaped text (a key file's content, a
+        # token) in what it added: flagged, and kept out of every record made from this.
         record.setdefault("flags", []).append("secret-in-patch")
+        for key in ("patch", "source_patch", "test_patch"):
+            if key in record:
+                record[key] = redact_patch(str(record[key]), secrets)
     problem = check(record, "attempt")
     if problem is not None:
         raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")

@@ -38,11 +38,13 @@ class Task:
     id: str
     title: str = ""
     line: bool = False  # a task line was seen (not only sections cut out of one)
+    record: Mapping[str, Any] | None = None  # the last task line itself
     oracle: Mapping[str, Any] | None = None
     attempts: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by agent
     matrix: Mapping[str, Any] | None = None
     verdict: Mapping[str, Any] | None = None
     scores: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by patch
+    kind: str | None = None  # bug, feature or unknown, as mining read the fix
     #: Where the statement came from and how long it is (statement_* fields of the task).
     statement: Mapping[str, Any] | None = None
 
@@ -190,7 +192,8 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
 
 
 def _from_line(record: Mapping[str, Any]) -> Task:
-    task = Task(str(record["id"]), str(record.get("title", "")), line=True)
+    task = Task(str(record["id"]), str(record.get("title", "")), line=True, record=record)
+    task.kind = record.get("category")
     if "statement" in record:
         task.statement = {
             "kind": record.get("statement_kind"),

@@ -9,14 +9,29 @@ from bb_core.cli import BbCommand, debug_option, inputs_argument, version_option
 from bb_core.records import read_lines
 
 from bb_report.model import build_report
-from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
+from bb_report.options import (
+    chosen_format,
+    color_option,
+    emit,
+    format_option,
+    output_option,
+    paint,
+    width_option,
+)
 from bb_report.render import render
 
 
-def report_text(inputs: tuple[str, ...], fmt: str | None, output: Path | None, color: str) -> str:
+def report_text(
+    inputs: tuple[str, ...],
+    fmt: str | None,
+    output: Path | None,
+    color: str,
+    width: int | None = None,
+) -> str:
     """Read *inputs*, build the report and render it as the options ask."""
+    chosen = chosen_format(fmt, output)  # a contradiction is refused before reading
     report = build_report(line.record for line in read_lines(inputs))
-    return render(report, chosen_format(fmt, output), color=paint(color, output))
+    return render(report, chosen, color=paint(color, output), width=width)
 
 
 @click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
@@ -24,10 +39,16 @@ def report_text(inputs: tuple[str, ...], fmt: str | None, output: Path | None, c
 @format_option
 @output_option
 @color_option
+@width_option
 @debug_option
 @version_option("bb-report")
 def main(
-    inputs: tuple[str, ...], fmt: str | None, output: Path | None, color: str, debug: bool
+    inputs: tuple[str, ...],
+    fmt: str | None,
+    output: Path | None,
+    color: str,
+    width: int | None,
+    debug: bool,
 ) -> None:
     """Render a bout's records (task, skip and summary lines) as a report.
 
@@ -35,4 +56,4 @@ def main(
     their growth; each section says what it could not count yet. Empty input gives a
     short report saying there is nothing to report.
     """
-    emit(report_text(inputs, fmt, output, color), output)
+    emit(report_text(inputs, fmt, output, color, width), output)

@@ -70,6 +70,7 @@ class AgentRow:
     categories: dict[str, int]  # resolved, fixed-but-broke, wrong-fix, no-fix
     resolve_rate: Rate
     statuses: dict[str, int]  # how its attempts on counted tasks ended
+    failed_to_run: int  # counted no-fix tasks it never ran to an end on (crashed, quota...)
     environment_broken: int
     unscored: int
     time: Cost
@@ -117,6 +118,7 @@ class PickingSection:
     rows: list[PickRow]
     picks: int
     abstained: int
+    abstentions: list[Abstention]
     abstained_with_resolving: int
     picked_wrong_with_resolving: int
     pick_categories: dict[str, int]
@@ -124,6 +126,15 @@ class PickingSection:
     versus_best: Comparison | None
     sentences: list[str]
     notes: list[str]
+
+
+@dataclass(frozen=True)
+class Abstention:
+    """A task the judge picked no patch for, and the judge's own reason."""
+
+    task: str
+    reason: str
+    resolving: bool  # some patch did resolve it
 
 
 @dataclass(frozen=True)
@@ -251,15 +262,128 @@ class TaskRow:
     categories: dict[str, str]
     missing: list[str]
     matrix: MatrixView | None = None
+    kind: str | None = None
     #: Each contestant's leak and confinement flags (``leak:...``, ``refused:...``,
     #: ``unconfined: ...``, ``over-cap:...``), shown beside its category; never scored.
     flags: dict[str, list[str]] = field(default_factory=dict)
     #: What the agents read: ``issue (export), 312 characters``; None without a task line.
     statement: str | None = None
+    #: Per patch: ``tampered`` (its code tampered with a test run: never resolved, never
+    #: picked) and ``suspicious`` (its source reaches for the test machinery).
+    marks: dict[str, list[str]] = field(default_factory=dict)
+    #: The evidence behind the marks, charged authors and files scoring left out.
+    evidence: list[str] = field(default_factory=list)
+    detail: TaskDetail | None = None
+
+
+@dataclass(frozen=True)
+class AttemptView:
+    """How one agent's attempt on one task ended, with the reason and where its logs are.
+
+    *status* is the attempt's own (finished, no-change, timed-out, crashed, quota);
+    ``not-run`` when a scored contestant has no attempt. *flags* are the attempt's and its
+    score's flags, as the stages wrote them.
+    """
+
+    task: str
+    agent: str
+    role: str
+    status: str
+    exit_code: int | None
+    reason: str | None
+    logdir: str | None
+    flags: list[str]
+    patch: str = ""
+
+
+@dataclass(frozen=True)
+class ScoreView:
+    patch: str
+    category: str
+    reason: str
+    failing: list[str]  # hidden tests that did not pass, with their outcome
+    error: str | None
+
+
+@dataclass(frozen=True)
+class CitedCell:
+    author: str
+    test: str
+    column: str
+    outcome: str
+
+
+@dataclass(frozen=True)
+class TaskDetail:
+    """What a task's drill-down shows: the statement as the agents saw it, every patch,
+    every score's failing tests and the verdict with the cells it cites."""
+
+    statement: str
+    statement_source: str | None
+    repository: str | None
+    base_commit: str | None
+    fix_commit: str | None
+    date: str | None
+    attempts: list[AttemptView]
+    scores: list[ScoreView]
+    verdict_reason: str | None
+    cited: list[CitedCell]
+    flags: list[str]  # the task's own flags (an empty statement, ...)
+
+
+@dataclass(frozen=True)
+class FlagCount:
+    """One kind of flag (the text before its first colon) and where it was raised."""
+
+    flag: str
+    count: int
+    tasks: list[str]
+    agents: list[str]
+
+
+@dataclass(frozen=True)
+class AgentLine:
+    name: str
+    rate: Rate
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The report's first lines: what was mined, who won, and what needs attention."""
+
+    repositories: list[str]
+    branches: list[str]
+    first_commit: str | None
+    last_commit: str | None
+    first_date: str | None
+    last_date: str | None
+    tasks: int
+    counted: int
+    agents: list[AgentLine]
+    leader: str | None
+    runner_up: str | None
+    significant: bool
+    lead_sentence: str
+    flags: list[FlagCount]
+    attention: list[str]  # sentences: flags, failed attempts, empty statements
+    scored: bool  # at least one task was scored with an attempt that ran
+    unscored_reason: str | None  # why nothing could be scored, in one line
+    sentences: list[str]
+
+
+@dataclass(frozen=True)
+class AttemptsSection:
+    """Every attempt that did not finish normally, and the status tally per agent."""
+
+    statuses: dict[str, dict[str, int]]  # agent -> status -> attempts (every raced task)
+    rows: list[AttemptView]  # attempts that ended other than finished/no-change, or flagged
+    notes: list[str]
 
 
 @dataclass(frozen=True)
 class Report:
+    headline: Headline
+    attempts: AttemptsSection
     overview: Overview
     agents: AgentsSection
     picking: PickingSection

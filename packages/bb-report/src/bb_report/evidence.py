@@ -34,6 +34,7 @@ from bb_report.data import (
     TaskRow,
     TestsSection,
 )
+from bb_report.statuses import task_detail
 from bb_report.words import plural
 
 FAILING = frozenset({"failed", "error"})
@@ -266,8 +267,42 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 },
                 missing=_missing(t),
                 matrix=matrix_view(t),
+                kind=t.kind,
                 flags=attempt_flags(t),
                 statement=statement_words(t.statement),
+                **_tampering(t),
+                detail=task_detail(t),
             )
         )
     return rows
+
+
+def _tampering(task: Task) -> dict[str, Any]:
+    """Marks and evidence of tampering, suspicious source and charged authors of one task."""
+    marks: dict[str, list[str]] = {}
+    lines: list[str] = []
+    matrix = task.matrix or {}
+    for column in matrix.get("columns", ()):
+        if column.get("tampered") and column.get("patch_of"):
+            name = str(column["patch_of"])
+            marks.setdefault(name, []).append("tampered")
+            lines.append(
+                f"{name} tampered with its cross-examination runs: {column['tampered'][0]}"
+            )
+    for author in matrix.get("authors", ()):
+        if author.get("charged"):
+            lines.append(f"{author['name']} is charged in the matrix: {author['charged']}")
+    for name, score in task.contestant_scores().items():
+        if score.get("tampered"):
+            if "tampered" not in marks.get(name, []):
+                marks.setdefault(name, []).append("tampered")
+            lines.append(f"{name} tampered with its scoring run: {score['tampered'][0]}")
+        if score.get("suspicious"):
+            marks.setdefault(name, []).append("suspicious")
+            found = list(score["suspicious"])
+            more = f" (and {len(found) - 2} more)" if len(found) > 2 else ""
+            lines.append(f"{name} is suspicious: {'; '.join(found[:2])}{more}")
+        for flag in score.get("flags", ()):
+            if str(flag).startswith(("symlink-outside:", "binary-source:")):
+                lines.append(f"{name}: {flag}")
+    return {"marks": marks, "evidence": lines}

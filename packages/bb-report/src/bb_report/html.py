@@ -19,10 +19,14 @@ from __future__ import annotations
 from html import escape
 
 from bb_report.data import MatrixView, Report, TaskRow
+from bb_report.drilldown import STYLE as DRILLDOWN_STYLE
+from bb_report.drilldown import drilldown
 from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
 from bb_report.words import percent, plural
 
 CATEGORIES = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
+FAILED = "failed-to-run"
+SEGMENTS = (*CATEGORIES, FAILED)
 OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 CHAR = 7.2  # px per character of the 12px monospace labels, a safe overestimate
 
@@ -60,6 +64,7 @@ svg text.count { fill: #fff; font-weight: 600; }
 .seg.fixed-but-broke, .cat.fixed-but-broke, i.fixed-but-broke { fill: var(--warn); background: var(--warn); }
 .seg.wrong-fix, .cat.wrong-fix, i.wrong-fix { fill: var(--bad); background: var(--bad); }
 .seg.no-fix, .cat.no-fix, i.no-fix { fill: var(--muted); background: var(--muted); }
+.seg.failed-to-run, i.failed-to-run { fill: #4a148c; background: #4a148c; }
 .cat.none { fill: transparent; stroke: var(--line); }
 .cell { stroke: #fff; stroke-width: 1; }
 .cell.passed, i.passed { fill: #43a047; background: #43a047; }
@@ -69,6 +74,14 @@ svg text.count { fill: #fff; font-weight: 600; }
 .cell.missing, i.missing { fill: #e0e0e0; background: #e0e0e0; }
 .bar { fill: #5c6bc0; } .bar.judge { fill: #283593; } .ci { stroke: var(--ink); stroke-width: 1.5; }
 svg text.role-suite { fill: #555; } svg text.role-examiner { fill: #1a4f8a; }
+td.good, td.warn, td.bad, td.muted, td.status, td.category, td.outcome, td.num {
+  white-space: nowrap; }
+td.path { overflow-wrap: anywhere; font-size: 12.5px; }
+section table { max-width: 100%; }
+div.headline { background: var(--paper); border: 1px solid var(--line); border-left: 6px solid
+  #283593; border-radius: 10px; padding: 12px 20px; margin: 12px 0; }
+div.headline p { margin: 6px 0; font-size: 16px; }
+div.headline p.attention { color: #8a5a00; font-weight: 600; }
 """
 
 
@@ -127,7 +140,7 @@ def outcomes_chart(report: Report) -> str:
     label = max(len(r.name) for r in rows) * CHAR + 12
     most = max(r.tasks for r in rows)
     span, bar, gap = 520.0, 22, 10
-    width = label + span + 60
+    width = label + span + 170
     height = len(rows) * (bar + gap) + gap
     parts = [
         f'<svg class="outcomes" data-chart="outcomes" role="img" width="{width:.0f}" '
@@ -140,8 +153,10 @@ def outcomes_chart(report: Report) -> str:
             f'<text x="{label - 8:.0f}" y="{y + 15}" text-anchor="end">{_e(row.name)}</text>'
         )
         x = label
-        for category in CATEGORIES:
-            count = row.categories[category]
+        counts = {**row.categories, "no-fix": row.categories["no-fix"] - row.failed_to_run,
+                  FAILED: row.failed_to_run}  # fmt: skip
+        for category in SEGMENTS:
+            count = counts[category]
             if not count:
                 continue
             w = span * count / most
@@ -157,12 +172,15 @@ def outcomes_chart(report: Report) -> str:
                     f'text-anchor="middle">{count}</text>'
                 )
             x += w
-        rate = percent(row.resolve_rate.value)
+        rate = (
+            f"{row.categories['resolved']}/{row.tasks} resolved ({percent(row.resolve_rate.value)})"
+        )
         parts.append(f'<text x="{x + 6:.1f}" y="{y + 15}">{_e(rate)}</text>')
     parts.append("</svg>")
     caption = (
         f"<figcaption>Each contestant's patches on the counted tasks, by category of the "
-        f"hidden tests; the percentage is its resolve rate.{_legend(CATEGORIES)}</figcaption>"
+        f"hidden tests, drawn to scale; failed-to-run are attempts that crashed, timed out, "
+        f"ran out of quota or never ran.{_legend(SEGMENTS)}</figcaption>"
     )
     return f'<figure class="chart">{"".join(parts)}{caption}</figure>'
 
@@ -217,11 +235,29 @@ def picking_chart(report: Report) -> str:
     return f'<figure class="chart">{"".join(parts)}{caption}</figure>'
 
 
+def _short_label(text: str, limit: int = 60) -> str:
+    """*text* within *limit* characters, cut between path and name parts rather than
+    inside a word; the full name stays in the label's hover title."""
+    if len(text) <= limit:
+        return text
+    head, _, name = text.rpartition("::")
+    if name and len(name) + 4 <= limit:
+        room = limit - len(name) - 3
+        cut = head[:room]
+        for sep in ("/", "::", " "):
+            at = cut.rfind(sep)
+            if at > room // 2:
+                cut = cut[: at + len(sep)]
+                break
+        return f"{cut}…::{name}"
+    return text[: limit - 1] + "…"
+
+
 def heatmap(task: TaskRow, view: MatrixView) -> str:
     """One task's matrix: a row per (author, test), a column per tree, coloured by outcome."""
     cell_w, cell_h, group_gap = 26, 16, 6
     labels = [f"{row.author}: {row.test}" for row in view.rows]
-    shown = [text if len(text) <= 60 else text[:28] + "..." + text[-29:] for text in labels]
+    shown = [_short_label(text) for text in labels]
     label = max((len(t) for t in shown), default=10) * CHAR + 12
     head = max((len(c.name) for c in view.columns), default=4) * CHAR * 0.75 + 34
     tops, y = [], head
@@ -295,7 +331,19 @@ def matrices(report: Report) -> str:
 
 def render_document(doc: Document, report: Report) -> str:
     charts = {"agents": outcomes_chart(report), "picking": picking_chart(report)}
-    body = [f"<h1>{_e(doc.title)}</h1>", f'<p class="summary">{_e(doc.summary)}</p>']
+    body = [f"<h1>{_e(doc.title)}</h1>"]
+    if doc.headline:
+        body.append(
+            '<div class="headline" id="headline">'
+            + "".join(
+                f'<p class="attention">{_e(line)}</p>'
+                if line.startswith("Needs attention")
+                else f"<p>{_e(line)}</p>"
+                for line in doc.headline
+            )
+            + "</div>"
+        )
+    body.append(f'<p class="summary">{_e(doc.summary)}</p>')
     if doc.notes:
         body.append(_block(Notes(doc.notes)))
     for section in doc.sections:
@@ -307,10 +355,11 @@ def render_document(doc: Document, report: Report) -> str:
             inner.append("<p>Nothing to show yet.</p>")
         inner.extend(_block(block) for block in section.blocks)
         body.append(f'<section id="{section.key}">{"".join(inner)}</section>')
+    body.append(drilldown(report.tasks))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(doc.title)}</title><style>{STYLE}</style></head>"
+        f"<title>{_e(doc.title)}</title><style>{STYLE}{DRILLDOWN_STYLE}</style></head>"
         f"<body><main>{''.join(body)}</main></body></html>\n"
     )
 

@@ -35,6 +35,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
         "kind": "report",
         "v": VERSION,
         "sections": {
+            "headline": _plain(report.headline),
+            "attempts": _plain(report.attempts),
             "overview": _plain(report.overview),
             "agents": _plain(report.agents),
             "picking": _plain(report.picking),

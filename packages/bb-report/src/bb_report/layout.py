@@ -7,94 +7,41 @@ warn, bad, muted) that a format may show as colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from bb_report.blocks import (
+    CATEGORY_TONE,
+    STATUS_TONE,
+    Block,
+    Cell,
+    Document,
+    Notes,
+    Section,
+    Table,
+    Text,
+    category_cell,
+    cost_cells,
+    nonzero,
+    num,
+    rate_cells,
+    token_cells,
+)
+from bb_report.data import GateRow, Report
+from bb_report.layout_runs import attempts, task_table
+from bb_report.words import p_value, percent, plural, seconds, span, tokens
 
-from bb_report.data import Cost, GateRow, Rate, Report, TaskRow
-from bb_report.words import interval, p_value, percent, plural, seconds, span, tokens
-
-#: How each category reads, and its tone.
-CATEGORY_TONE = {
-    "resolved": "good",
-    "fixed-but-broke": "warn",
-    "wrong-fix": "bad",
-    "no-fix": "muted",
-}
-
-
-@dataclass(frozen=True)
-class Cell:
-    text: str
-    tone: str = ""
-    numeric: bool = False
-
-
-@dataclass(frozen=True)
-class Table:
-    headers: list[str]
-    rows: list[list[Cell]]
-    total: list[Cell] | None = None
-
-
-@dataclass(frozen=True)
-class Text:
-    """Sentences; *bullets* shows them as a list."""
-
-    lines: list[str]
-    bullets: bool = False
-
-
-@dataclass(frozen=True)
-class Notes:
-    lines: list[str]
-
-
-Block = Table | Text | Notes
-
-
-@dataclass(frozen=True)
-class Section:
-    key: str
-    title: str
-    lead: str
-    blocks: list[Block] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class Document:
-    title: str
-    summary: str
-    notes: list[str]
-    sections: list[Section]
-
-
-def num(text: str, tone: str = "") -> Cell:
-    return Cell(text, tone, numeric=True)
-
-
-def category_cell(category: str | None) -> Cell:
-    if category is None:
-        return Cell("-", "muted")
-    return Cell(category, CATEGORY_TONE.get(category, ""))
-
-
-def rate_cells(rate: Rate) -> list[Cell]:
-    """``count/total``, the percentage and the interval."""
-    if rate.total == 0:
-        return [num("-"), num("-"), num("-")]
-    return [num(f"{rate.count}/{rate.total}"), num(percent(rate.value)), num(interval(rate))]
-
-
-def cost_cells(cost: Cost) -> list[Cell]:
-    return [num(seconds(cost.per_attempt)), num(seconds(cost.per_resolved))]
-
-
-def token_cells(cost: Cost) -> list[Cell]:
-    return [num(tokens(cost.per_attempt)), num(tokens(cost.per_resolved))]
-
-
-def _nonzero(count: int, tone: str) -> Cell:
-    return num(str(count), tone if count else "muted")
-
+__all__ = [
+    "CATEGORY_TONE",
+    "STATUS_TONE",
+    "Block",
+    "Cell",
+    "Document",
+    "Notes",
+    "Section",
+    "Table",
+    "Text",
+    "category_cell",
+    "document",
+    "num",
+]
 
 # -- sections ---------------------------------------------------------------------------------
 
@@ -105,8 +52,10 @@ def agents(report: Report) -> Section:
         f"Each contestant's patches against the maintainers' hidden tests, on the "
         f"{plural(section.tasks, 'counted task')}. Resolved: every fail-to-pass test passes and "
         "no pass-to-pass test fails. Fixed but broke: the bug is fixed but a pass-to-pass test "
-        "fails. Wrong fix: some fail-to-pass test still fails. No fix: nothing changed, the "
-        "attempt timed out, crashed or ran out of quota, or its patch does not apply."
+        "fails. Wrong fix: some fail-to-pass test still fails. No fix: the agent ran to an end "
+        "but changed nothing that fixes the bug, or its patch does not apply. Failed to run: "
+        "the attempt crashed, timed out, ran out of quota or never ran (see Attempts); it "
+        "counts as not resolved."
     )
     blocks: list[Block] = []
     if section.rows:
@@ -117,10 +66,11 @@ def agents(report: Report) -> Section:
                 [
                     Cell(row.name),
                     num(str(row.tasks)),
-                    _nonzero(c["resolved"], "good"),
-                    _nonzero(c["fixed-but-broke"], "warn"),
-                    _nonzero(c["wrong-fix"], "bad"),
-                    _nonzero(c["no-fix"], "muted"),
+                    nonzero(c["resolved"], "good"),
+                    nonzero(c["fixed-but-broke"], "warn"),
+                    nonzero(c["wrong-fix"], "bad"),
+                    nonzero(c["no-fix"] - row.failed_to_run, "muted"),
+                    nonzero(row.failed_to_run, "bad"),
                     *rate_cells(row.resolve_rate)[1:],
                 ]
             )
@@ -133,6 +83,7 @@ def agents(report: Report) -> Section:
                     "fixed but broke",
                     "wrong fix",
                     "no fix",
+                    "failed to run",
                     "resolve rate",
                     "95% interval",
                 ],
@@ -207,17 +158,32 @@ def picking(report: Report) -> Section:
                     [Cell("abstained"), num(str(section.abstained))],
                     [
                         Cell("abstentions where some patch resolved"),
-                        _nonzero(section.abstained_with_resolving, "warn"),
+                        nonzero(section.abstained_with_resolving, "warn"),
                     ],
                     [
                         Cell("wrong picks where a right patch existed"),
-                        _nonzero(section.picked_wrong_with_resolving, "bad"),
+                        nonzero(section.picked_wrong_with_resolving, "bad"),
                     ],
                 ],
             )
         )
     if section.sentences:
         blocks.append(Text(section.sentences))
+    if section.abstentions:
+        blocks.append(
+            Table(
+                ["abstained on", "the judge's reason", "some patch resolved"],
+                [
+                    [
+                        Cell(a.task),
+                        Cell(a.reason),
+                        Cell("yes", "warn") if a.resolving else Cell("no"),
+                    ]
+                    for a in section.abstentions
+                ],
+                whole=frozenset({1}),
+            )
+        )
     if section.notes:
         blocks.append(Notes(section.notes))
     return Section("picking", "Picking one patch per bug", lead, blocks)
@@ -236,10 +202,10 @@ def gate(report: Report) -> Section:
             return [
                 Cell(r.name),
                 num(str(r.patches)),
-                _nonzero(r.approved_right, "good"),
-                _nonzero(r.approved_wrong, "bad"),
-                _nonzero(r.stopped, "good"),
-                _nonzero(r.wrongly_rejected, "bad"),
+                nonzero(r.approved_right, "good"),
+                nonzero(r.approved_wrong, "bad"),
+                nonzero(r.stopped, "good"),
+                nonzero(r.wrongly_rejected, "bad"),
                 num(str(r.no_patch), "muted"),
             ]
 
@@ -388,52 +354,6 @@ def comparisons(report: Report) -> Section:
     return Section("comparisons", "Beyond the ranking: is the difference real?", lead, blocks)
 
 
-def _pick_cell(task: TaskRow) -> Cell:
-    if task.policy is None:
-        return Cell("-", "muted")
-    if task.abstained:
-        return Cell("abstained", "muted")
-    if task.pick_category is None:
-        return Cell(str(task.pick))
-    return Cell(f"{task.pick} ({task.pick_category})", CATEGORY_TONE.get(task.pick_category, ""))
-
-
-def _flagged(cell: Cell, task: TaskRow, name: str) -> Cell:
-    """The category with the attempt's leak and confinement flags beside it."""
-    flags = task.flags.get(name)
-    if not flags:
-        return cell
-    return Cell(f"{cell.text} [{', '.join(flags)}]", cell.tone or "warn")
-
-
-def task_table(report: Report) -> Section:
-    names = report.overview.contestants
-    rows = []
-    for task in report.tasks:
-        stage = task.stage + (" (environment broken)" if task.environment_broken else "")
-        rows.append(
-            [
-                Cell(task.id),
-                Cell(task.title),
-                Cell(task.statement or "-", "muted" if task.statement is None else ""),
-                Cell(stage, "bad" if task.environment_broken else ""),
-                _pick_cell(task),
-                *[_flagged(category_cell(task.categories.get(name)), task, name) for name in names],
-            ]
-        )
-    blocks: list[Block] = []
-    if rows:
-        blocks.append(Table(["task", "title", "statement", "stage", "judge's pick", *names], rows))
-    return Section(
-        "tasks",
-        "Tasks",
-        "Every task, what its agents read (the statement's source and length), how far it "
-        "got through the pipeline, the judge's pick and each patch's category by the hidden "
-        "tests.",
-        blocks,
-    )
-
-
 def document(report: Report) -> Document:
     """The whole report as a :class:`Document`; a short one when there is nothing to report."""
     o = report.overview
@@ -450,12 +370,14 @@ def document(report: Report) -> Document:
         + (f"; judged under {', '.join(o.policies)}" if o.policies else "")
         + "."
     )
+    shown = set(report.headline.sentences)
     return Document(
         "bugbout report",
         summary,
-        o.notes,
+        [n for n in o.notes if n not in shown],
         [
             agents(report),
+            attempts(report),
             picking(report),
             gate(report),
             tests(report),
@@ -464,6 +386,7 @@ def document(report: Report) -> Document:
             *_worth(report),
             task_table(report),
         ],
+        headline=report.headline.sentences,
     )
 
 

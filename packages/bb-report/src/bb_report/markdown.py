@@ -58,7 +58,10 @@ def _block(block: Block) -> str:
 
 
 def render_document(doc: Document) -> str:
-    parts = [f"# {escape(doc.title)}", escape(doc.summary)]
+    parts = [f"# {escape(doc.title)}"]
+    if doc.headline:
+        parts.append("\n".join(f"**{escape(line)}**  " for line in doc.headline).rstrip())
+    parts.append(escape(doc.summary))
     if doc.notes:
         parts.append("\n>\n".join(f"> {escape(n)}" for n in doc.notes))
     for section in doc.sections:

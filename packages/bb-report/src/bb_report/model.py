@@ -16,33 +16,46 @@ What is counted where:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bb_report import evidence, funnel, outcomes, worth
+from bb_report import evidence, funnel, outcomes, statuses, worth
 from bb_report.bout import gather
 from bb_report.data import Report
+from bb_report.headline import HEADLINE_NOTES, headline
 
 __all__ = ["Report", "build_report"]
 
 
-def build_report(records: Iterable[Mapping[str, Any]]) -> Report:
+def build_report(
+    records: Iterable[Mapping[str, Any]], *, contestants: Sequence[str] = ()
+) -> Report:
     """The report of *records* (task, skip and summary lines, and sections cut from tasks).
 
     Records are taken as read (validate them first, e.g. with
     :func:`bb_core.records.read_lines`); lines of other kinds are counted and ignored.
+    *contestants* are the configured contestants' names: the report names them even when
+    no record does (nothing was mined, or nothing reached the race).
     """
     bout = gather(records)
     agents = outcomes.agents_section(bout)
     order = [row.name for row in agents.rows]
+    comparisons = outcomes.comparisons_section(bout, order)
+    attempts = statuses.attempts_section(bout)
+    flags = statuses.flag_counts(bout)
+    configured = list(dict.fromkeys([*bout.contestants(), *contestants]))
+    overview = outcomes.overview(bout, configured)
+    warnings = [n for n in overview.notes if n.startswith(HEADLINE_NOTES)]
     return Report(
-        overview=outcomes.overview(bout),
+        headline=headline(bout, agents, comparisons, attempts, flags, configured, warnings),
+        attempts=attempts,
+        overview=overview,
         agents=agents,
         picking=outcomes.picking_section(bout),
         gate=outcomes.gate_section(bout, order),
         tests=evidence.tests_section(bout),
         funnel=funnel.funnel_section(bout),
-        comparisons=outcomes.comparisons_section(bout, order),
+        comparisons=comparisons,
         tasks=evidence.task_rows(bout),
         worth=worth.worth_section(bout),
     )

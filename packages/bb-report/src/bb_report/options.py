@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 import click
-from bb_core.errors import UsageError
+from bb_core.cli import FILE_ERRORS
+from bb_core.errors import BbError, UsageError
 from bb_core.store import atomic_write
 
 from bb_report.render import FORMATS, SUFFIXES
@@ -40,9 +41,32 @@ color_option = click.option(
 )
 
 
+width_option = click.option(
+    "--width",
+    type=click.IntRange(min=40),
+    default=None,
+    help="Lay the terminal format out for this many columns (default: COLUMNS, else the "
+    "terminal's width, else 100).",
+)
+
+
 def chosen_format(fmt: str | None, output: Path | None) -> str:
-    """The format asked for, else the output file's suffix, else terminal."""
-    return fmt or (SUFFIXES.get(output.suffix.lower()) if output else None) or "terminal"
+    """The format asked for, else the output file's suffix, else terminal.
+
+    A format that contradicts the file's suffix (``-f json -o report.html``) is a usage
+    error: the file would not open as what its name says.
+    """
+    implied = SUFFIXES.get(output.suffix.lower()) if output else None
+    if fmt and implied and fmt != implied:
+        raise UsageError(
+            f"--format {fmt} does not match --output {output}, which is a {implied} file name",
+            hint=f"drop --format, or give a file name ending {_suffix(fmt)}",
+        )
+    return fmt or implied or "terminal"
+
+
+def _suffix(fmt: str) -> str:
+    return next((s for s, f in SUFFIXES.items() if f == fmt), ".txt")
 
 
 def paint(color: str, output: Path | None = None) -> bool:
@@ -53,10 +77,17 @@ def paint(color: str, output: Path | None = None) -> bool:
 def emit(text: str, output: Path | None) -> None:
     """Write the report to stdout, or atomically to *output*."""
     if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except OSError as exc:
+            if exc.errno not in FILE_ERRORS:
+                raise
+            raise BbError(f"cannot write the report to stdout: {exc.strerror or exc}") from exc
         return
     try:
         atomic_write(output, text)
     except OSError as exc:
+        if exc.errno in FILE_ERRORS:  # the disk or its permissions, not the command line
+            raise BbError(f"cannot write {output}: {exc.strerror or exc}") from exc
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc

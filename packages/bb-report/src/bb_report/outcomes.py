@@ -13,6 +13,7 @@ from typing import Any
 
 from bb_report.bout import CATEGORIES, RESOLVED, STAGES, Bout, Task
 from bb_report.data import (
+    Abstention,
     AgentRow,
     AgentsSection,
     Comparison,
@@ -27,6 +28,7 @@ from bb_report.data import (
     Rate,
 )
 from bb_report.stats import ALPHA, holm, paired_exact_test
+from bb_report.statuses import failed_to_run
 from bb_report.words import cost_note, p_clause, percent, plural, rate_text
 
 #: What each stage adds, for notes on tasks that stopped short of it.
@@ -79,7 +81,7 @@ def _ids(tasks: Sequence[Task]) -> str:
 # -- overview -------------------------------------------------------------------------
 
 
-def overview(bout: Bout) -> Overview:
+def overview(bout: Bout, contestants: Sequence[str] | None = None) -> Overview:
     tasks = bout.ordered()
     stages = Counter(t.stage for t in tasks)
     broken = [t for t in tasks if t.contestant_scores() and t.environment_broken]
@@ -143,7 +145,7 @@ def overview(bout: Bout) -> Overview:
         records=dict(sorted(bout.kinds.items())),
         tasks=len(tasks),
         stages={s: stages.get(s, 0) for s in STAGES},
-        contestants=bout.contestants(),
+        contestants=list(contestants) if contestants is not None else bout.contestants(),
         examiners=bout.examiners(),
         policies=policies,
         counted=sum(1 for t in tasks if t.counted),
@@ -174,6 +176,9 @@ def agents_section(bout: Bout) -> AgentsSection:
             categories={c: categories.get(c, 0) for c in CATEGORIES},
             resolve_rate=Rate.of(resolved, len(mine)),
             statuses=dict(sorted(statuses.items())),
+            failed_to_run=sum(
+                1 for t in mine if t.category(name) == "no-fix" and failed_to_run(t, name)
+            ),
             environment_broken=sum(1 for t in broken if name in t.scores),
             unscored=sum(1 for t in tasks if name in t.attempts and not t.contestant_scores()),
             time=cost([_duration(a) for a in attempts], resolved),
@@ -408,6 +413,14 @@ def picking_section(bout: Bout) -> PickingSection:
         rows=rows,
         picks=len(picked),
         abstained=len(abstained),
+        abstentions=[
+            Abstention(
+                t.id,
+                str((t.verdict or {}).get("reason") or "no reason recorded"),
+                resolving(t),
+            )
+            for t in abstained
+        ],
         abstained_with_resolving=with_resolving,
         picked_wrong_with_resolving=wrong_with_resolving,
         pick_categories={c: categories[c] for c in (*CATEGORIES, "unscored") if categories[c]},

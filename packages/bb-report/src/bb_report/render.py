@@ -26,13 +26,16 @@ SUFFIXES = {
 }
 
 
-def render(report: Report, fmt: str = "terminal", *, color: bool = False) -> str:
+def render(
+    report: Report, fmt: str = "terminal", *, color: bool = False, width: int | None = None
+) -> str:
     """*report* as text in *fmt* (terminal, markdown, json or html).
 
-    Colour applies to the terminal format only. JSON is one ``report`` line.
+    Colour and *width* (None: the terminal's) apply to the terminal format only. JSON is
+    one ``report`` line.
     """
     renderers: dict[str, Callable[[Report], str]] = {
-        "terminal": lambda r: render_terminal(r, color),
+        "terminal": lambda r: render_terminal(r, color, width),
         "markdown": render_markdown,
         "json": render_json,
         "html": render_html,

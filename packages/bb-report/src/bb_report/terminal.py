@@ -1,4 +1,4 @@
-"""The report for a terminal: tabulate tables, wrapped sentences, colour only on request.
+"""The report for a terminal: tables and sentences laid out to its width, colour only on request.
 
 The caller decides on colour (:func:`use_color`: a terminal, and ``NO_COLOR`` unset); the
 text is the same either way, colour only adds ANSI escapes around it.
@@ -7,17 +7,18 @@ text is the same either way, colour only adds ANSI escapes around it.
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 from typing import IO
 
-from tabulate import tabulate
-
 from bb_report.data import Report
-from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
+from bb_report.layout import Block, Document, Notes, Table, Text, document
+from bb_report.termtable import fit
 
-WIDTH = 88
-#: Headers longer than their column's cells wrap at this width at least.
-HEADER_WIDTH = 10
+#: The width when the report does not go to a terminal and COLUMNS is unset.
+DEFAULT_WIDTH = 100
+#: Narrower than this, the layout is drawn at this width anyway.
+MIN_WIDTH = 40
 
 TONES = {
     "good": "\033[32m",
@@ -49,73 +50,95 @@ class _Paint:
         return f"{BOLD}{text}{RESET}" if self.color else text
 
 
-def _wrap(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(
-        text, WIDTH, initial_indent=indent, subsequent_indent=" " * len(indent)
-    ) or [""]
+def terminal_width(stream: IO[str] | None = None, default: int = DEFAULT_WIDTH) -> int:
+    """The width to lay the report out for: ``COLUMNS`` when set, else the terminal's
+    (when *stream* is one), else *default*."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = stream if stream is not None else sys.stdout
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return default
 
 
-def _header(text: str, width: int) -> str:
-    """*text* wrapped onto lines no wider than its column's cells (or its longest word)."""
-    longest = max((len(word) for word in text.split()), default=0)
-    return "\n".join(textwrap.wrap(text, max(width, longest, HEADER_WIDTH))) or text
+class _Layout:
+    def __init__(self, color: bool, width: int) -> None:
+        self.paint = _Paint(color)
+        self.width = max(width, MIN_WIDTH)
+
+    def wrap(self, text: str, indent: str = "") -> list[str]:
+        return textwrap.wrap(
+            text,
+            self.width,
+            initial_indent=indent,
+            subsequent_indent=" " * len(indent),
+            break_on_hyphens=False,
+        ) or [""]
+
+    def table(self, table: Table) -> list[str]:
+        rows = list(table.rows) + ([table.total] if table.total is not None else [])
+        total = len(table.rows) if table.total is not None else -1
+        sample = rows[0] if rows else []
+        numeric = [c.numeric for c in sample] or [False] * len(table.headers)
+
+        def paint(text: str, row: int, col: int) -> str:
+            if row == total:
+                return self.paint.bold(text)
+            return self.paint.tone(text, rows[row][col].tone)
+
+        return fit(
+            table.headers,
+            [[c.text for c in row] for row in rows],
+            numeric,
+            self.width,
+            paint,
+            self.paint.bold,
+            table.whole,
+        )
+
+    def block(self, block: Block) -> list[str]:
+        if isinstance(block, Table):
+            return self.table(block)
+        if isinstance(block, Text):
+            lines: list[str] = []
+            for sentence in block.lines:
+                lines += self.wrap(sentence, "- " if block.bullets else "")
+            return lines
+        if isinstance(block, Notes):
+            return [
+                self.paint.tone(line, "muted")
+                for n in block.lines
+                for line in self.wrap(n, "note: ")
+            ]
+        raise TypeError(block)
 
 
-def _cell(cell: Cell, paint: _Paint) -> str:
-    return paint.tone(cell.text, cell.tone)
-
-
-def _table(table: Table, paint: _Paint) -> list[str]:
-    rows = [[_cell(c, paint) for c in row] for row in table.rows]
-    if table.total is not None:
-        rows.append([paint.bold(c.text) for c in table.total])
-    sample = table.rows[0] if table.rows else table.total or []
-    align = ["right" if c.numeric else "left" for c in sample]
-    widths = [
-        max((len(c.text) for c in column), default=0) for column in zip(*table.rows, strict=True)
-    ]
-    headers = [
-        _header(h, w)
-        for h, w in zip(table.headers, widths or [0] * len(table.headers), strict=True)
-    ]
-    text = tabulate(
-        rows,
-        headers=[paint.bold(h) for h in headers],
-        tablefmt="simple",
-        colalign=align or None,
-        disable_numparse=True,
-    )
-    return text.splitlines()
-
-
-def _block(block: Block, paint: _Paint) -> list[str]:
-    if isinstance(block, Table):
-        return _table(block, paint)
-    if isinstance(block, Text):
-        lines: list[str] = []
-        for sentence in block.lines:
-            lines += _wrap(sentence, "- " if block.bullets else "")
-        return lines
-    if isinstance(block, Notes):
-        return [paint.tone(line, "muted") for n in block.lines for line in _wrap(n, "note: ")]
-    raise TypeError(block)
-
-
-def render_document(doc: Document, color: bool) -> str:
-    paint = _Paint(color)
-    out = [paint.bold(doc.title), *_wrap(doc.summary)]
+def render_document(doc: Document, color: bool, width: int = DEFAULT_WIDTH) -> str:
+    out_ = _Layout(color, width)
+    paint = out_.paint
+    out = [paint.bold(doc.title)]
+    for sentence in doc.headline:
+        out += [paint.bold(line) for line in out_.wrap(sentence)]
+    if doc.headline:
+        out.append("")
+    out += out_.wrap(doc.summary)
     for note in doc.notes:
-        out += [paint.tone(line, "muted") for line in _wrap(note, "note: ")]
+        out += [paint.tone(line, "muted") for line in out_.wrap(note, "note: ")]
     for section in doc.sections:
         out += ["", paint.bold(section.title), paint.bold("=" * len(section.title))]
-        out += [paint.tone(line, "muted") for line in _wrap(section.lead)]
+        out += [paint.tone(line, "muted") for line in out_.wrap(section.lead)]
         if not section.blocks:
             out += ["", "Nothing to show yet."]
         for block in section.blocks:
-            out += ["", *_block(block, paint)]
+            out += ["", *out_.block(block)]
     return "\n".join(out) + "\n"
 
 
-def render_terminal(report: Report, color: bool = False) -> str:
-    """The report as text for a terminal; ANSI colour only when *color* is true."""
-    return render_document(document(report), color)
+def render_terminal(report: Report, color: bool = False, width: int | None = None) -> str:
+    """The report as text for a terminal *width* columns wide (None: the terminal's, see
+    :func:`terminal_width`); ANSI colour only when *color* is true."""
+    return render_document(document(report), color, width or terminal_width())

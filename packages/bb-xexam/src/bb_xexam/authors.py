@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patches import PatchError, files_in_patch
 
@@ -29,8 +30,6 @@ BASE = "base"
 SUITE = "suite"
 #: The folder, at the checkout's root, that holds every author's tests.
 AUTHORS_DIR = "bb_authors"
-
-_TEST_MODULE = re.compile(r"(^test_.*|.*_test)\.py$")
 
 
 @dataclass
@@ -50,6 +49,8 @@ class Author:
     declared: list[str] = field(default_factory=list)
     #: Why its patch cannot be read; its tests are then error rows.
     error: str | None = None
+    #: The project's test naming rules (``python_files`` ...), as the task records them.
+    names: TestNames = DEFAULT
 
     @property
     def folder(self) -> str:
@@ -87,17 +88,12 @@ def under(path: str, folder: str) -> bool:
     return path == folder or path.startswith(folder + "/")
 
 
-def is_test_module(path: str) -> bool:
-    """``test_*.py`` or ``*_test.py``, pytest's default module patterns."""
-    return bool(_TEST_MODULE.match(path.rsplit("/", 1)[-1]))
-
-
-def classify(path: str, source: str, tests: str) -> str:
+def classify(path: str, source: str, tests: str, names: TestNames = DEFAULT) -> str:
     """``"test"``, ``"source"`` or ``"other"`` for one path of a patch.
 
     Anything under the tests folder is a test file (even when that folder sits inside the
     package); anything else under the package is source. Outside both, test modules and
-    ``conftest.py`` files are tests and everything else (``pyproject.toml``, ``pytest.ini``,
+    ``conftest.py`` files are tests (by the project's ``python_files``) and everything else (``pyproject.toml``, ``pytest.ini``,
     ``sitecustomize.py``, ...) is neither.
     """
     if tests.strip("/") not in ("", ".") and under(path, tests):
@@ -105,7 +101,7 @@ def classify(path: str, source: str, tests: str) -> str:
     if under(path, source):
         return "source"
     name = path.rsplit("/", 1)[-1]
-    if name == "conftest.py" or is_test_module(path):
+    if name == "conftest.py" or names.is_test_module(path):
         return "test"
     return "other"
 
@@ -136,6 +132,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     """The task's authors in matrix order: contestants, examiners, then the suite."""
     _check_names(task)
     source, tests = str(task["source"]), str(task["tests"])
+    names = names_of(task)
     attempts = task.get("attempts") or []
     authors: list[Author] = []
     for role in ("contestant", "examiner"):
@@ -145,7 +142,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
             dropped: list[str] = []
             paths, error = _paths(patch)
             for path in paths:
-                (files if classify(path, source, tests) == "test" else dropped).append(path)
+                (files if classify(path, source, tests, names) == "test" else dropped).append(path)
             authors.append(
                 Author(
                     name=str(attempt["agent"]),
@@ -156,10 +153,11 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
                     dropped=sorted(dropped),
                     declared=list(attempt.get("tests") or []),
                     error=error,
+                    names=names,
                 )
             )
     if run_suite:
-        authors.append(Author(name=SUITE, role=SUITE, vendor=None))
+        authors.append(Author(name=SUITE, role=SUITE, vendor=None, names=names))
     return authors
 
 
@@ -167,11 +165,12 @@ def columns_of(task: Mapping[str, Any]) -> list[Column]:
     """``base`` then one column per finished contestant with source changes."""
     _check_names(task)
     source, tests = str(task["source"]), str(task["tests"])
+    names = names_of(task)
     columns = [Column(name=BASE, patch_of=None)]
     for attempt in _finished(task.get("attempts") or [], "contestant"):
         patch = str(attempt.get("patch") or "")
         paths, error = _paths(patch)
-        changed = [p for p in paths if classify(p, source, tests) == "source"]
+        changed = [p for p in paths if classify(p, source, tests, names) == "source"]
         if changed or error:
             name = str(attempt["agent"])
             columns.append(

@@ -22,7 +22,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_xexam.authors import is_test_module
 from bb_xexam.install import Placed
 
 
@@ -36,6 +35,11 @@ class ColumnRun:
     outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
     #: Original paths of test modules that failed to import, by author.
     broken: dict[str, set[str]] = field(default_factory=dict)
+    #: Authors whose run in this column did not finish soundly, or who are charged.
+    unsound: set[str] = field(default_factory=set)
+
+    def sound_for(self, author: str) -> bool:
+        return self.sound and author not in self.unsound
 
 
 def owner(placed: list[Placed], nodeid: str) -> Placed | None:
@@ -90,7 +94,7 @@ def expected_tests(item: Placed, runs: list[ColumnRun]) -> list[str]:
     declared = list(dict.fromkeys(author.declared))
     if item.error is not None:
         # Nothing ran: its declared tests, else its test modules, stand as error rows.
-        return declared or [p for p in author.files if is_test_module(p)]
+        return declared or [p for p in author.files if author.names.is_test_module(p)]
     modules = [item.original(t) for t in item.targets if t.endswith(".py")]
     observed: dict[str, None] = {}
     for run in runs:
@@ -104,7 +108,7 @@ def expected_tests(item: Placed, runs: list[ColumnRun]) -> list[str]:
     broken_anywhere: set[str] = set()
     for run in runs:
         broken_anywhere |= run.broken.get(author.name, set())
-    never_sound = not any(run.sound for run in runs)
+    never_sound = not any(run.sound_for(author.name) for run in runs)
     covered = {_module(t) for t in tests}
     for module in [*modules, *sorted(broken_anywhere)]:
         if module in covered:
@@ -119,10 +123,14 @@ def outcome(item: Placed, test: str, run: ColumnRun) -> str:
     """The cell of one author's test in one column."""
     if item.error is not None:
         return "error"
+    if item.author.name in run.unsound:
+        return "error"
     reported = run.outcomes.get(item.author.name, {}).get(test)
     if reported is not None:
         return reported
-    if not run.sound or _module(test) in run.broken.get(item.author.name, set()):
+    if not run.sound_for(item.author.name) or _module(test) in run.broken.get(
+        item.author.name, set()
+    ):
         return "error"
     return "missing"
 

@@ -14,7 +14,9 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.preflight import preflight
 from bb_core.progress import Progress
+from bb_core.records import count_task_lines
 from bb_core.stage import run_stage
 
 from bb_xexam.xexam import CrossExamination, Settings
@@ -55,6 +57,7 @@ def main(
     pass through unchanged.
     """
     config = load_config(config_path)
+    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
     settings = Settings.from_config(
         config,
         run_suite=run_suite,
@@ -64,5 +67,13 @@ def main(
         use_cache=not refresh,
     )
     examination = CrossExamination(config, settings=settings)
-    with Progress("bb-xexam") as progress:
-        run_stage(inputs, examination, jobs=jobs, progress=progress)
+    with Progress("bb-xexam", count_task_lines(inputs)) as progress:
+        run_stage(
+            inputs,
+            examination,
+            jobs=jobs,
+            progress=progress,
+            requires="attempts",
+            expected="bb-race's output: task lines with attempts",
+            prog="bb-xexam",
+        )

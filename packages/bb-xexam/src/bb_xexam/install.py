@@ -20,10 +20,11 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bb_core.discovery import TestNames, names_in
 from bb_core.errors import BbError
 from bb_core.patches import apply_patch
 
-from bb_xexam.authors import AUTHORS_DIR, SUITE, Author, is_test_module
+from bb_xexam.authors import AUTHORS_DIR, SUITE, Author
 
 
 @dataclass
@@ -56,18 +57,28 @@ class Placed:
 
 
 def place_authors(stage: Path, authors: list[Author], tests: str) -> list[Placed]:
-    """Install every author's tests into *stage* (the unfixed tree); suite first in targets."""
+    """Install every author's tests into *stage* (the unfixed tree); suite first in targets.
+
+    Which files are test modules follows the unfixed tree's own pytest configuration
+    (never an author's), with ``[project] test-files`` as the task recorded it.
+    """
     placed = []
     for author in authors:
+        names = _names(stage, author)
         if author.role == SUITE:
-            placed.append(Placed(author, targets=_suite_targets(stage, tests)))
+            placed.append(Placed(author, targets=_suite_targets(stage, tests, names)))
         else:
-            placed.append(_place(stage, author, tests))
+            placed.append(_place(stage, author, tests, names))
     _make_packages(stage / AUTHORS_DIR)
     return placed
 
 
-def _suite_targets(stage: Path, tests: str) -> list[str]:
+def _names(stage: Path, author: Author) -> TestNames:
+    """The task's recorded rules when it has them, else the unfixed tree's."""
+    return author.names if author.names.origin else names_in(stage)
+
+
+def _suite_targets(stage: Path, tests: str, names: TestNames) -> list[str]:
     folder = tests.strip("/")
     if folder not in ("", "."):
         return [folder] if (stage / folder).is_dir() else []
@@ -77,16 +88,16 @@ def _suite_targets(stage: Path, tests: str) -> list[str]:
         for entry in os.scandir(stage)
         if entry.name != AUTHORS_DIR
         and not entry.name.startswith(".")
-        and (entry.is_dir() or is_test_module(entry.name))
+        and (entry.is_dir() or names.is_test_module(entry.name))
     )
 
 
-def _place(stage: Path, author: Author, tests: str) -> Placed:
+def _place(stage: Path, author: Author, tests: str, names: TestNames) -> Placed:
     if author.error is not None:
         return Placed(author, error=author.error)
     root = stage / author.folder
     root.mkdir(parents=True, exist_ok=True)
-    _copy_support(stage, root, tests)
+    _copy_support(stage, root, tests, names)
     wanted = set(author.files)
     for path in author.files:
         base = stage / path
@@ -104,12 +115,12 @@ def _place(stage: Path, author: Author, tests: str) -> Placed:
     result.targets = [
         f"{author.folder}/{p}"
         for p in result.files
-        if p.endswith(".py") and (is_test_module(p) or p in declared_files)
+        if p.endswith(".py") and (names.is_test_module(p) or p in declared_files)
     ]
     return result
 
 
-def _copy_support(stage: Path, root: Path, tests: str) -> None:
+def _copy_support(stage: Path, root: Path, tests: str, names: TestNames) -> None:
     """The unfixed tree's non-test-module files of the tests folder, into *root*."""
     folder = tests.strip("/")
     if folder in ("", "."):
@@ -124,7 +135,7 @@ def _copy_support(stage: Path, root: Path, tests: str) -> None:
         dirnames[:] = [d for d in dirnames if d != "__pycache__"]
         rel_dir = Path(dirpath).relative_to(stage)
         for name in filenames:
-            if is_test_module(name):
+            if names.is_test_module((rel_dir / name).as_posix()):
                 continue
             target = root / rel_dir / name
             target.parent.mkdir(parents=True, exist_ok=True)

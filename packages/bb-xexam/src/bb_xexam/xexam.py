@@ -1,29 +1,34 @@
-"""Cross-examine one task: every author's tests against every patch, one pytest run a column.
+"""Cross-examine one task: every author's tests against every patch, in isolation.
 
 For each task with attempts:
 
 1. the unfixed tree is written once (the base commit without the fix's test files -
    exactly the tree the agents started from), and every author's tests are installed
    into it under ``bb_authors/`` (see :mod:`bb_xexam.install`);
-2. each column is a copy of that tree with one contestant's source changes applied
-   (none for ``base``), run with one sandboxed pytest invocation;
-3. the reports are mapped back to (author, original test id, column) cells, with error
-   cells where a column crashed or timed out (see :mod:`bb_xexam.cells`).
+2. for each column and each author with tests, a copy of that tree holding only that
+   author's tests gets the column's source changes (none for ``base``) and one sandboxed
+   pytest run of its own - so no author's conftest, plugin, import-time code or writes
+   reach another author's tests; a few of these runs go at once;
+3. the reports are mapped back to (author, original test id, column) cells, and whoever
+   broke a run is charged for it: the author, or the patch (see :mod:`bb_xexam.blame`
+   and :mod:`bb_xexam.cells`).
 
 The matrix is kept in ``.bugbout/matrices/<task_id>.json`` with a key of everything it
 depends on, so running the stage again over the same input costs nothing. Trees are
 written under ``BUGBOUT_HOME/checkouts/xexam`` and removed when the task is done; each
-column's pytest log stays under ``BUGBOUT_HOME/logs/xexam``.
+run's pytest log stays under ``BUGBOUT_HOME/logs/xexam/<task>/<key>/<column>/``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,20 +38,25 @@ from bb_core.envs import TestEnv, ensure_env, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
+from bb_core.patchcheck import outside_links
 from bb_core.patches import apply_patch
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
-from bb_core.testrun import TestRun, run_pytest
+from bb_core.testrun import run_pytest
 
 from bb_xexam import __version__
-from bb_xexam.authors import BASE, Column, authors_of, classify, columns_of, slug
-from bb_xexam.cells import ColumnRun, build_grid, column_run
+from bb_xexam.authors import AUTHORS_DIR, BASE, Column, authors_of, classify, columns_of, slug
+from bb_xexam.blame import AuthorRun, author_run, charge
+from bb_xexam.cells import build_grid
 from bb_xexam.install import Placed, place_authors
 
 #: The hidden column of the reference patch (``reference_column`` of a task line).
 REFERENCE = "reference"
+
+#: How many of a task's (author, column) runs go at once.
+RUNS_AT_ONCE = max(1, min(4, os.cpu_count() or 1))
 
 
 @dataclass(frozen=True)
@@ -243,23 +253,35 @@ def build_matrix(
             # the fix modifies, so a patch breaking what they test shows in a cell.
             repo.materialize(str(task["base_commit"]), stage)
         placed = place_authors(stage, authors, str(task["tests"]))
-        # The suite first: pytest then imports the repository's tests before any author's.
-        targets = [t for item in placed if not item.prefix for t in item.targets]
-        targets += [t for item in placed if item.prefix for t in item.targets]
         pythonpath = _pythonpath(stage, str(task["source"]), str(task["tests"]))
-        records: list[dict[str, Any]] = []
-        runs: list[ColumnRun] = []
-        for column in columns:
-            record, run = _run_column(
-                task, column, stage, work, placed, targets,
-                env=env, sandbox=sandbox, settings=settings, pythonpath=pythonpath,
-                log=logs / f"{slug(column.name)}.log",
+        jobs = [(column, item) for column in columns for item in placed if item.targets]
+        with ThreadPoolExecutor(RUNS_AT_ONCE, thread_name_prefix="bb-xexam-run") as pool:
+            done = pool.map(
+                lambda job: _run_author(
+                    task, job[0], job[1], stage, work, env=env, sandbox=sandbox,
+                    settings=settings, pythonpath=pythonpath, logs=logs / slug(job[0].name),
+                ),
+                jobs,
             )  # fmt: skip
+            results = {(c.name, i.author.name): r for (c, i), r in zip(jobs, done, strict=True)}
+        records: list[dict[str, Any]] = []
+        runs: dict[tuple[str, str], AuthorRun] = {}
+        for column in columns:
+            record, found = _column_record(column, placed, results)
             records.append(record)
-            runs.append(run)
-    author_records, cells, counts = build_grid(placed, runs)
+            runs.update({(author, column.name): run for author, run in found.items()})
+    charges = charge(placed, records, runs)
+    author_records, cells, counts = build_grid(placed, charges.column_runs(placed, records, runs))
+    for author in author_records:
+        if author["name"] in charges.authors:
+            author["charged"] = charges.authors[author["name"]]
     for record in records:
         record["counts"] = counts.get(record["name"], {})
+        found_charge = charges.columns.get(record["name"])
+        if found_charge is not None:
+            record["error"] = found_charge.reason
+            if found_charge.tampered:
+                record["tampered"] = found_charge.tampered
     return {
         "kind": "matrix",
         "v": 1,
@@ -270,54 +292,84 @@ def build_matrix(
     }
 
 
-def _run_column(
+def _run_author(
     task: Mapping[str, Any],
     column: Column,
+    item: Placed,
     stage: Path,
     work: Path,
-    placed: list[Placed],
-    targets: list[str],
     *,
     env: TestEnv,
     sandbox: Sandbox,
     settings: Settings,
     pythonpath: list[str],
-    log: Path,
-) -> tuple[dict[str, Any], ColumnRun]:
-    """One column: copy the tree, apply the patch's source changes, one pytest run."""
-    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
-    tree = work / "columns" / slug(column.name)
-    shutil.copytree(stage, tree, symlinks=True)
+    logs: Path,
+) -> AuthorRun | str:
+    """One author's tests on one column, in a process and a fresh tree of their own.
+
+    The tree is a copy of the unfixed one holding only this author's installed tests, with
+    the patch's source changes applied: one author's conftest, plugins or writes to the
+    tree never reach another author's tests. A string: why the patch does not apply.
+    """
+    if column.name != BASE and column.error is not None:
+        return column.error
+    source, tests = str(task["source"]), str(task["tests"])
+    tree = work / "columns" / slug(column.name) / (slug(item.author.name) or "suite")
+    _author_tree(stage, tree, item)
     try:
         if column.name != BASE:
-            source, tests = str(task["source"]), str(task["tests"])
-            problem = column.error
-            if problem is None:
-                try:
-                    apply_patch(
-                        column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
-                    )
-                except BbError as exc:
-                    problem = f"the patch's source changes do not apply: {exc}"
-            if problem is not None:
-                record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
-                return record, column_run(column.name, placed, sound=False, outcomes={})
-        if not targets:
-            record.update(duration=0.0, exit_code=None, timed_out=False)
-            return record, column_run(column.name, placed, sound=True, outcomes={})
+            try:
+                links = outside_links(column.patch)  # as scoring: never applied
+                apply_patch(
+                    column.patch,
+                    tree,
+                    include=lambda p: classify(p, source, tests) == "source" and p not in links,
+                )
+            except BbError as exc:
+                return f"the patch's source changes do not apply: {exc}"
         result = run_pytest(
-            tree,
-            env,
-            targets,
-            sandbox=sandbox,
-            timeout=settings.run_limit,
-            test_timeout=settings.test_timeout,
-            log_path=log,
+            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+            test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
             pythonpath=pythonpath,
-        )
+        )  # fmt: skip
     finally:
         shutil.rmtree(tree, ignore_errors=True)
-    return _describe(column, record, result, placed, log)
+    return author_run(column.name, item, result)
+
+
+def _column_record(
+    column: Column, placed: list[Placed], results: Mapping[tuple[str, str], AuthorRun | str]
+) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
+    """A column's record from its authors' runs (none when its patch did not apply)."""
+    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
+    found = [results[column.name, i.author.name] for i in placed if i.targets]
+    problem = column.error if column.name != BASE else None
+    problem = next((r for r in found if isinstance(r, str)), problem)
+    if problem is not None:
+        record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
+        return record, {}
+    runs = {r.summary["author"]: r for r in found if not isinstance(r, str)}
+    record["duration"] = round(sum(r.summary["duration"] for r in runs.values()), 3)
+    record["runs"] = [r.summary for r in runs.values()]
+    broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
+    record["collection_errors"] = sorted(broken)
+    return record, runs
+
+
+def _author_tree(stage: Path, tree: Path, item: Placed) -> None:
+    """A copy of *stage* without any other author's installed tests."""
+    mine = item.author.folder
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        relative = Path(folder).relative_to(stage).as_posix()
+        if relative == ".":
+            return [AUTHORS_DIR] if not mine and AUTHORS_DIR in names else []
+        if relative == AUTHORS_DIR:
+            own = mine.split("/", 1)[1]
+            return [n for n in names if n not in (own, "__init__.py")]
+        return []
+
+    shutil.copytree(stage, tree, symlinks=True, ignore=ignore)
 
 
 def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:
@@ -331,28 +383,6 @@ def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:
     if folder not in ("", ".") and (stage / folder).is_dir() and not packaged:
         entries.append(folder)
     return entries
-
-
-def _describe(
-    column: Column, record: dict[str, Any], result: TestRun, placed: list[Placed], log: Path
-) -> tuple[dict[str, Any], ColumnRun]:
-    sound = result.ok
-    record.update(
-        duration=round(result.duration, 3),
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        log=str(log),
-    )
-    if result.timed_out:
-        record["error"] = "the run timed out; tests it did not report are errors"
-    elif not sound:
-        record["error"] = f"{result.problem}; its tests are errors"
-    run = column_run(
-        column.name, placed, sound=sound, outcomes=result.outcomes,
-        collection_errors=result.collection_errors,
-    )  # fmt: skip
-    record["collection_errors"] = sorted({m for ms in run.broken.values() for m in ms})
-    return record, run
 
 
 @contextlib.contextmanager

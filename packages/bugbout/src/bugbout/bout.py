@@ -27,9 +27,11 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
 from bb_core.errors import ConfigError, UsageError
+from bb_core.preflight import check_agents, check_sandbox
 from bb_report import Report
 
 from bugbout import stages
+from bugbout.plan import Plan, plan
 from bugbout.results import STAGES, Results
 
 Echo = Callable[[str], None]
@@ -167,8 +169,7 @@ class Bout:
         if until not in STAGES:
             raise UsageError(f"unknown stage {until!r} (stages: {', '.join(STAGES)})")
         self.project.require_file()
-        agents = self.agents()
-        self._check_only(agents)
+        agents = self.preflight()
         results = self.results
         results.ensure()
         jobs = self.jobs or 1
@@ -211,12 +212,59 @@ class Bout:
             results.record(stage, found.digest)
             self._say(f"[{number}/{count}] {stage}: {said} in {_seconds(started)}")
             if stage == until:
-                return stages.read_report(results.stream(stage))
+                return stages.read_report(
+                    results.stream(stage), contestants=self.contestant_names(agents)
+                )
         started = time.monotonic()
-        report, said = stages.report_stage(results)
+        report, said = stages.report_stage(results, contestants=self.contestant_names(agents))
         results.record("report")
         self._say(f"[{count}/{count}] report: {said} in {_seconds(started)}")
         return report
+
+    def preflight(self) -> list[CodingAgent] | None:
+        """Check the whole configuration before any stage starts: every configured agent
+        entry that will be used (type, options, placeholders, program), ``--agent`` names
+        and the sandbox. Returns :meth:`agents`."""
+        entries = []
+        if self.contestants is None:
+            entries += self.config.contestants
+        if self.examiners is None:
+            entries += self.config.examiners
+        check_agents(entries, executables=True)
+        check_sandbox(self.config)
+        agents = self.agents()
+        self._check_only(agents)
+        return agents
+
+    def contestant_names(self, agents: Sequence[CodingAgent] | None) -> list[str]:
+        if agents is not None:
+            return [a.name for a in agents if a.role == "contestant"]
+        return [entry.name for entry in self.config.contestants]
+
+    def dry_run(self) -> Plan:
+        """What :meth:`run` would do: mines (no quota), then counts the tasks times the
+        agents, what is kept from earlier runs and the worst case at the time limit."""
+        self.project.require_file()
+        agents = self.preflight()
+        results = self.results
+        results.ensure()
+        said, mined = stages.mine_stage(self.config, results)
+        results.record("mine", mined.digest)
+        self._say(f"mine: {said}")
+        chosen = (
+            agents
+            if agents is not None
+            else [agent for agent in (*self.project.contestants(), *self.project.examiners())]
+        )
+        return plan(
+            results,
+            mined,
+            chosen,
+            timeout=self.config.run.timeout,
+            only=self.only,
+            retry_failed=self.retry_failed,
+            refresh=self.refresh_attempts,
+        )
 
     def report(self) -> Report:
         """The report object of what ``.bugbout/`` holds, without running anything."""
@@ -226,7 +274,7 @@ class Bout:
                 f"nothing to report in {self.results.root}",
                 hint="run `bugbout run` first",
             )
-        return stages.read_report(latest)
+        return stages.read_report(latest, contestants=self.contestant_names(None))
 
     def _check_only(self, agents: Sequence[CodingAgent] | None) -> None:
         """An unknown ``--agent`` name is a usage error before anything runs."""

@@ -14,14 +14,23 @@ from bb_core.cli import (
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
+from bb_core.preflight import preflight
 from bb_race.cli import refresh_help, retry_failed_option
 from bb_report import render
-from bb_report.options import chosen_format, color_option, emit, format_option, output_option, paint
+from bb_report.options import (
+    chosen_format,
+    color_option,
+    emit,
+    format_option,
+    output_option,
+    paint,
+    width_option,
+)
 
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
-from bugbout.listing import redactions_text, tasks_table
+from bugbout.listing import explain_table, redactions_text, tasks_table
 from bugbout.stages import mine_stage, tally
 
 CONTEXT = {"help_option_names": ["-h", "--help"]}
@@ -99,6 +108,12 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
 
 
 @main.command(context_settings=CONTEXT)
+@click.option(
+    "--explain",
+    "explain_ref",
+    metavar="SHA",
+    help="Print every mining rule's verdict for this one commit instead (nothing is mined).",
+)
 @config_option
 @click.option(
     "--show-redactions",
@@ -107,16 +122,29 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
     "redaction removed from it with the rule that removed it.",
 )
 @debug_option
-def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
+def tasks(
+    explain_ref: str | None, config_path: str | None, show_redactions: bool, debug: bool
+) -> None:
     """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
 
-    The tasks are kept in .bugbout/tasks.jsonl. Each task shows where its statement came
-    from (issue, pull request, commit message or title) and its length. When the ground
-    truth of the same tasks is known from a run, each task shows its test counts or why
-    it was set aside.
+    The tasks are kept in .bugbout/tasks.jsonl. Each task shows its kind (bug, feature,
+    unknown), where its statement came from (issue, pull request, commit message or title)
+    and its length. When the ground truth of the same tasks is known from a run, each task
+    shows its test counts or why it was set aside. With --explain SHA, say for one commit
+    why it is a task or which rule leaves it out.
     """
     project = Project.load(config_path)
     project.require_file()
+    preflight(project.config)
+    if explain_ref is not None:
+        from bb_mine.explain import explain
+        from bb_mine.mine import MineOptions
+
+        config = project.config
+        options = MineOptions.from_config(config)
+        rows = explain(str(config.repository_path()), options, explain_ref)
+        click.echo(explain_table(rows), nl=False)
+        return
     results = project.results
     results.ensure()
     said, mined = mine_stage(project.config, results)
@@ -161,7 +189,14 @@ def tasks(config_path: str | None, show_redactions: bool, debug: bool) -> None:
     show_default=True,
     help="Print the terminal report at the end.",
 )
+@click.option(
+    "--dry-run",
+    is_flag=True,
+    help="Check the configuration, mine, and print the tasks x agents, what is kept from "
+    "earlier runs and the worst-case agent-hours; race nothing.",
+)
 @color_option
+@width_option
 @debug_option
 def run(
     config_path: str | None,
@@ -171,7 +206,9 @@ def run(
     agents: tuple[str, ...],
     jobs: int | None,
     show_report: bool,
+    dry_run: bool,
     color: str,
+    width: int | None,
     debug: bool,
 ) -> None:
     """Run the whole bout: mine, ground truth, race, cross-examine, judge, report.
@@ -180,6 +217,10 @@ def run(
     from its own store what it did before, so a run that was stopped carries on where it
     stopped, and an agent added to bugbout.toml is the only one that races. Progress goes
     to stderr; the terminal report to stdout.
+
+    Exits 0 when at least one task was scored, 1 (after writing the report) when nothing
+    could be: no task was mined, every task's environment failed, or no attempt ran to an
+    end; the last line on stderr says which.
     """
     bout = Bout.load(
         config_path,
@@ -189,10 +230,17 @@ def run(
         only=agents,
         jobs=jobs,
     )
+    if dry_run:
+        for line in bout.dry_run().lines():
+            click.echo(line)
+        return
     with terminate_as_interrupt():
         report = bout.run()
     if show_report:
-        click.echo(render(report, "terminal", color=paint(color)), nl=False)
+        click.echo(render(report, "terminal", color=paint(color), width=width), nl=False)
+    if not report.headline.scored:
+        _err(report.headline.unscored_reason or "nothing could be scored")
+        click.get_current_context().exit(1)
 
 
 @main.command(context_settings=CONTEXT)
@@ -200,9 +248,15 @@ def run(
 @format_option
 @output_option
 @color_option
+@width_option
 @debug_option
 def report(
-    config_path: str | None, fmt: str | None, output: Path | None, color: str, debug: bool
+    config_path: str | None,
+    fmt: str | None,
+    output: Path | None,
+    color: str,
+    width: int | None,
+    debug: bool,
 ) -> None:
     """Render the report of what .bugbout/ holds, without running anything.
 
@@ -211,4 +265,4 @@ def report(
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
-    emit(render(made, chosen_format(fmt, output), color=paint(color, output)), output)
+    emit(render(made, chosen_format(fmt, output), color=paint(color, output), width=width), output)

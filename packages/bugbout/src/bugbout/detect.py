@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bb_core.envs import find_uv
+
 #: Agent command lines bugbout knows, and the agent type each one is raced as.
 AGENT_CLIS: tuple[tuple[str, str], ...] = (
     ("codex", "codex"),
@@ -222,7 +224,7 @@ def allowed_minors(spec: str | None) -> list[str]:
 
 def python_available(version: str) -> bool:
     """Whether uv finds Python *version* here without downloading it."""
-    uv = shutil.which("uv")
+    uv = find_uv()
     if uv is None:
         return shutil.which(f"python{version}") is not None and _runs(f"python{version}")
     env = {**os.environ, "UV_PYTHON_DOWNLOADS": "never"}

@@ -2,8 +2,10 @@
 
 Each check gives one :class:`Check`: ok, a warning, or a problem with its fix. A problem
 is *blocking* when a bout could not give a result without fixing it. Nothing here asks
-an agent anything: agents are checked by their executable and, where the CLI can tell
-without a model call, their login.
+an agent anything: agents are checked by their executable, their version against the one
+bugbout was tested with, a dry run of the adapter's exact command line that makes no
+model call (:mod:`bb_core.agentcheck`) and, where the CLI can tell without a model call,
+their login.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env
+from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import run_limit
@@ -124,10 +127,11 @@ class Doctor:
             with open_repo(location) as repo:
                 branch = repo.default_branch()
                 head = repo.resolve(branch)
+                sources = project.source if isinstance(project.source, list) else [project.source]
                 missing = [
                     f"{key} {folder}"
-                    for key, folder in (("source", project.source), ("tests", project.tests))
-                    if folder and not repo.is_dir(head, folder)
+                    for key, folder in [*(("source", s) for s in sources), ("tests", project.tests)]
+                    if folder and folder != "." and not repo.exists(head, folder)
                 ]
         except BbError as exc:
             return problem(
@@ -146,17 +150,23 @@ class Doctor:
         return ok("git", where + note)
 
     def check_uv(self) -> Check:
-        uv = shutil.which("uv")
+        uv = find_uv()
         if uv is None:
             if self.config.project.interpreter:
                 return ok("uv", "not on PATH, and not needed: [project] interpreter is set")
             return problem(
                 "uv",
-                "uv is not on PATH; bugbout builds the test environment with it",
+                "uv is neither on PATH nor in ~/.local/bin; bugbout builds the test environment with it",
                 "install it (`pip install uv`, or see https://docs.astral.sh/uv/), "
                 'or set [project] interpreter = "/path/to/python" (with pytest)',
             )
         version = _first_line([uv, "--version"]) or "version unknown"
+        if shutil.which("uv") is None:
+            return ok(
+                "uv",
+                f"{version} ({uv}; not on PATH, used from there - "
+                f"add {os.path.dirname(uv)} to PATH to run it yourself)",
+            )
         return ok("uv", f"{version} ({uv})")
 
     def check_python(self) -> Check:
@@ -164,11 +174,11 @@ class Doctor:
         if project.interpreter:
             return ok("python", f"[project] interpreter = {project.interpreter} (checked below)")
         version = project.python
-        if shutil.which("uv") is None:
+        if find_uv() is None:
             return skipped("python", f"Python {version} is looked up with uv, which is missing")
         if python_available(version):
             found = _first_line(
-                ["uv", "python", "find", "--no-project", version],
+                [find_uv() or "uv", "python", "find", "--no-project", version],
                 env={**os.environ, "UV_PYTHON_DOWNLOADS": "never"},
             )
             return ok("python", f"Python {version}: {found}")
@@ -240,11 +250,25 @@ class Doctor:
                 name, f"{found}: its login cannot be checked ({exc})", None, blocking=False
             )
         detail = f"{agent.harness} agent, {found}" + (f" ({version})" if version else "")
-        if status is None:
-            return ok(name, detail)
-        if status.lower().startswith("not "):
+        try:
+            tried = dry_run(agent)
+        except Exception as exc:  # an adapter's own check must not stop the doctor
+            tried = Finding("warning", f"its dry run could not be made ({exc})")
+        if tried is not None and tried.status == "problem":
+            how = INSTALL.get(agent.harness, "")
+            pin = f" (`{how}@{agent.tested_version}`)" if how and agent.tested_version else ""
+            return problem(name, f"{detail}: {tried.detail}", f"install the tested version{pin}")
+        newer = check_version(agent, version)
+        notes = [n.detail for n in (newer, tried) if n is not None and n.status == "warning"]
+        if tried is not None and tried.status == "ok":
+            detail += f"; {tried.detail}"
+        if status is not None and status.lower().startswith("not "):
             return problem(name, f"{detail}: {status}", f"log in to {agent.harness} as it says")
-        return ok(name, f"{detail}; {status}")
+        if status is not None:
+            detail += f"; {status}"
+        if notes:
+            return Check(name, WARNING, f"{detail}; " + "; ".join(notes))
+        return ok(name, detail)
 
     def check_environment(self) -> Check:
         root = self.config.repository_path()
@@ -252,7 +276,7 @@ class Doctor:
         try:
             env = ensure_env(self.config.project, local)
         except BbError as exc:
-            if not self.config.project.interpreter and shutil.which("uv") is None:
+            if not self.config.project.interpreter and find_uv() is None:
                 return skipped("environment", "it is built with uv, which is missing")
             log = getattr(exc, "log", None)
             fix = exc.hint or (f"read uv's log: {log}" if log else None)

@@ -157,11 +157,22 @@ def init(
 ) -> tuple[Path, Layout]:
     """Write ``bugbout.toml`` into the repository at *path*; return it and what was found.
 
-    Refuses to replace an existing file unless *force*.
+    Refuses to replace an existing file unless *force*, and writes nothing outside the
+    top folder of a git work tree.
     """
     root = Path(path).expanduser()
     if not root.is_dir():
         raise UsageError(f"{path}: no such folder")
+    if not (root / ".git").exists():
+        top = next((p for p in root.resolve().parents if (p / ".git").exists()), None)
+        where = (
+            f"its work tree starts at {top}; run `bugbout init` there"
+            if top is not None
+            else "bugbout mines a repository's history; run it in a git repository's top folder"
+        )
+        raise UsageError(
+            f"{path}: not the top of a git work tree, so nothing was written ({where})"
+        )
     target = root / FILE_NAME
     if target.exists() and not force:
         raise UsageError(f"{target}: already exists; use --force to replace it")

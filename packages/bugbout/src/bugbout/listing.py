@@ -95,6 +95,7 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
                 str(task.get("date", ""))[:10],
                 _clip(str(task.get("title", "")), TITLE_WIDTH),
                 refs,
+                str(task.get("category", "unknown")),
                 statement_cell(task),
                 len(task.get("source_files", ())),
                 len(task.get("new_tests", ())),
@@ -102,7 +103,7 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
             ]
         )
     headers = [
-        "task", "landed", "title", "refs", "statement", "source files", "new tests",
+        "task", "landed", "title", "refs", "kind", "statement", "source files", "new tests",
         "ground truth",
     ]  # fmt: skip
     parts = []
@@ -122,7 +123,7 @@ def funnel_table(mined: Tally, oracles: Tally | None) -> str:
         examples.setdefault(str(skip.get("reason")), str(skip.get("title", "")))
     steps: list[list[Any]] = [
         ["commits examined", summary.get("examined", 0), ""],
-        ["titles that read like a fix", summary.get("candidates", 0), ""],
+        ["changes that say they fix something", summary.get("candidates", 0), ""],
     ]
     for reason, count in sorted(skipped.items(), key=lambda item: (-item[1], item[0])):
         if reason == "not-a-fix":
@@ -144,3 +145,8 @@ def funnel_table(mined: Tally, oracles: Tally | None) -> str:
     )
     note = f"\nMining stopped {stopped}; older history was not examined." if stopped else ""
     return tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True) + note
+
+
+def explain_table(verdicts: list[tuple[str, str, str]]) -> str:
+    """``bugbout tasks --explain``: every rule, in order, with its verdict for one commit."""
+    return tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True) + "\n"

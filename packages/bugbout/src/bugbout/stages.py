@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,9 +20,10 @@ from typing import Any
 from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.progress import Progress, warn
-from bb_core.records import Writer, read_lines
+from bb_core.records import Writer, count_task_lines, read_lines
 from bb_core.stage import run_stage
 from bb_report import Report, build_report, render
+from bb_report.words import plural
 
 from bugbout.results import Results, atomic_output
 
@@ -95,8 +95,9 @@ def mine_stage(config: Config, results: Results) -> Done:
     skipped = dict(summary.get("skipped") or {})
     left_out = sum(n for reason, n in skipped.items() if reason != "not-a-fix")
     said = (
-        f"{len(found.tasks)} tasks from {summary.get('examined', 0)} commits examined "
-        f"({left_out} fixes left out)"
+        f"{plural(len(found.tasks), 'task')} from "
+        f"{plural(int(summary.get('examined', 0)), 'commit')} examined "
+        f"({plural(left_out, 'fix', 'fixes')} left out)"
     )
     if found.tasks:
         said += "; statements: " + statement_summary(found.tasks)
@@ -123,7 +124,7 @@ def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
 
     inputs = [str(results.stream("mine"))]
     path = results.stream("oracle")
-    total = count_tasks(inputs) if sys.stderr.isatty() else None
+    total = count_tasks(inputs)
     with atomic_output(path) as handle:
         stats = run_oracle(
             inputs,
@@ -137,7 +138,7 @@ def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
     found = tally(path)
     grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
     set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
-    text = f"{grounded} tasks with ground truth, {set_aside} set aside"
+    text = f"{plural(grounded, 'task')} with ground truth, {set_aside} set aside"
     if stats.cached:
         text += f" ({stats.cached} from cache)"
     return text, found
@@ -175,7 +176,9 @@ def race_stage(
     )
     attempts = sum(statuses.values())
     detail = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
-    said = f"{attempts} attempts on {len(found.tasks)} tasks" + (f" ({detail})" if detail else "")
+    said = f"{plural(attempts, 'attempt')} on {plural(len(found.tasks), 'task')}" + (
+        f" ({detail})" if detail else ""
+    )
     return said, found
 
 
@@ -192,12 +195,12 @@ def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
             examination,
             jobs=jobs,
             writer=Writer(handle),
-            progress=Progress("bugbout: cross-examining"),
+            progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
         )
     found = tally(path)
     matrices = [task["matrix"] for task in found.tasks if task.get("matrix")]
     cells = sum(len(matrix.get("cells", ())) for matrix in matrices)
-    return f"{len(matrices)} matrices, {cells} cells", found
+    return f"{plural(len(matrices), 'matrix', 'matrices')}, {plural(cells, 'cell')}", found
 
 
 def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
@@ -208,7 +211,11 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
     path = results.stream("judge")
     with atomic_output(path) as handle:
         run_judge(
-            inputs, config, jobs=jobs, writer=Writer(handle), progress=Progress("bugbout: judging")
+            inputs,
+            config,
+            jobs=jobs,
+            writer=Writer(handle),
+            progress=Progress("bugbout: judging", count_task_lines(inputs)),
         )
     found = tally(path)
     with atomic_output(results.scores) as handle:
@@ -219,18 +226,22 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
     verdicts = [task["verdict"] for task in found.tasks if task.get("verdict")]
     picks = sum(1 for verdict in verdicts if verdict.get("pick") is not None)
     scores = sum(len(task.get("scores", ())) for task in found.tasks)
-    said = f"{len(verdicts)} verdicts ({picks} picks, {len(verdicts) - picks} abstentions)"
-    return f"{said}, {scores} scores", found
+    said = (
+        f"{plural(len(verdicts), 'verdict')} ({plural(picks, 'pick')}, "
+        f"{plural(len(verdicts) - picks, 'abstention')})"
+    )
+    return f"{said}, {plural(scores, 'score')}", found
 
 
-def read_report(path: Path) -> Report:
-    """The bb-report :class:`~bb_report.data.Report` of the stream at *path*."""
-    return build_report(line.record for line in read_lines([str(path)]))
+def read_report(path: Path, contestants: Sequence[str] = ()) -> Report:
+    """The bb-report :class:`~bb_report.data.Report` of the stream at *path*; the
+    configured *contestants* are named even when no record mentions them."""
+    return build_report((line.record for line in read_lines([str(path)])), contestants=contestants)
 
 
-def report_stage(results: Results) -> tuple[Report, str]:
+def report_stage(results: Results, contestants: Sequence[str] = ()) -> tuple[Report, str]:
     """The report of ``verdicts.jsonl``, kept as ``report.md`` and ``report.json``."""
-    report = read_report(results.stream("judge"))
+    report = read_report(results.stream("judge"), contestants)
     with atomic_output(results.report_md) as handle:
         handle.write(render(report, "markdown").encode())
     with atomic_output(results.report_json) as handle:

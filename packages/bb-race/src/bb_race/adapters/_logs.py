@@ -24,6 +24,49 @@ LOG_TAIL = 4 * 1024 * 1024
 SUMMARY_CHARS = 4000
 
 
+#: What a CLI's own sandbox says when it cannot start (bubblewrap, Claude Code's bridge
+#: sockets, seatbelt).
+SANDBOX_FAILURES = (
+    re.compile(r"Sandbox is required but failed to initialize[^\n]*"),
+    re.compile(r"Failed to create bridge sockets[^\n]*"),
+    re.compile(
+        r"bwrap: [^\n]*(Operation not permitted|No permissions|Permission denied|"
+        r"Invalid argument|Can't [^\n]*)"
+    ),
+    re.compile(r"error running (landlock|bwrap|sandbox)[^\n]*", re.IGNORECASE),
+    re.compile(r"sandbox-exec: [^\n]*"),
+)
+
+
+#: What a shell command prints when a sandbox refused it a write.
+SANDBOX_DENIALS = re.compile(r"Read-only file system|Operation not permitted")
+
+
+def first_line(text: str, patterns: Iterable[re.Pattern[str]]) -> str:
+    """The first match of any of *patterns* in *text*, cut to 200 characters."""
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found:
+            return found.group(0)[:200]
+    return ""
+
+
+def check_base_url(name: str, value: Any) -> None:
+    """Refuse a ``base-url`` option that is not an http(s) URL with a host."""
+    if value is None:
+        return
+    from urllib.parse import urlsplit
+
+    from bb_core.errors import ConfigError
+
+    parts = urlsplit(str(value)) if isinstance(value, str) else None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{name}: base-url must be an http:// or https:// URL, e.g. "
+            f"https://gateway.example.com/v1, not {value!r}"
+        )
+
+
 def log_text(logdir: Path, name: str, limit: int = LOG_TAIL) -> str:
     """The last *limit* characters of ``logdir/name`` ('' when it is missing)."""
     return read_tail(logdir / name, limit)

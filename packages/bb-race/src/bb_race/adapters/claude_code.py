@@ -18,6 +18,7 @@ so nothing of the user's ``~/.claude`` is read; the login comes from
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,11 @@ from bb_core.agents import CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError, SandboxUnavailable
 
 from bb_race.adapters._logs import (
+    SANDBOX_DENIALS,
+    SANDBOX_FAILURES,
+    check_base_url,
+    first_line,
+    host_of,
     json_lines,
     last_json_object,
     log_text,
@@ -42,6 +48,8 @@ from bb_race.adapters._logs import (
 )
 
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
+#: Anthropic's API and the login service of a subscription token.
+ANTHROPIC_HOSTS = ("api.anthropic.com", "console.anthropic.com")
 SETTINGS_FILE = "claude-settings.json"
 #: What Claude Code's Bash sandbox needs on Linux. When one is missing it does not start
 #: the sandbox - in print mode even with ``failIfUnavailable`` - and every command that
@@ -80,13 +88,17 @@ class ClaudeCodeAgent(CodingAgent):
     executable: ClassVar[str] = "claude"
     default_vendor: ClassVar[str | None] = "anthropic"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "2.1.197"
     credential_env: ClassVar[tuple[str, ...]] = (
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
         "CLAUDE_CODE_OAUTH_TOKEN",
         "ANTHROPIC_BASE_URL",
+        # How often Claude Code retries a refused request (10 by default, with back-off
+        # up to minutes): the user's own setting passes on.
+        "CLAUDE_CODE_MAX_RETRIES",
     )
-    option_names: ClassVar[frozenset[str]] = frozenset({"effort"})
+    option_names: ClassVar[frozenset[str]] = frozenset({"effort", "base-url"})
 
     def validate(self) -> None:
         effort = self.options.get("effort")
@@ -94,6 +106,21 @@ class ClaudeCodeAgent(CodingAgent):
             raise ConfigError(
                 f"{self.name}: effort must be one of {', '.join(EFFORTS)}, not {effort!r}"
             )
+        check_base_url(self.name, self.options.get("base-url"))
+
+    def settings(self, test_command: str) -> dict[str, Any]:
+        """The settings file: the sandbox, the denied web tools, and an allow rule for the
+        prompt's test command. Claude Code asks before running a command with a
+        ``VAR=value`` prefix or an ``-o key=`` argument even in its sandbox, and print mode
+        turns every question into a refusal; the rule lets the exact command run, and
+        the same command on part of the suite (``:*`` is a prefix match)."""
+        settings = json.loads(json.dumps(SANDBOX_SETTINGS))
+        allow = [f"Bash({test_command})"]
+        words = test_command.rsplit(" ", 1)
+        if len(words) == 2:
+            allow.append(f"Bash({words[0]}:*)")
+        settings["permissions"]["allow"] = allow
+        return settings
 
     def arguments(self, settings: Path) -> list[str]:
         """Everything after ``claude``."""
@@ -126,20 +153,110 @@ class ClaudeCodeAgent(CodingAgent):
 
     def invocation(self, session: Session) -> Invocation:
         self.check_sandbox(os.environ.get("PATH"))
-        settings = write_json_file(session.logdir / SETTINGS_FILE, SANDBOX_SETTINGS)
-        temp = session.home / "tmp"
-        temp.mkdir(parents=True, exist_ok=True)
-        return Invocation(
-            argv=[self.command(), *self.arguments(settings)],
-            stdin=session.prompt,
-            env={
-                "CLAUDE_CONFIG_DIR": str(session.home / ".claude"),
-                "CLAUDE_CODE_TMPDIR": str(temp),
-                "DISABLE_AUTOUPDATER": "1",
-                "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
-            },
-            confine=False,
+        settings = write_json_file(
+            session.logdir / SETTINGS_FILE, self.settings(session.test_command)
         )
+        # The Bash sandbox's sockets go in this folder: the attempt's short temp folder,
+        # so that their paths fit in sun_path (bb_race.shortpaths).
+        temp = session.temp
+        env = {
+            "CLAUDE_CONFIG_DIR": str(session.home / ".claude"),
+            "CLAUDE_CODE_TMPDIR": str(temp),
+            "DISABLE_AUTOUPDATER": "1",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        }
+        base_url = self.options.get("base-url") or os.environ.get("ANTHROPIC_BASE_URL")
+        if self.options.get("base-url"):
+            env["ANTHROPIC_BASE_URL"] = str(self.options["base-url"])
+        argv = [self.command(), *self.arguments(settings)]
+        if session.sandbox.name != "bubblewrap":
+            return Invocation(argv=argv, stdin=session.prompt, env=env, confine=False)
+        # Inside bugbout's sandbox the attempt's temporary folder is /tmp: short.
+        env["CLAUDE_CODE_TMPDIR"] = "/tmp"
+        host = host_of(str(base_url)) if base_url else None
+        return Invocation(
+            argv=argv,
+            stdin=session.prompt,
+            env=env,
+            confine=True,
+            network=[host] if host else list(ANTHROPIC_HOSTS),
+        )
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line and a prompt, with no credentials and the API at a
+        closed loopback port: Claude Code checks every flag before it starts, and its
+        one request goes nowhere (no retries)."""
+        invocation = self.invocation(session)
+        env = {
+            **invocation.env,
+            "ANTHROPIC_BASE_URL": closed_url,
+            "ANTHROPIC_API_KEY": "bugbout-dry-run",
+            "CLAUDE_CODE_MAX_RETRIES": "0",
+        }
+        return Invocation(argv=invocation.argv, stdin=invocation.stdin, env=env, confine=False)
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Tool calls Claude Code's permissions refused (the result's
+        ``permission_denials``), tool results that are errors, and its Bash sandbox
+        failing to start."""
+        found: list[str] = []
+        result = self.result(logdir)
+        for denial in (result or {}).get("permission_denials") or []:
+            if isinstance(denial, dict):
+                found.append(f"permission-denied:{denial.get('tool_name', 'unknown')}")
+        errors = 0
+        said: list[str] = []  # the tools' own words, and stderr
+        text = log_text(logdir, "stdout.log")
+        for event in json_lines(text):
+            message = event.get("message")
+            if event.get("type") != "user" or not isinstance(message, dict):
+                continue
+            content = message.get("content")
+            for block in content if isinstance(content, list) else []:
+                if isinstance(block, dict) and block.get("type") == "tool_result":
+                    said.append(str(block.get("content", "")))
+                    if block.get("is_error"):
+                        errors += 1
+                    elif SANDBOX_DENIALS.search(str(block.get("content", ""))):
+                        found.append("sandbox-denied:Bash")
+        if errors:
+            found.append(f"tool-errors:{errors}")
+        said.append(log_text(logdir, "stderr.log", 20_000))
+        failed = first_line("\n".join(said), SANDBOX_FAILURES)
+        if failed:
+            found.append(f"sandbox-failed: {failed}")
+        return list(dict.fromkeys(found))
+
+    def retrying_429(self, logdir: Path) -> int | None:
+        """How many times Claude Code had retried a 429 when it stopped (killed at the
+        time limit while still backing off); None when it was not doing so."""
+        last = None
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            if event.get("type") in ("assistant", "user", "result"):
+                last = None
+            elif event.get("subtype") == "api_retry":
+                last = event if event.get("error_status") == 429 else None
+        return int(last.get("attempt") or 0) if last is not None else None
+
+    def quota_message(self, logdir: Path) -> str | None:
+        retries = self.retrying_429(logdir)
+        if retries is not None:
+            return f"HTTP 429 (rate_limit), still retrying after {retries} attempts"
+        result = self.result(logdir)
+        if result is not None and result.get("is_error"):
+            said = str(result.get("result", "")).strip()
+            if said:
+                return said[:500]
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            info = event.get("rate_limit_info")
+            kind = event.get("type")
+            if (
+                kind == "rate_limit_event"
+                and isinstance(info, dict)
+                and info.get("status") == "rejected"
+            ):
+                return f"rate limit rejected ({info.get('rateLimitType', 'unknown')})"
+        return None
 
     def result(self, logdir: Path) -> dict[str, Any] | None:
         """The final ``result`` object (stream-json's last event, or json's only one)."""
@@ -190,6 +307,8 @@ class ClaudeCodeAgent(CodingAgent):
             rejected = isinstance(info, dict) and info.get("status") == "rejected"
             if event.get("type") == "rate_limit_event" and rejected:
                 return True
+        if self.retrying_429(logdir) is not None:
+            return True
         result = self.result(logdir)
         if result is not None:
             if not result.get("is_error"):

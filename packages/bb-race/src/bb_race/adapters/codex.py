@@ -31,6 +31,11 @@ from bb_core.agents import CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError
 
 from bb_race.adapters._logs import (
+    SANDBOX_DENIALS,
+    SANDBOX_FAILURES,
+    check_base_url,
+    first_line,
+    host_of,
     json_lines,
     link_file,
     log_text,
@@ -44,6 +49,10 @@ from bb_race.adapters._logs import (
 
 EFFORTS = ("none", "minimal", "low", "medium", "high", "xhigh")
 LOCAL_PROVIDERS = ("ollama", "lmstudio")
+#: Where each local provider serves by default.
+LOCAL_DEFAULTS = {"ollama": "http://localhost:11434/v1", "lmstudio": "http://localhost:1234/v1"}
+#: OpenAI's API, ChatGPT's backend (a ChatGPT login's models) and its login service.
+OPENAI_HOSTS = ("api.openai.com", "chatgpt.com", "auth.openai.com")
 LAST_MESSAGE = "last-message.txt"
 
 #: Codex's texts for a spent plan or quota (codex-rs/core/src/error.rs).
@@ -69,6 +78,7 @@ class CodexAgent(CodingAgent):
     executable: ClassVar[str] = "codex"
     default_vendor: ClassVar[str | None] = "openai"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "0.171.0"
     credential_env: ClassVar[tuple[str, ...]] = (
         "CODEX_API_KEY",
         "CODEX_ACCESS_TOKEN",
@@ -76,7 +86,9 @@ class CodexAgent(CodingAgent):
         "CODEX_OSS_BASE_URL",
         "CODEX_OSS_PORT",
     )
-    option_names: ClassVar[frozenset[str]] = frozenset({"reasoning-effort", "local-provider"})
+    option_names: ClassVar[frozenset[str]] = frozenset(
+        {"reasoning-effort", "local-provider", "base-url"}
+    )
 
     def validate(self) -> None:
         effort = self.options.get("reasoning-effort")
@@ -90,6 +102,7 @@ class CodexAgent(CodingAgent):
                 f"{self.name}: local-provider must be one of {', '.join(LOCAL_PROVIDERS)}, "
                 f"not {provider!r}"
             )
+        check_base_url(self.name, self.options.get("base-url"))
 
     def arguments(self, session: Session) -> list[str]:
         """Everything after ``codex``."""
@@ -109,6 +122,9 @@ class CodexAgent(CodingAgent):
             "-c", "sandbox_workspace_write.exclude_tmpdir_env_var=false",
             "-c", 'web_search="disabled"',
             "-c", "project_doc_max_bytes=0",
+            "-c", "check_for_update_on_startup=false",
+            "-c", "analytics.enabled=false",
+            "-c", "features.plugins=false",
         ]  # fmt: skip
         if self.model:
             argv += ["-m", self.model]
@@ -116,23 +132,96 @@ class CodexAgent(CodingAgent):
         if effort:
             argv += ["-c", f"model_reasoning_effort={json.dumps(effort)}"]
         provider = self.options.get("local-provider")
+        base_url = self.options.get("base-url")
         if provider:
             argv += ["--oss", "--local-provider", provider]
+            if base_url:
+                argv += ["-c", f"model_providers.{provider}.base_url={json.dumps(base_url)}"]
+        elif base_url:
+            # Codex ignores OPENAI_BASE_URL; this key points its built-in OpenAI provider
+            # elsewhere (a gateway, an OpenAI-compatible server).
+            argv += ["-c", f"openai_base_url={json.dumps(base_url)}"]
         argv += ["-o", str(session.logdir / LAST_MESSAGE), "-"]
         return argv
+
+    def model_hosts(self) -> list[str]:
+        """Where Codex's own requests may go: the ``base-url`` host; for a local
+        provider its server; else OpenAI's API, ChatGPT's backend and its login."""
+        base_url = self.options.get("base-url")
+        provider = self.options.get("local-provider")
+        if not base_url and provider:
+            base_url = os.environ.get("CODEX_OSS_BASE_URL") or LOCAL_DEFAULTS[provider]
+        if base_url:
+            host = host_of(str(base_url))
+            return [host] if host else []
+        return list(OPENAI_HOSTS)
 
     def invocation(self, session: Session) -> Invocation:
         home = session.home / ".codex"
         home.mkdir(parents=True, exist_ok=True)  # codex refuses a CODEX_HOME that is missing
         # A link, not a copy: Codex rewrites auth.json in place when it refreshes a
-        # ChatGPT login, so the user's own file stays current.
-        link_file(codex_home_of_user() / "auth.json", home / "auth.json")
+        # ChatGPT login, so the user's own file stays current (it is bound writable
+        # into bugbout's sandbox, alone of the user's files).
+        auth = codex_home_of_user() / "auth.json"
+        linked = link_file(auth, home / "auth.json")
+        argv = [self.command(), *self.arguments(session)]
+        env = {"CODEX_HOME": str(home)}
+        if session.sandbox.name != "bubblewrap":
+            # Under seatbelt a sandbox cannot be nested: Codex's own confines the commands.
+            return Invocation(argv=argv, stdin=session.prompt, env=env, confine=False)
+        # Codex puts a helper for its own sandbox in CODEX_HOME, but refuses to when
+        # CODEX_HOME lies under the temporary folder; inside bugbout's sandbox that is
+        # /tmp, so TMPDIR is a folder of the attempt's home instead.
+        temp = session.home / "tmp"
+        temp.mkdir(parents=True, exist_ok=True)
         return Invocation(
-            argv=[self.command(), *self.arguments(session)],
+            argv=["env", f"TMPDIR={temp}", *argv],
             stdin=session.prompt,
-            env={"CODEX_HOME": str(home)},
-            confine=False,
+            env=env,
+            confine=True,
+            network=self.model_hosts(),
+            state_files=[auth.resolve()] if linked else [],
         )
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Commands Codex declined, tool calls that failed (a file change or MCP call
+        that failed, a command that could not start), and its sandbox failing to start.
+        Codex's ``error`` items are notices (a fallback, missing model metadata), not
+        failures, and a command that ran and exited non-zero is an ordinary result."""
+        found: list[str] = []
+        errors = 0
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            item = event.get("item")
+            if event.get("type") != "item.completed" or not isinstance(item, dict):
+                continue
+            kind, status = item.get("type"), item.get("status")
+            if kind == "command_execution" and status == "declined":
+                found.append("permission-denied:shell")
+            elif (kind in ("file_change", "mcp_tool_call") and status == "failed") or (
+                kind == "command_execution" and status == "failed" and item.get("exit_code") is None
+            ):
+                errors += 1
+            text = f"{item.get('message', '')}\n{item.get('aggregated_output', '')}"
+            if kind == "command_execution" and SANDBOX_DENIALS.search(text):
+                found.append("sandbox-denied:shell")
+            if kind in ("error", "command_execution") and matches_any(text, SANDBOX_FAILURES):
+                found.append(f"sandbox-failed: {first_line(text, SANDBOX_FAILURES)}")
+        if errors:
+            found.append(f"tool-errors:{errors}")
+        return list(dict.fromkeys(found))
+
+    def quota_message(self, logdir: Path) -> str | None:
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            message = event_error(event)
+            if message and matches_any(message, QUOTA_PATTERNS):
+                return message
+        return None
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with ``--help`` last: Codex's parser refuses an unknown
+        flag or value before it prints the help, and nothing is sent anywhere."""
+        invocation = self.invocation(session)
+        return Invocation(argv=[*invocation.argv, "--help"], env=invocation.env, confine=False)
 
     def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
         """The last agent message and the thread's token usage, from the JSONL events."""
@@ -152,16 +241,7 @@ class CodexAgent(CodingAgent):
 
     def quota_exhausted(self, logdir: Path) -> bool:
         """An ``error`` or ``turn.failed`` event carrying one of Codex's usage-limit texts."""
-        for event in json_lines(log_text(logdir, "stdout.log")):
-            kind = event.get("type")
-            message = ""
-            if kind == "error":
-                message = str(event.get("message", ""))
-            elif kind == "turn.failed" and isinstance(event.get("error"), dict):
-                message = str(event["error"].get("message", ""))
-            if message and matches_any(message, QUOTA_PATTERNS):
-                return True
-        return False
+        return self.quota_message(logdir) is not None
 
     def login_status(self) -> str | None:
         for name in ("CODEX_API_KEY", "CODEX_ACCESS_TOKEN"):
@@ -187,6 +267,16 @@ class CodexAgent(CodingAgent):
         ]
         said = lines[-1] if lines else "no answer"
         return said if code == 0 else f"not logged in: {said}"
+
+
+def event_error(event: dict[str, Any]) -> str:
+    """The message of an ``error`` or ``turn.failed`` event ('' for other events)."""
+    kind = event.get("type")
+    if kind == "error":
+        return str(event.get("message", ""))
+    if kind == "turn.failed" and isinstance(event.get("error"), dict):
+        return str(event["error"].get("message", ""))
+    return ""
 
 
 def codex_tokens(usage: dict[str, Any]) -> dict[str, int]:

@@ -30,6 +30,8 @@ from typing import Any, ClassVar
 from bb_core.agents import CodingAgent, Invocation, Session
 
 from bb_race.adapters._logs import (
+    check_base_url,
+    count,
     host_of,
     json_lines,
     last_json_object,
@@ -64,11 +66,12 @@ QUOTA_PATTERNS = (
 GOOGLE_HOSTS = ("*.googleapis.com",)
 
 
-def model_hosts() -> list[str]:
+def model_hosts(base_url: str | None = None) -> list[str]:
     """The hosts Gemini CLI may reach: Google's APIs, and a gateway when one is set."""
     hosts = list(GOOGLE_HOSTS)
-    for name in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL"):
-        host = host_of(os.environ.get(name, "")) if os.environ.get(name) else None
+    urls = [os.environ.get(n, "") for n in ("GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL")]
+    for url in [base_url or "", *urls]:
+        host = host_of(url) if url else None
         if host and host not in hosts:
             hosts.append(host)
     return hosts
@@ -99,6 +102,7 @@ class GeminiCliAgent(CodingAgent):
     executable: ClassVar[str] = "gemini"
     default_vendor: ClassVar[str | None] = "google"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
+    tested_version: ClassVar[str | None] = "0.61.0"
     credential_env: ClassVar[tuple[str, ...]] = (
         "GEMINI_API_KEY",
         "GOOGLE_API_KEY",
@@ -110,6 +114,10 @@ class GeminiCliAgent(CodingAgent):
         "GOOGLE_GEMINI_BASE_URL",
         "GOOGLE_VERTEX_BASE_URL",
     )
+    option_names: ClassVar[frozenset[str]] = frozenset({"base-url"})
+
+    def validate(self) -> None:
+        check_base_url(self.name, self.options.get("base-url"))
 
     def settings(self, auth: str | None) -> dict[str, Any]:
         """The fresh home's settings.json: how to log in, and nothing that phones home or
@@ -155,13 +163,55 @@ class GeminiCliAgent(CodingAgent):
         policies = home / "policies"
         policies.mkdir(parents=True, exist_ok=True)
         (policies / "bugbout.toml").write_text(WEB_POLICY, encoding="utf-8")
+        env = {"GEMINI_CLI_HOME": str(session.home)}
+        base_url = self.options.get("base-url")
+        if base_url:
+            env["GOOGLE_GEMINI_BASE_URL"] = str(base_url)
         return Invocation(
             argv=[self.command(), *self.arguments(session)],
             stdin=None,
-            env={"GEMINI_CLI_HOME": str(session.home)},
+            env=env,
             confine=True,
-            network=model_hosts(),
+            network=model_hosts(base_url),
         )
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with no credentials and the API at a closed loopback
+        port: Gemini CLI checks every flag first, then stops for want of a login."""
+        invocation = self.invocation(session)
+        env = {**invocation.env, "GOOGLE_GEMINI_BASE_URL": closed_url}
+        return Invocation(argv=invocation.argv, env=env, confine=False)
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Tool calls that failed or were refused, from the stats Gemini CLI prints."""
+        found: list[str] = []
+        for output in self.outputs(logdir):
+            tools = (output.get("stats") or {}).get("tools")
+            if not isinstance(tools, dict):
+                continue
+            decisions = tools.get("totalDecisions") or {}
+            for name, entry in (tools.get("byName") or {}).items():
+                if isinstance(entry, dict) and (entry.get("decisions") or {}).get("reject"):
+                    found.append(f"permission-denied:{name}")
+            if not any(f.startswith("permission-denied:") for f in found) and (
+                isinstance(decisions, dict) and decisions.get("reject")
+            ):
+                found.append("permission-denied:tool")
+            failed = count(tools.get("totalFail"))
+            if failed:
+                found.append(f"tool-errors:{failed}")
+            break
+        return list(dict.fromkeys(found))
+
+    def quota_message(self, logdir: Path) -> str | None:
+        for output in self.outputs(logdir):
+            error = output.get("error")
+            if isinstance(error, dict) and error.get("message"):
+                return str(error["message"])[:500]
+        for event in json_lines(log_text(logdir, "stdout.log")):
+            if event.get("type") == "error" and event.get("message"):
+                return str(event["message"])[:500]
+        return None
 
     def outputs(self, logdir: Path) -> list[dict[str, Any]]:
         """Gemini's JSON answers: the ``-o json`` object on stdout, the error object on

@@ -40,7 +40,14 @@ from bb_core.agents import CodingAgent, Invocation, Session, cli_version
 from bb_core.errors import ConfigError
 from bb_core.sandbox import Confinement, seatbelt_profile
 
+from bb_race.adapters._litellm import (
+    LOCAL_PROVIDERS,
+    PROVIDER_ENV,
+    PROVIDER_HOSTS,
+    provider_of,
+)
 from bb_race.adapters._logs import (
+    check_base_url,
     count,
     host_of,
     log_text,
@@ -53,57 +60,12 @@ from bb_race.adapters._logs import (
 DEFAULT_STEP_LIMIT = 75
 TRAJECTORY = "trajectory.json"
 
-#: LiteLLM provider prefix -> the variables that provider reads (LiteLLM's own names).
-PROVIDER_ENV: dict[str, tuple[str, ...]] = {
-    "openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_ORGANIZATION"),
-    "text-completion-openai": ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE"),
-    "anthropic": ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL", "ANTHROPIC_API_BASE"),
-    "gemini": ("GEMINI_API_KEY",),
-    "vertex_ai": ("VERTEXAI_PROJECT", "VERTEXAI_LOCATION", "GOOGLE_APPLICATION_CREDENTIALS"),
-    "azure": ("AZURE_API_KEY", "AZURE_API_BASE", "AZURE_API_VERSION"),
-    "openrouter": ("OPENROUTER_API_KEY", "OPENROUTER_API_BASE"),
-    "ollama": ("OLLAMA_API_BASE",),
-    "ollama_chat": ("OLLAMA_API_BASE",),
-    "lm_studio": ("LM_STUDIO_API_BASE", "LM_STUDIO_API_KEY"),
-    "hosted_vllm": ("HOSTED_VLLM_API_BASE", "HOSTED_VLLM_API_KEY"),
-    "together_ai": ("TOGETHERAI_API_KEY", "TOGETHER_AI_API_KEY"),
-    "fireworks_ai": ("FIREWORKS_AI_API_KEY", "FIREWORKS_API_KEY"),
-    "deepseek": ("DEEPSEEK_API_KEY",),
-    "mistral": ("MISTRAL_API_KEY",),
-    "groq": ("GROQ_API_KEY",),
-    "xai": ("XAI_API_KEY",),
-    "dashscope": ("DASHSCOPE_API_KEY",),
-    "moonshot": ("MOONSHOT_API_KEY",),
-    "cerebras": ("CEREBRAS_API_KEY",),
-}
-#: LiteLLM provider prefix -> the hosts its API lives at (without a base URL of one's own).
-PROVIDER_HOSTS: dict[str, tuple[str, ...]] = {
-    "openai": ("api.openai.com",),
-    "text-completion-openai": ("api.openai.com",),
-    "anthropic": ("api.anthropic.com",),
-    "gemini": ("generativelanguage.googleapis.com",),
-    "vertex_ai": ("*.googleapis.com",),
-    "openrouter": ("openrouter.ai",),
-    "ollama": ("localhost:11434",),
-    "ollama_chat": ("localhost:11434",),
-    "lm_studio": ("localhost:1234",),
-    "together_ai": ("api.together.xyz",),
-    "fireworks_ai": ("api.fireworks.ai",),
-    "deepseek": ("api.deepseek.com",),
-    "mistral": ("api.mistral.ai",),
-    "groq": ("api.groq.com",),
-    "xai": ("api.x.ai",),
-    "dashscope": ("dashscope.aliyuncs.com", "dashscope-intl.aliyuncs.com"),
-    "moonshot": ("api.moonshot.ai", "api.moonshot.cn"),
-    "cerebras": ("api.cerebras.ai",),
-}
-#: Providers that serve a model on the user's own machine: nothing to log in to, and
-#: LiteLLM cannot price their models.
-LOCAL_PROVIDERS = frozenset({"ollama", "ollama_chat", "lm_studio", "hosted_vllm", "llamafile"})
-#: Who serves a model named without a provider prefix, as LiteLLM guesses it.
-VENDOR_PROVIDER = {"openai": "openai", "anthropic": "anthropic", "google": "gemini"}
 #: mini-swe-agent's own variables worth passing on when the user set them.
-MSWEA_SETTINGS = ("MSWEA_COST_TRACKING", "LITELLM_MODEL_REGISTRY_PATH")
+MSWEA_SETTINGS = (
+    "MSWEA_COST_TRACKING",
+    "LITELLM_MODEL_REGISTRY_PATH",
+    "MSWEA_MODEL_RETRY_STOP_AFTER_ATTEMPT",
+)
 
 QUOTA_EXITS = frozenset({"RateLimitError"})
 QUOTA_PATTERNS = (
@@ -121,13 +83,6 @@ SHIM = (
     '--bind) shift 3 ;; --chdir) cd "$2" || exit 1; shift 2 ;; '
     '--setenv) export "$2=$3"; shift 3 ;; *) break ;; esac; done; exec "$@"'
 )
-
-
-def provider_of(model: str, vendor: str | None) -> str:
-    """The LiteLLM provider that will serve *model* (its prefix, else the vendor's)."""
-    if "/" in model:
-        return model.split("/", 1)[0].lower()
-    return VENDOR_PROVIDER.get(vendor or "", "openai")
 
 
 def mini_config_dir_of_user() -> Path:
@@ -148,9 +103,10 @@ class MiniSweAgent(CodingAgent):
     harness: ClassVar[str] = "mini-swe-agent"
     executable: ClassVar[str] = "mini"
     model_required: ClassVar[bool] = True
+    tested_version: ClassVar[str | None] = "2.4.6"
     provider: str
     option_names: ClassVar[frozenset[str]] = frozenset(
-        {"step-limit", "text-actions", "model-kwargs"}
+        {"step-limit", "text-actions", "model-kwargs", "base-url"}
     )
 
     def validate(self) -> None:
@@ -167,6 +123,7 @@ class MiniSweAgent(CodingAgent):
         for key in kwargs:
             if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", str(key)):
                 raise ConfigError(f"{self.name}: model-kwargs key {key!r} is not a plain name")
+        check_base_url(self.name, self.options.get("base-url"))
         assert self.model is not None
         self.provider = provider_of(self.model, self.vendor)
         names = PROVIDER_ENV.get(self.provider) or (
@@ -186,6 +143,8 @@ class MiniSweAgent(CodingAgent):
         when neither is known."""
         kwargs = dict(self.options.get("model-kwargs", {}))
         urls = [str(kwargs[k]) for k in ("api_base", "base_url") if kwargs.get(k)]
+        if self.options.get("base-url"):
+            urls.append(str(self.options["base-url"]))
         for name in self.credential_env:
             if name.endswith(("_BASE", "_BASE_URL")):
                 value = env.get(name) or os.environ.get(name)
@@ -266,6 +225,9 @@ class MiniSweAgent(CodingAgent):
             # mini reads each value as JSON when it can, else as a string.
             shown = value if isinstance(value, str) else json.dumps(value)
             argv += ["-c", f"model.model_kwargs.{key}={shown}"]
+        if self.options.get("base-url"):
+            # LiteLLM's api_base, for whichever provider serves the model.
+            argv += ["-c", f"model.model_kwargs.api_base={self.options['base-url']}"]
         argv += ["-c", f"environment.cwd={session.workdir}"]
         environment, settings, confine = self.command_sandbox(session)
         if environment != "local":
@@ -296,6 +258,12 @@ class MiniSweAgent(CodingAgent):
             confine=confine,
             network=self.model_hosts(env),
         )
+
+    def dry_run(self, session: Session, closed_url: str) -> Invocation | None:
+        """The exact command line with ``--help`` last: mini's parser refuses an unknown
+        option before it prints the help, and no model is asked anything."""
+        invocation = self.invocation(session)
+        return Invocation(argv=[*invocation.argv, "--help"], env=invocation.env, confine=False)
 
     # -- reading the trajectory ----------------------------------------------------------
 
@@ -339,6 +307,34 @@ class MiniSweAgent(CodingAgent):
         # No trajectory: the traceback mini leaves on stderr (stdout holds the whole
         # conversation, where the words could appear for other reasons).
         return bool(TRACEBACK_QUOTA.search(log_text(logdir, "stderr.log", 20_000)))
+
+    def quota_message(self, logdir: Path) -> str | None:
+        data = self.trajectory(logdir)
+        messages = [m for m in (data or {}).get("messages") or [] if isinstance(m, dict)]
+        if messages and messages[-1].get("role") == "exit":
+            extra = messages[-1].get("extra") or {}
+            said = str(extra.get("exception_str") or messages[-1].get("content") or "")
+            return said[:500] or None
+        found = TRACEBACK_QUOTA.search(log_text(logdir, "stderr.log", 20_000))
+        if found:
+            line_end = log_text(logdir, "stderr.log", 20_000)[found.start() :].split("\n", 1)[0]
+            return line_end[:500]
+        return None
+
+    def flags(self, logdir: Path) -> list[str]:
+        """Commands that failed to run (timed out, or mini-swe-agent's environment raised)
+        and tool calls mini could not read (format errors)."""
+        data = self.trajectory(logdir)
+        messages = [m for m in (data or {}).get("messages") or [] if isinstance(m, dict)]
+        errors = 0
+        for index, message in enumerate(messages):
+            text = message_text(message.get("content"))
+            # The submission is "not executed" too, just before the exit: not an error.
+            submitted = index + 1 < len(messages) and messages[index + 1].get("role") == "exit"
+            failed = message.get("role") == "tool" and '"exception_info"' in text
+            unread = message.get("role") == "user" and text.startswith("Tool call error:")
+            errors += (failed and not submitted) or unread
+        return [f"tool-errors:{errors}"] if errors else []
 
     # -- doctor ----------------------------------------------------------------------------
 

@@ -1,0 +1,195 @@
+"""What a patch's text alone gives away: links out of the tree, binary files, code that
+reaches for the test machinery, and credentials.
+
+None of these checks runs anything. :func:`outside_links` and :func:`binary_files` decide
+what scoring applies and lists; :func:`suspicious_lines` flags a patch whose source
+changes touch what a test run is made of (it is shown next to the score - evidence for a
+reader, not a verdict); :func:`find_credentials` and :func:`redact` keep credential-shaped
+text out of stored records.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+from bb_core.patches import MODE_LINK, FilePatch, PatchError, link_leaves_tree, parse_patch
+
+#: Names of files that carry code or data no diff shows: archives, compiled modules.
+BINARY_SUFFIXES = (
+    ".zip", ".whl", ".egg", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".jar",
+    ".so", ".pyd", ".dll", ".dylib", ".pyc", ".pyo", ".pyz", ".pickle", ".pkl",
+)  # fmt: skip
+
+#: Source that reaches for the test machinery: what each pattern means, and the pattern.
+MACHINERY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (what, re.compile(pattern))
+    for what, pattern in (
+        ("pytest's internals", r"\b_pytest\b"),
+        ("pytest", r"\bimport\s+pytest\b|\bfrom\s+pytest\b|\bpytest\s*\."),
+        ("pluggy", r"\bpluggy\b"),
+        ("unittest", r"\bunittest\b"),
+        ("sys.modules", r"\bsys\s*\.\s*modules\b"),
+        ("gc", r"\bimport\s+gc\b|\bfrom\s+gc\b|\bgc\s*\.\s*get_"),
+        ("atexit", r"\batexit\b"),
+        ("os._exit", r"\bos\s*\.\s*_exit\b|\bfrom\s+os\s+import\b.*\b_exit\b"),
+        ("builtins", r"\bbuiltins\b|__builtins__"),
+        ("trace or profile hooks", r"\b(?:sys|threading)\s*\.\s*(?:settrace|setprofile)\b"),
+        ("ctypes", r"\bctypes\b"),
+        (
+            "frame inspection",
+            r"\bsys\s*\.\s*_getframe\b|\bsys\s*\.\s*_current_frames\b|\binspect\s*\.\s*"
+            r"(?:currentframe|stack|getouterframes|getinnerframes|trace)\b"
+            r"|\.\s*(?:f_back|f_globals|f_locals|f_builtins|tb_frame|gi_frame|cr_frame)\b",
+        ),
+        (
+            "import hooks",
+            r"\bsys\s*\.\s*(?:meta_path|path_hooks|path_importer_cache)\b"
+            r"|\bimportlib\s*\.\s*(?:abc|machinery|util)\b|\b__import__\b",
+        ),
+    )
+)
+
+#: Credential formats, after the published rules of gitleaks and detect-secrets.
+CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (what, re.compile(pattern))
+    for what, pattern in (
+        (
+            "private key",
+            r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+            r"[\s\S]{0,10000}?-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
+            r"|-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----",
+        ),
+        ("AWS access key id", r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+        ("GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{60,255}"),
+        ("GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}"),
+        ("Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,250}"),
+        ("Anthropic API key", r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
+        (
+            "OpenAI API key",
+            r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,}",
+        ),
+        ("API key", r"\bsk-[A-Za-z0-9]{32,}\b"),
+        ("Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
+        ("Stripe key", r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{24,}\b"),
+        ("npm token", r"\bnpm_[A-Za-z0-9]{36}\b"),
+        ("PyPI token", r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+        ("Hugging Face token", r"\bhf_[A-Za-z0-9]{34,}\b"),
+        ("JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+    )
+)
+
+REDACTED = "[redacted]"
+
+
+def _items(patch: str) -> list[FilePatch]:
+    try:
+        return parse_patch(patch)
+    except PatchError:
+        return []
+
+
+def _added(item: FilePatch) -> str:
+    return "".join(text for hunk in item.hunks for op, text in hunk.lines if op == "+")
+
+
+def outside_links(patch: str) -> dict[str, str]:
+    """Symlinks the patch creates (or points anew) whose target lies outside the tree."""
+    found = {}
+    for item in _items(patch):
+        if item.new_path is None or item.new_mode != MODE_LINK:
+            continue
+        target = (item.binary or b"").decode("utf-8", "replace") or _added(item).rstrip("\n")
+        if link_leaves_tree(item.new_path, target):
+            found[item.new_path] = target
+    return found
+
+
+def binary_files(patch: str, inside: Callable[[str], bool] = lambda path: True) -> list[str]:
+    """Binary or archive files the patch adds or changes at paths *inside* accepts."""
+    found = []
+    for item in _items(patch):
+        path = item.new_path
+        if path is None or item.new_mode == MODE_LINK or not inside(path):
+            continue
+        if item.binary is not None or path.lower().endswith(BINARY_SUFFIXES):
+            found.append(path)
+    return found
+
+
+def suspicious_lines(patch: str, inside: Callable[[str], bool] = lambda path: True) -> list[str]:
+    """``path:line: what`` for each added Python line that reaches for the test machinery."""
+    found = []
+    for item in _items(patch):
+        path = item.new_path
+        if path is None or not path.endswith(".py") or not inside(path):
+            continue
+        for hunk in item.hunks:
+            number = hunk.new_start
+            for op, text in hunk.lines:
+                if op == "+":
+                    code = text.split("#", 1)[0]
+                    hits = [what for what, pattern in MACHINERY if pattern.search(code)]
+                    if hits:
+                        found.append(f"{path}:{number}: {', '.join(hits)}")
+                if op != "-":
+                    number += 1
+    return found
+
+
+def find_credentials(text: str) -> list[str]:
+    """The kinds of credential-shaped text found in *text* (empty: none)."""
+    return [what for what, pattern in CREDENTIALS if pattern.search(text)]
+
+
+def redact(text: str, values: Iterable[str] = ()) -> str:
+    """*text* with given secret *values* and every credential-shaped match replaced."""
+    for value in values:
+        if value and value in text:
+            text = text.replace(value, REDACTED)
+    for _, pattern in CREDENTIALS:
+        text = pattern.sub(REDACTED, text)
+    return text
+
+
+def _added_lines(patch: str) -> list[str]:
+    return [
+        line[1:]
+        for line in patch.splitlines()
+        if line.startswith("+") and not line.startswith("+++ ")
+    ]
+
+
+def patch_credentials(patch: str, values: Iterable[str] = ()) -> list[str]:
+    """What credential-shaped text the lines a patch adds hold: the given secret *values*
+    (``secret``) and the kinds :data:`CREDENTIALS` knows. Context and removed lines are
+    the base tree's, not the patch's doing, and are not looked at."""
+    added = "\n".join(_added_lines(patch))
+    found = ["secret"] if any(v and v in added for v in values) else []
+    return found + find_credentials(added)
+
+
+def redact_patch(patch: str, values: Iterable[str] = ()) -> str:
+    """*patch* with credentials redacted from the lines it adds (so it still applies);
+    a private key's every line, from its BEGIN line to its END line."""
+    values = list(values)
+    lines = patch.splitlines(keepends=True)
+    in_key = False
+    for number, line in enumerate(lines):
+        if not line.startswith("+") or line.startswith("+++ "):
+            in_key = False
+            continue
+        body = line[1:]
+        # What leads the line (indentation, a comment marker) stays, so the code around
+        # a redacted key still reads as it did.
+        keep = re.match(r"[ \t#/*;]*", body).group()  # type: ignore[union-attr]
+        end = "\n" if body.endswith("\n") else ""
+        if "PRIVATE KEY" in body and "-----BEGIN" in body:
+            in_key = "-----END" not in body
+            lines[number] = "+" + keep + REDACTED + end
+        elif in_key:
+            in_key = not ("PRIVATE KEY" in body and "-----END" in body)
+            lines[number] = "+" + keep + REDACTED + end
+        else:
+            lines[number] = "+" + redact(body, values)
+    return "".join(lines)

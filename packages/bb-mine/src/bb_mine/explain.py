@@ -1,0 +1,103 @@
+"""Every rule's verdict for one commit: why it became a task, or which rule left it out.
+
+``bugbout tasks --explain <sha>`` prints these. The rules are the ones :func:`bb_mine.mine`
+applies, read from the same facts; ``no-statement`` (decided while the statement is chosen,
+from the issue's text) and ``duplicate-issue`` (which depends on other commits) are
+reported as decided later.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from bb_core.errors import UsageError
+from bb_core.git import open_repo
+
+from bb_mine.facts import needs_trees
+from bb_mine.mine import REASONS, MineOptions, Miner
+from bb_mine.rules import category
+
+PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
+
+#: Rules decided only while the task is written or against the other tasks of a run.
+LATER = {
+    "no-statement": "decided when the statement is chosen",
+    "duplicate-issue": "decided by a whole run",
+}
+
+
+def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[str, str, str]]:
+    """``(rule, verdict, why)`` for commit *ref* (a sha, short sha or branch), every rule in
+    order; the first line says where the commit stands in the walked history.
+
+    Raises :class:`~bb_core.errors.UsageError` for a commit that is not in the repository.
+    """
+    with open_repo(location) as repo:
+        miner = Miner(repo, options, None, lambda message: None, None)
+        try:
+            sha = repo.resolve(ref)
+        except Exception as exc:
+            raise UsageError(f"--explain: {ref!r} is not a commit of {repo.location}") from exc
+        commit = repo.commit(sha)
+        on_history = any(c.sha == sha for c in repo.first_parent(miner.head))
+        rows: list[tuple[str, str, str]] = [
+            (
+                "first-parent history",
+                PASSED if on_history else FAILED,
+                f"{sha[:10]} is on {miner.branch}'s first-parent history"
+                if on_history
+                else f"{sha[:10]} is not on {miner.branch}'s first-parent history "
+                "(it landed through a merge, or on another branch)",
+            )
+        ]
+        if options.since is not None:
+            landed = datetime.fromtimestamp(commit.timestamp, tz=options.since.tzinfo)
+            old = landed < options.since
+            rows.append(
+                (
+                    "since",
+                    FAILED if old else PASSED,
+                    f"landed {landed.date()}, {'before' if old else 'after'} tasks.since "
+                    f"{options.since.date()}",
+                )
+            )
+        force = miner.picked(sha, options.include)
+        facts = miner.fact_finder.message_facts(commit, force=force)
+        if needs_trees(facts):
+            facts |= miner.fact_finder.tree_facts(sha, facts["parent"])
+        verdicts = dict(miner.verdicts(sha, facts))
+        failed = False
+        for rule in REASONS:
+            if rule in LATER:
+                rows.append((rule, NOT_REACHED if failed else "-", LATER[rule]))
+                continue
+            if failed or rule not in verdicts:
+                rows.append((rule, NOT_REACHED, ""))
+                continue
+            reason = verdicts[rule]
+            if reason is None:
+                rows.append((rule, PASSED, _passed(rule, facts)))
+            else:
+                failed = True
+                rows.append((rule, FAILED, reason[1]))
+        return rows
+
+
+def _passed(rule: str, facts: dict[str, Any]) -> str:
+    """What a passed rule saw, in a few words."""
+    if rule == "not-a-fix":
+        signals = facts.get("signals") or []
+        return "fix signals: " + ", ".join(map(str, signals)) if signals else "no signal needed"
+    if rule == "no-issue-reference":
+        refs = facts.get("refs") or []
+        return " ".join(str(r["text"]) for r in refs if isinstance(r, dict)) or "included"
+    if rule == "no-source-change" or rule == "too-many-source-files":
+        return ", ".join(map(str, facts.get("source_files") or []))
+    if rule == "no-test-added":
+        tests = [*list(facts.get("added") or []), *list(facts.get("changed") or [])]
+        return ", ".join(map(str, tests[:3])) + (" ..." if len(tests) > 3 else "")
+    if rule == "category":
+        return category(str(facts.get("title", "")), list(facts.get("signals") or []))
+    return ""

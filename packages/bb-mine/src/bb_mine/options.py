@@ -1,0 +1,84 @@
+"""What to mine: the options of :func:`bb_mine.mine.mine`, from flags and bugbout.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bb_core.config import Config
+
+#: Stable skip reason codes, in the order the rules apply.
+REASONS = (
+    "excluded",
+    "not-a-fix",
+    "no-issue-reference",
+    "no-parent",
+    "no-source-change",
+    "too-many-source-files",
+    "unreadable",
+    "no-test-added",
+    "category",
+    "no-statement",
+    "duplicate-issue",
+)
+
+#: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
+NEW_TESTS = ("changed", "cases", "functions")
+
+#: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
+DEFAULT_CATEGORIES = ("bug", "unknown")
+
+
+@dataclass(frozen=True)
+class MineOptions:
+    """What to mine; see ``bb-mine --help`` for each option."""
+
+    source: str | tuple[str, ...] | None = None
+    tests: str = "tests"
+    branch: str | None = None
+    since: datetime | None = None
+    limit: int = 20  # 0: no limit
+    max_source_files: int = 2
+    statement_min_sentences: int = 1
+    issues: Path | None = None
+    explain: bool = False
+    strict_tests: bool = False  # the same as new_tests="functions"
+    github: str | None = None  # owner/name; else from the origin remote
+    use_cache: bool = True
+    jobs: int | None = None  # processes reading candidates' trees; None: one per core
+    test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
+    require_fix_signal: bool = True
+    new_tests: str = "changed"
+    categories: tuple[str, ...] = DEFAULT_CATEGORIES
+    exclude: tuple[str, ...] = ()  # shas (or their first 7+ digits) or task ids
+    include: tuple[str, ...] = ()
+
+    @property
+    def tests_rule(self) -> str:
+        return "functions" if self.strict_tests else self.new_tests
+
+    @classmethod
+    def from_config(cls, config: Config, **given: Any) -> MineOptions:
+        """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
+        None win."""
+        since = config.tasks.since
+        source = config.project.source
+        configured = {
+            "source": tuple(source) if isinstance(source, list) else source,
+            "tests": config.project.tests,
+            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+            "limit": config.tasks.limit,
+            "max_source_files": config.tasks.max_source_files,
+            "statement_min_sentences": config.tasks.statement_min_sentences,
+            "issues": config.tasks.issues,
+            "github": config.project.github,
+            "test_files": tuple(config.project.test_files) if config.project.test_files else None,
+            "require_fix_signal": config.tasks.require_fix_signal,
+            "new_tests": config.tasks.new_tests,
+            "categories": tuple(config.tasks.categories),
+            "exclude": tuple(config.tasks.exclude),
+            "include": tuple(config.tasks.include),
+        }
+        return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})

@@ -1,0 +1,75 @@
+"""``bugbout tasks --explain <sha>``: every rule's verdict for one commit."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from bugbout.cli import main
+from build_demo import GitRepo
+from click.testing import CliRunner
+
+CODE = "def total(xs):\n    return sum(xs)\n"
+TESTS = "def test_total():\n    assert True\n"
+
+
+def _explain(repo: GitRepo, tmp_path: Path, ref: str, tasks: str = "") -> tuple[int, str]:
+    config = tmp_path / "bugbout.toml"
+    config.write_text(f'[project]\nrepository = "{repo.path}"\nsource = "pkg"\n[tasks]\n{tasks}')
+    result = CliRunner().invoke(
+        main, ["tasks", "--config", str(config), "--explain", ref], catch_exceptions=False
+    )
+    return result.exit_code, result.stdout + result.stderr
+
+
+def _rows(text: str) -> dict[str, str]:
+    """rule -> "verdict | why", from the table's columns (two spaces or more apart)."""
+    rows = {}
+    for line in text.splitlines()[2:]:
+        rule, *rest = re.split(r"\s{2,}", line.strip())
+        rows[rule] = " | ".join(rest)
+    return rows
+
+
+def test_a_task_passes_every_rule(git_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    fix = repo.commit(
+        {"pkg/core.py": CODE + "\n", "tests/test_core.py": TESTS + "\n\ndef test_b():\n    pass\n"},
+        "Fix the total (#3)",
+    )
+    code, text = _explain(repo, tmp_path, fix[:8])
+    assert code == 0, text
+    rows = _rows(text)
+    assert rows["first-parent history"].startswith("passes")
+    assert rows["not-a-fix"] == "passes | fix signals: title"
+    assert rows["no-issue-reference"] == "passes | #3"
+    assert rows["too-many-source-files"] == "passes | pkg/core.py"
+    assert rows["no-test-added"] == "passes | tests/test_core.py::test_b"
+    assert rows["category"] == "passes | bug"
+    assert rows["duplicate-issue"] == "- | decided by a whole run"
+
+
+def test_the_first_failing_rule_and_those_after_it(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    fix = repo.commit({"pkg/core.py": CODE + "\n"}, "Fix the total (#3)")
+    rows = _rows(_explain(repo, tmp_path, fix)[1])
+    assert rows["no-test-added"].startswith("leaves it out")
+    assert rows["category"] == "not reached"
+    rows = _rows(_explain(repo, tmp_path, fix, f'exclude = ["{fix}"]\n')[1])
+    assert rows["excluded"] == "leaves it out | tasks.exclude names this commit"
+    assert rows["not-a-fix"] == "not reached"
+
+
+def test_an_unknown_commit_is_one_line_and_exit_2(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE}, "Start")
+    code, text = _explain(repo, tmp_path, "deadbeef")
+    assert code == 2
+    assert text.strip().endswith(f"--explain: 'deadbeef' is not a commit of {repo.path}")

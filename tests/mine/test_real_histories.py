@@ -1,0 +1,273 @@
+"""Histories shaped like real projects': their own test names, other layouts, fix signals
+outside the title, tests that change rather than appear, features, and the user's picks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from build_demo import GitRepo
+from mine_helpers import Mined, invoke
+
+CODE = "def total(xs):\n    return sum(xs)\n"
+FIXED = "def total(xs):\n    return sum(x for x in xs if x is not None)\n"
+TESTS = "from pkg.core import total\n\n\ndef test_total():\n    assert total([1, 2]) == 3\n"
+MORE = TESTS + "\n\ndef test_none():\n    assert total([1, None]) == 1\n"
+ASSERTED = TESTS + "    assert total([1, None]) == 1\n"
+
+
+def mine(repo: GitRepo, *args: str, config: str | None = None, tmp: Path | None = None) -> Mined:
+    extra: list[str] = []
+    if config is not None:
+        assert tmp is not None
+        path = tmp / "bugbout.toml"
+        path.write_text(config)
+        extra = ["--config", str(path)]
+    result = invoke(str(repo.path), "--no-cache", "--limit", "0", *extra, *args)
+    assert result.code == 0, result.stderr
+    return result
+
+
+@pytest.fixture
+def base(git_repo: Callable[..., GitRepo]) -> GitRepo:
+    repo = git_repo()
+    repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    return repo
+
+
+# -- test discovery as configured ------------------------------------------------------------
+
+
+def test_the_projects_python_files_make_test_modules(git_repo: Callable[..., GitRepo]) -> None:
+    """tqdm names its modules tests_*.py and says so in its configuration."""
+    repo = git_repo()
+    repo.commit(
+        {
+            "pkg/__init__.py": "", "pkg/core.py": CODE, "tests/tests_core.py": TESTS,
+            "setup.cfg": "[tool:pytest]\npython_files = tests_*.py\n",
+        },
+        "Start",
+    )  # fmt: skip
+    repo.commit({"pkg/core.py": FIXED, "tests/tests_core.py": MORE}, "Fix None in total (#3)")
+    result = mine(repo, "--source", "pkg")
+    (task,) = result.tasks
+    assert task["new_tests"] == ["tests/tests_core.py::test_none"]
+    assert "setup.cfg" in task["protected_paths"]
+
+
+def test_a_test_file_no_setting_names_still_counts_under_the_tests_folder(base: GitRepo) -> None:
+    """tqdm's nose era: tests_*.py with no python_files anywhere; the oracle names it."""
+    base.commit({"pkg/tests/tests_old.py": TESTS}, "Add old-style tests")
+    base.commit({"pkg/core.py": FIXED, "pkg/tests/tests_old.py": MORE}, "Fix None in total (#3)")
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert task["source_files"] == ["pkg/core.py"]
+    assert task["test_files"] == ["pkg/tests/tests_old.py"]
+    assert task["new_tests"] == ["pkg/tests/tests_old.py::test_none"]
+
+
+def test_test_files_in_bugbout_toml_replace_the_projects_names(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    repo = git_repo()
+    repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "checks.py": TESTS}, "Start")
+    repo.commit({"pkg/core.py": FIXED, "checks.py": MORE}, "Fix None in total (#3)")
+    assert mine(repo, "--source", "pkg").tasks == []
+    config = '[project]\nsource = "pkg"\ntest-files = ["checks.py"]\n'
+    (task,) = mine(repo, config=config, tmp=tmp_path).tasks
+    assert task["new_tests"] == ["checks.py::test_none"]
+
+
+def test_configured_function_names_are_the_tests(git_repo: Callable[..., GitRepo]) -> None:
+    repo = git_repo()
+    checks = "def check_total():\n    assert True\n"
+    repo.commit(
+        {
+            "pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": checks,
+            "pytest.ini": "[pytest]\npython_functions = check_*\n",
+        },
+        "Start",
+    )  # fmt: skip
+    more = checks + "\n\ndef check_none():\n    assert True\n\n\ndef test_ignored():\n    pass\n"
+    repo.commit({"pkg/core.py": FIXED, "tests/test_core.py": more}, "Fix None in total (#3)")
+    (task,) = mine(repo, "--source", "pkg").tasks
+    assert task["new_tests"] == ["tests/test_core.py::check_none"]
+
+
+# -- layouts ---------------------------------------------------------------------------------
+
+
+def test_source_dot_is_the_whole_tree_without_tests(git_repo: Callable[..., GitRepo]) -> None:
+    """black.py at the root: source = "." reaches it; tests and non-Python files stay out."""
+    repo = git_repo()
+    repo.commit({"black.py": CODE, "tests/test_black.py": TESTS, "README.md": "x"}, "Start")
+    repo.commit({"black.py": FIXED, "tests/test_black.py": MORE, "README.md": "y"}, "Fix None (#4)")
+    (task,) = mine(repo, "--source", ".").tasks
+    assert (task["source"], task["source_files"], task["test_files"]) == (
+        ".", ["black.py"], ["tests/test_black.py"],
+    )  # fmt: skip
+    assert task["other_files"] == ["README.md"]
+    assert "black.py" in task["reference_patch"] and "README" in task["reference_patch"]
+
+
+def test_fixes_before_a_move_to_src_are_found_in_the_old_place(
+    git_repo: Callable[..., GitRepo],
+) -> None:
+    """cachetools moved cachetools/ to src/cachetools/; fixes from before count too."""
+    repo = git_repo()
+    repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    old = repo.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None (#5)")
+    moved = {"src/pkg/__init__.py": "", "src/pkg/core.py": FIXED, "pkg/__init__.py": None}
+    repo.commit({**moved, "pkg/core.py": None}, "Move to src layout")
+    repo.commit(
+        {
+            "src/pkg/core.py": FIXED + "\n# fixed\n",
+            "tests/test_core.py": MORE + "\n\ndef test_b():\n    pass\n",
+        },
+        "Fix the comment bug (#6)",
+    )
+    result = mine(repo, "--source", "src/pkg")
+    by_commit = {t["fix_commit"]: t for t in result.tasks}
+    assert by_commit[old]["source"] == "pkg"
+    assert by_commit[old]["source_files"] == ["pkg/core.py"]
+    assert {t["source"] for t in result.tasks} == {"pkg", "src/pkg"}
+
+
+def test_a_list_of_source_folders(git_repo: Callable[..., GitRepo], tmp_path: Path) -> None:
+    repo = git_repo()
+    repo.commit(
+        {"a/__init__.py": "", "a/core.py": CODE, "b/core.py": CODE, "tests/test_core.py": TESTS},
+        "Start",
+    )
+    repo.commit({"b/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None in b (#7)")
+    (task,) = mine(repo, config='[project]\nsource = ["a", "b"]\n', tmp=tmp_path).tasks
+    assert (task["source"], task["source_files"]) == ("b", ["b/core.py"])
+
+
+def test_only_python_modules_count_toward_max_source_files(base: GitRepo) -> None:
+    base.commit(
+        {
+            "pkg/core.py": FIXED, "pkg/core.pyi": "def total(xs: list) -> int: ...\n",
+            "pkg/data.json": "{}", "tests/test_core.py": MORE,
+        },
+        "Fix None in total (#3)",
+    )  # fmt: skip
+    (task,) = mine(base, "--source", "pkg", "--max-source-files", "1").tasks
+    assert task["source_files"] == ["pkg/core.py"]
+    assert task["other_files"] == ["pkg/core.pyi", "pkg/data.json"]
+
+
+# -- fix signals -------------------------------------------------------------------------------
+
+
+def test_a_closing_keyword_in_the_body_is_a_fix_signal(base: GitRepo) -> None:
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "#994: Skip None\n\nFix #994")
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert task["fix_signals"] == ["closing-keyword"]
+    assert task["category"] == "unknown"
+
+
+def test_a_merge_speaks_with_its_pull_requests_title_body_and_branch(base: GitRepo) -> None:
+    base.branch("fix/sliced-negative-n")
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Skip None values")
+    base.switch("main")
+    sha = base.merge(
+        "fix/sliced-negative-n",
+        "Merge pull request #12 from someone/fix/sliced-negative-n\n\nSkip None in total()",
+    )
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert task["fix_commit"] == sha
+    assert (task["title"], task["branch"]) == ("Skip None in total()", "fix/sliced-negative-n")
+    assert task["fix_signals"] == ["branch"]
+    assert task["category"] == "bug"
+
+
+def test_without_require_fix_signal_any_issue_linked_change_is_taken(
+    base: GitRepo, tmp_path: Path
+) -> None:
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Skip None values (#8)")
+    assert [s["reason"] for s in mine(base, "--source", "pkg", "--explain").skips] == [
+        "not-a-fix", "not-a-fix",
+    ]  # fmt: skip
+    config = '[project]\nsource = "pkg"\n[tasks]\nrequire-fix-signal = false\n'
+    (task,) = mine(base, config=config, tmp=tmp_path).tasks
+    assert task["fix_signals"] == []
+
+
+# -- categories ----------------------------------------------------------------------------------
+
+
+def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Path) -> None:
+    """cachetools' "Fix #N: Add TLRU cache implementation"."""
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix #9: Add TLRU cache")
+    result = mine(base, "--source", "pkg")
+    assert result.tasks == []
+    (skip,) = result.skips
+    assert (skip["reason"], skip["detail"]) == ("category", {"category": "feature"})
+    config = '[project]\nsource = "pkg"\n[tasks]\ncategories = ["bug", "feature"]\n'
+    (task,) = mine(base, config=config, tmp=tmp_path).tasks
+    assert task["category"] == "feature"
+
+
+# -- tests that change ---------------------------------------------------------------------------
+
+
+def test_a_new_assertion_in_an_existing_test_counts_by_default(
+    base: GitRepo, tmp_path: Path
+) -> None:
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": ASSERTED}, "Fix None in total (#3)")
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert task["new_tests"] == task["changed_tests"] == ["tests/test_core.py::test_total"]
+    for rule in ("cases", "functions"):
+        config = f'[project]\nsource = "pkg"\n[tasks]\nnew-tests = "{rule}"\n'
+        result = mine(base, config=config, tmp=tmp_path)
+        assert [s["reason"] for s in result.skips] == ["no-test-added"], rule
+
+
+def test_a_new_parametrize_case_is_a_case_not_a_change(base: GitRepo, tmp_path: Path) -> None:
+    cases = (
+        "import pytest\nfrom pkg.core import total\n\n\n"
+        "@pytest.mark.parametrize('xs', [[1]])\ndef test_total(xs):\n    assert total(xs)\n"
+    )
+    base.commit({"tests/test_core.py": cases}, "Use cases")
+    base.commit(
+        {"pkg/core.py": FIXED, "tests/test_core.py": cases.replace("[[1]]", "[[1], [1, None]]")},
+        "Fix None in total (#3)",
+    )
+    config = '[project]\nsource = "pkg"\n[tasks]\nnew-tests = "cases"\n'
+    (task,) = mine(base, config=config, tmp=tmp_path).tasks
+    assert task["new_tests"] == ["tests/test_core.py::test_total[1-None]"]
+    assert "changed_tests" not in task
+
+
+# -- the user's picks ----------------------------------------------------------------------------
+
+
+def test_exclude_and_include_by_sha_or_task_id(base: GitRepo, tmp_path: Path) -> None:
+    fix = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None (#3)")
+    plain = base.commit(
+        {"pkg/core.py": FIXED + "\n", "tests/test_core.py": MORE + "\n\ndef test_c():\n    pass\n"},
+        "Tidy total\n\nA list holding None made the total fail with a TypeError.",
+    )
+    task_id = f"{base.path.name}-{fix[:10]}"
+    config = (
+        f'[project]\nsource = "pkg"\n[tasks]\nexclude = ["{task_id}"]\ninclude = ["{plain[:8]}"]\n'
+    )
+    result = mine(base, config=config, tmp=tmp_path)
+    (task,) = result.tasks
+    assert task["fix_commit"] == plain
+    assert task["fix_signals"] == ["included"]
+    assert [(s["commit"], s["reason"]) for s in result.skips] == [(fix, "excluded")]
+
+
+def test_an_included_commit_is_not_remembered_as_a_fix(base: GitRepo, tmp_path: Path) -> None:
+    """The mining cache keeps what a commit says; include is decided afresh on every run."""
+    plain = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Tidy total (#4)")
+    config = tmp_path / "bugbout.toml"
+    config.write_text(f'[project]\nsource = "pkg"\n[tasks]\ninclude = ["{plain}"]\n')
+    first = invoke(str(base.path), "--config", str(config), "--limit", "0")
+    assert [t["fix_commit"] for t in first.tasks] == [plain]
+    config.write_text('[project]\nsource = "pkg"\n')
+    again = invoke(str(base.path), "--config", str(config), "--limit", "0", "--explain")
+    assert again.tasks == []
+    assert [s["reason"] for s in again.skips if s["commit"] == plain] == ["not-a-fix"]

@@ -1,0 +1,119 @@
+"""``bugbout doctor`` against the real, pinned agent CLIs: each one's exact command line
+is run dry (no model call), and a release that rejects a flag or is newer than the
+tested one shows before any quota is spent."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from realcli_harness import Clis
+
+pytestmark = pytest.mark.slow
+BIN = Path(sys.executable).parent
+CONFIG = """\
+[project]
+source = "src/textkit"
+tests = "tests"
+repository = "{repo}"
+interpreter = "{python}"
+
+[[contestants]]
+agent = "codex"
+model = "gpt-5"
+
+[[contestants]]
+agent = "claude-code"
+model = "sonnet"
+
+[[contestants]]
+agent = "gemini-cli"
+model = "gemini-2.5-pro"
+
+[[contestants]]
+agent = "mini-swe-agent"
+model = "openai/gpt-5"
+"""
+KEYS = {
+    "CODEX_API_KEY": "sk-doctor-0001",
+    "ANTHROPIC_API_KEY": "sk-ant-doctor-0002",
+    "GEMINI_API_KEY": "gemini-doctor-0003",
+    "OPENAI_API_KEY": "sk-doctor-0004",
+}
+
+
+def doctor(root: Path, demo_tasks: Any, clis: Clis, first: Path | None = None) -> dict[str, str]:
+    """The doctor's agent lines (agent type -> line), with the pinned CLIs on PATH."""
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "bugbout.toml").write_text(CONFIG.format(repo=demo_tasks.repo, python=sys.executable))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BUGBOUT_RUN")}
+    env.update(KEYS)
+    env["HOME"] = str(root / "home")
+    (root / "home").mkdir(exist_ok=True)
+    path = clis.path("codex", f"{clis.bin_dir('mini-swe-agent')}{os.pathsep}{env['PATH']}")
+    env["PATH"] = f"{first}{os.pathsep}{path}" if first else path
+    done = subprocess.run(
+        [str(BIN / "bugbout"), "doctor", "--config", str(root / "bugbout.toml")],
+        cwd=root, capture_output=True, text=True, timeout=600, env=env, check=False,
+    )  # fmt: skip
+    lines = {}
+    for line in done.stdout.splitlines():
+        for harness in ("codex", "claude-code", "gemini-cli", "mini-swe-agent"):
+            if line.split(":")[0].endswith(f"agent {harness}") or f"agent {harness}/" in line:
+                lines.setdefault(harness, line)
+    assert len(lines) == 4, done.stdout + done.stderr
+    return lines
+
+
+def test_each_pinned_cli_accepts_its_adapters_exact_command_line(
+    tmp_path: Path, demo_tasks: Any, clis: Clis
+) -> None:
+    lines = doctor(tmp_path, demo_tasks, clis)
+    for line in lines.values():
+        assert line.startswith("ok "), line
+        assert "its dry run accepts bugbout's command line" in line, line
+    assert "codex-cli 0.171.0" in lines["codex"]
+    assert "2.1.197 (Claude Code)" in lines["claude-code"]
+
+
+def test_a_rejected_flag_and_a_newer_release_show_before_any_quota_is_spent(
+    tmp_path: Path, demo_tasks: Any, clis: Clis
+) -> None:
+    wrappers = tmp_path / "wrappers"
+    wrappers.mkdir()
+    real = clis.bin_dir("claude-code")
+    # A Claude Code release that no longer knows one of the flags bugbout passes.
+    (wrappers / "claude").write_text(
+        "#!/bin/sh\n"
+        f'case "$1" in --version|auth) exec "{real}/claude" "$@";; esac\n'
+        f'exec "{real}/claude" --flag-removed-in-this-release "$@"\n'
+    )
+    # A Gemini CLI newer than the one bugbout was tested with.
+    (wrappers / "gemini").write_text(
+        "#!/bin/sh\n"
+        'if [ "$1" = "--version" ]; then echo 0.62.0; exit 0; fi\n'
+        f'exec "{real}/gemini" "$@"\n'
+    )
+    for wrapper in wrappers.iterdir():
+        wrapper.chmod(0o755)
+    lines = doctor(tmp_path / "project", demo_tasks, clis, first=wrappers)
+    claude = lines["claude-code"]
+    assert claude.startswith("problem "), claude
+    assert (
+        "it rejects bugbout's command line: unknown option '--flag-removed-in-this-release'"
+        in claude
+    )
+    assert (
+        "install the tested version (`npm install -g @anthropic-ai/claude-code@2.1.197`)" in claude
+    )
+    gemini = lines["gemini-cli"]
+    assert gemini.startswith("warning "), gemini
+    assert (
+        "0.62.0 is newer than 0.61.0, the version bugbout's gemini-cli adapter was tested with"
+        in gemini
+    )
+    assert "its dry run accepts bugbout's command line" in gemini
