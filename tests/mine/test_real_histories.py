@@ -72,7 +72,10 @@ def test_test_files_in_bugbout_toml_replace_the_projects_names(
     repo = git_repo()
     repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "checks.py": TESTS}, "Start")
     repo.commit({"pkg/core.py": FIXED, "checks.py": MORE}, "Fix None in total (#3)")
-    assert mine(repo, "--source", "pkg").tasks == []
+    # Without the setting no test module is found, and the missing tests folder is named.
+    unset = invoke(str(repo.path), "--no-cache", "--limit", "0", "--source", "pkg")
+    assert unset.code == 2 and unset.tasks == []
+    assert "project.tests (--tests): 'tests' is not a folder at the tip" in unset.stderr
     config = '[project]\nsource = "pkg"\ntest-files = ["checks.py"]\n'
     (task,) = mine(repo, config=config, tmp=tmp_path).tasks
     assert task["new_tests"] == ["checks.py::test_none"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 from contextlib import ExitStack
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +95,53 @@ def test_the_users_proxy_refusing_is_a_502_for_the_agent(tmp_path: Path) -> None
         answer = tunnel(proxy, "api.example.com:443")
     assert answer.startswith(b"HTTP/1.1 502")
     assert b"answered 'HTTP/1.1 407 Auth required'" in answer
+
+
+class KeepAliveServer(BaseHTTPRequestHandler):
+    """A model server's answer in HTTP/1.1 that leaves the connection open."""
+
+    protocol_version = "HTTP/1.1"
+
+    def do_GET(self) -> None:
+        data = b'{"version": "0.12.0"}'
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Keep-Alive", "timeout=5")
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        return None
+
+
+def test_a_plain_http_answer_says_the_connection_closes(tmp_path: Path) -> None:
+    # The proxy serves one request per connection. An answer that let the client keep
+    # the connection had it send its next request on a closing one: Codex's second
+    # request to its local model server failed with nothing answered, now and then.
+    server = ThreadingHTTPServer(("127.0.0.1", 0), KeepAliveServer)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    target = f"127.0.0.1:{server.server_address[1]}"
+    with EgressProxy(tmp_path / "p.sock", ["127.0.0.1"]) as proxy:
+        client = socket.socket(socket.AF_UNIX)
+        client.settimeout(10)
+        client.connect(str(proxy.path))
+        client.sendall(
+            f"GET http://{target}/api/version HTTP/1.1\r\nHost: {target}\r\n"
+            "Connection: keep-alive\r\n\r\n".encode()
+        )
+        answer = b""
+        while chunk := client.recv(4096):
+            answer += chunk
+        client.close()
+    server.shutdown()
+    server.server_close()
+    head, _, body = answer.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    assert lines[0] == "HTTP/1.1 200 OK" and body == b'{"version": "0.12.0"}'
+    assert [x for x in lines if x.lower().startswith(("connection:", "keep-alive:"))] == [
+        "Connection: close"
+    ]
+    assert "Content-Length: 21" in lines
 
 
 @pytest.mark.parametrize(

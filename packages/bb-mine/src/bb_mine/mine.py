@@ -73,7 +73,9 @@ def mine(
         for record in miner.run():
             found += record.get("kind") == "task"
             yield record
-        if not found:
+        # A tests folder named on purpose that is not there is a mistake even when test
+        # modules elsewhere made tasks; the default one missing matters when nothing came.
+        if not found or options.tests.strip("/") != "tests":
             miner.check_tests_folder()
 
 
@@ -133,8 +135,8 @@ class Miner:
         self._reached_since = False  # the walk met a change older than --since
 
     def check_tests_folder(self) -> None:
-        """After a walk that found no task: a test folder that is not there at the tip is
-        most likely misnamed, which turns every fix into no-test-added; say so."""
+        """A test folder that is not there at the tip is most likely misnamed, which turns
+        fixes into no-test-added (or leaves test modules to be found by name alone); say so."""
         if self.repo.is_dir(self.head, self.tests):
             return
         here = [

@@ -5,7 +5,8 @@ An adapter whose agent must reach its model but nothing more says so with
 network at all - only a private loopback - and :mod:`bb_race.bridge` relays a loopback
 port inside it to an :class:`EgressProxy` on a Unix socket outside. ``HTTPS_PROXY`` and
 ``HTTP_PROXY`` point the agent at that port. The proxy lets through ``CONNECT`` tunnels
-and plain HTTP requests to the allowed hosts only, refuses everything else with 403, and
+and plain HTTP requests (one a connection, the answer marked ``Connection: close``) to
+the allowed hosts only, refuses everything else with 403, and
 records what it refused, so an agent that reached for GitHub to read the fix is
 visible in its attempt's flags.
 
@@ -21,6 +22,7 @@ unless the user's ``NO_PROXY`` names it (or it is a loopback address).
 from __future__ import annotations
 
 import base64
+import contextlib
 import ipaddress
 import socket
 import socketserver
@@ -182,7 +184,7 @@ class _Handler(socketserver.BaseRequestHandler):
         ]  # fmt: skip
         request = [f"{method} /{path} {version}", *kept, "Connection: close", "", ""]
         upstream.sendall("\r\n".join(request).encode("latin-1") + rest)
-        return self.splice(client, upstream)
+        return self.answer(client, upstream)
 
     def open(self, client: socket.socket, host: str, port: int) -> socket.socket | None:
         upstream = self.server.upstream
@@ -206,6 +208,37 @@ class _Handler(socketserver.BaseRequestHandler):
             b"HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: "
             + str(len(message)).encode() + b"\r\n\r\n" + message
         )  # fmt: skip
+
+    def answer(self, client: socket.socket, upstream: socket.socket) -> None:
+        """Relay a plain HTTP request's answer, its head marked ``Connection: close``.
+        The proxy serves one request per connection; a client left to think the
+        connection is kept alive sends its next request on it and, when that races
+        the close, fails with nothing answered (Codex's first requests to a local
+        model server do)."""
+        upstream.settimeout(None)
+        ahead = threading.Thread(target=pipe, args=(client, upstream), daemon=True)
+        ahead.start()
+        head = b""
+        try:
+            while b"\r\n\r\n" not in head and len(head) < HEAD_LIMIT:
+                chunk = upstream.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+        except OSError:
+            pass
+        header, found, body = head.partition(b"\r\n\r\n")
+        if found:
+            lines = [
+                line for line in header.split(b"\r\n")
+                if not line.lower().startswith((b"connection:", b"keep-alive:", b"proxy-"))
+            ]  # fmt: skip
+            head = b"\r\n".join([*lines, b"Connection: close", b"", b""]) + body
+        with contextlib.suppress(OSError):
+            client.sendall(head)
+        pipe(upstream, client)
+        ahead.join()
+        upstream.close()
 
     def splice(self, client: socket.socket, upstream: socket.socket) -> None:
         upstream.settimeout(None)
