@@ -20,7 +20,9 @@ from typing import Any
 BOUT_ROLES = ("contestant", "examiner")
 
 
-def _kind(outcome: str | None) -> str:
+def outcome_kind(outcome: str | None) -> str:
+    """What two outcomes must share to count as the same: passed, skipped or failing (a
+    failure, an error, a timeout or a missing result alike)."""
     if outcome == "passed":
         return "passed"
     if outcome == "skipped":
@@ -46,7 +48,7 @@ def divergence(
     for where in sorted(set(mine) & set(theirs)):
         compared += 1
         patch, reference = mine[where], theirs[where]
-        if _kind(patch["outcome"]) != _kind(reference["outcome"]):
+        if outcome_kind(patch["outcome"]) != outcome_kind(reference["outcome"]):
             diverges.append(
                 {
                     "author": where[0],

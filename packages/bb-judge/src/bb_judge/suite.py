@@ -30,6 +30,7 @@ from bb_core.patches import apply_patch
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun
 
+from bb_judge.divergence import outcome_kind
 from bb_judge.grading import source_filter
 
 #: The names scores use for the control and the judge's pick (as in bb_judge.score).
@@ -54,16 +55,8 @@ def steady(runs: Sequence[Mapping[str, str]], leave_out: set[str]) -> tuple[list
     """(tests passing in every baseline run, tests whose outcome differed), fix modules out."""
     ids = sorted({t for r in runs for t in r if _module(t) not in leave_out})
     passing = [t for t in ids if all(r.get(t) == "passed" for r in runs)]
-    flaky = [t for t in ids if len({_kind(r.get(t)) for r in runs}) > 1]
+    flaky = [t for t in ids if len({outcome_kind(r.get(t)) for r in runs}) > 1]
     return passing, flaky
-
-
-def _kind(outcome: str | None) -> str:
-    if outcome == "passed":
-        return "passed"
-    if outcome == "skipped":
-        return "skipped"
-    return "failing"
 
 
 def broken(passing: Sequence[str], outcomes: Mapping[str, str]) -> list[str]:
