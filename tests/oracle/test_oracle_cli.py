@@ -183,12 +183,16 @@ def test_a_killed_run_resumes_where_it_stopped(small_project) -> None:
     )
     tasks = project.write_tasks(first, second)
     command = [str(BIN / "bb-oracle"), "--repeat", "1", "--test-timeout", "2", str(tasks)]
-    with subprocess.Popen(command, cwd=project.root, stdout=subprocess.PIPE) as proc:
+    # A BUGBOUT_HOME of its own: what the two runs share is exactly what the first left.
+    env = {**os.environ, "BUGBOUT_HOME": str(project.root / "bugbout-home")}
+    with subprocess.Popen(command, cwd=project.root, stdout=subprocess.PIPE, env=env) as proc:
         assert proc.stdout is not None
         finished = proc.stdout.readline()
         proc.kill()
     assert orjson.loads(finished)["id"] == first["id"]
-    done = subprocess.run([*command, "--debug"], cwd=project.root, capture_output=True, check=False)
+    done = subprocess.run(
+        [*command, "--debug"], cwd=project.root, capture_output=True, check=False, env=env
+    )
     assert done.returncode == 0, done.stderr.decode()
     assert [r["id"] for r in lines(done.stdout)] == [first["id"], second["id"]]
     assert lines(done.stdout)[0] == orjson.loads(finished)
