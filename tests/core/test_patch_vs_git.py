@@ -16,9 +16,20 @@ from pathlib import Path
 
 import pytest
 from bb_core.git import open_repo
-from bb_core.patch import apply_patch, compare_trees, parse_patch, split_lines, unified_hunks
+from bb_core.patch import (
+    apply_patch,
+    compare_trees,
+    lines_changed,
+    parse_patch,
+    split_lines,
+    unified_hunks,
+)
 from build_demo import git_env
 from unidiff import PatchSet
+
+class Link(str):
+    """A symlink's target, in a commit's files."""
+
 
 RNG = random.Random(15)
 BLOB_A = bytes(RNG.randrange(256) for _ in range(3000)) + b"\0"
@@ -26,7 +37,7 @@ BLOB_B = bytes(RNG.randrange(256) for _ in range(2000)) + b"\0"
 LONG = "".join(f"line {n}\n" for n in range(60))
 
 #: Each commit on top of the previous one: files to write (None deletes), then chmods.
-COMMITS: list[tuple[str, dict[str, str | bytes | None], dict[str, int]]] = [
+COMMITS: list[tuple[str, dict[str, str | bytes | Link | None], dict[str, int]]] = [
     (
         "start",
         {
@@ -65,6 +76,9 @@ COMMITS: list[tuple[str, dict[str, str | bytes | None], dict[str, int]]] = [
     ("deletion", {"gone.py": None}, {}),
     ("add-file", {"src/b.py": "def b():\n    return 'b'\n"}, {}),
     ("odd-names", {"with space.txt": "a\nB\n", "café.txt": "crème brûlée\n"}, {}),
+    ("symlink-add", {"link": Link("src/a.py")}, {}),
+    ("symlink-retarget", {"link": Link("src/b.py")}, {}),
+    ("file-becomes-symlink", {"nonl.txt": Link("crlf.txt")}, {}),
     ("quoted-name", {'q"uote\tname.txt': "still quoted\n"}, {}),
     (
         "mixed",
@@ -103,10 +117,14 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, t
     for name, files, modes in COMMITS:
         for path, content in files.items():
             target = repo / path
+            if content is None or target.is_symlink() or isinstance(content, Link):
+                target.unlink(missing_ok=True)
             if content is None:
-                target.unlink()
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, Link):
+                target.symlink_to(str(content))
+                continue
             target.write_bytes(content if isinstance(content, bytes) else content.encode())
         for path, mode in modes.items():
             os.chmod(repo / path, mode)
@@ -144,7 +162,9 @@ def test_tree_patch_is_git_diff_binary_byte_for_byte(history, name: str, tmp_pat
     # And it applies back exactly, by this package and by unidiff's reading alike.
     apply_patch(ours.decode(), tmp_path / "before")
     assert compare_trees(tmp_path / "before", tmp_path / "after").patch == ""
-    assert len(PatchSet(ours.decode())) == len(parse_patch(ours.decode()))
+    theirs = PatchSet(ours.decode())
+    assert len(theirs) == len(parse_patch(ours.decode()))
+    assert lines_changed(ours.decode()) == sum(f.added + f.removed for f in theirs)
 
 
 def test_a_lone_carriage_return_stays_inside_its_line(history) -> None:

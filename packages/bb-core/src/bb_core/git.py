@@ -607,38 +607,16 @@ class Repo:
         return self.diff_changes(changes)
 
     def diff_changes(self, changes: Iterable[Change]) -> str:
-        """The git-format diff of *changes* (as :meth:`changes` returns them), by path as git orders it."""
-        out: list[tuple[str, bytes]] = []
-        for change in changes:
-            if change.type == RENAME:
-                old_path = change.old_path or change.path
-                out.append(
-                    (
-                        old_path,
-                        self._file_diff(old_path, change.old_mode, change.old_sha, None, None),
-                    )
-                )
-                out.append(
-                    (
-                        change.path,
-                        self._file_diff(change.path, None, None, change.new_mode, change.new_sha),
-                    )
-                )
+        """The git-format diff of *changes* (as :meth:`changes` returns them), in path order."""
+        sides: list[tuple[str, int | None, str | None, int | None, str | None]] = []
+        for c in changes:
+            if c.type == RENAME:  # a deletion and an addition, each at its own path's place
+                sides.append((c.old_path or c.path, c.old_mode, c.old_sha, None, None))
+                sides.append((c.path, None, None, c.new_mode, c.new_sha))
             else:
-                out.append(
-                    (
-                        change.path,
-                        self._file_diff(
-                            change.path,
-                            change.old_mode,
-                            change.old_sha,
-                            change.new_mode,
-                            change.new_sha,
-                        ),
-                    )
-                )
-        out.sort(key=lambda section: section[0])
-        return b"".join(text for _, text in out).decode("utf-8", "surrogateescape")
+                sides.append((c.path, c.old_mode, c.old_sha, c.new_mode, c.new_sha))
+        out = [self._file_diff(*side) for side in sorted(sides, key=lambda side: side[0])]
+        return b"".join(out).decode("utf-8", "surrogateescape")
 
     def _file_diff(
         self,

@@ -166,12 +166,7 @@ def compare_trees(
         before, after = base.entries[path], work.entries[path]
         if before == after:
             continue
-        if before.is_link != after.is_link:
-            # git writes a change of type as a deletion followed by a creation.
-            sections.append((path, _section(path, None, before, None)))
-            sections.append((path + "\0", _section(None, path, None, after)))
-        else:
-            sections.append((path, _section(path, path, before, after)))
+        sections.append((path, _section(path, path, before, after)))
     sections += [(path, _section(path, None, base.entries[path], None)) for path in deleted]
     sections += [(path, _section(None, path, None, work.entries[path])) for path in added]
     sections.sort(key=lambda item: item[0])

@@ -99,6 +99,11 @@ def encode_literal(data: bytes) -> bytes:
     return b"".join(out)
 
 
+def _kind(mode: str) -> int:
+    """The type bits of a git mode: file, symlink or submodule."""
+    return int(mode, 8) & 0o170000
+
+
 def _label(prefix: str, side: Side | None) -> bytes:
     return b"/dev/null" if side is None else quote_path(prefix + side.path)
 
@@ -116,10 +121,15 @@ def write_file_diff(
     ids). With *binary_literals* a binary change travels as ``GIT binary patch`` literals
     (``--binary``), and so does any content that is not UTF-8, so the patch is UTF-8
     text; without, git's ``Binary files ... differ`` note stands for it. Two sides with
-    different paths are a rename and must hold the same content (an exact rename).
+    different paths are a rename and must hold the same content (an exact rename); two
+    of different types (a file and a symlink) are written as a deletion and a creation.
     """
     if old is None and new is None:
         raise ValueError("a file diff needs at least one side")
+    if old is not None and new is not None and _kind(old.mode) != _kind(new.mode):
+        # git writes a change of type (a file become a symlink) as a deletion and a creation.
+        options = {"full_index": full_index, "binary_literals": binary_literals}
+        return write_file_diff(old, None, **options) + write_file_diff(None, new, **options)
     a_name = (old or new).path  # type: ignore[union-attr]
     b_name = (new or old).path  # type: ignore[union-attr]
     out = [b"diff --git " + quote_path("a/" + a_name) + b" " + quote_path("b/" + b_name) + b"\n"]
