@@ -27,6 +27,7 @@ from bb_core.patch import (
 from build_demo import git_env
 from unidiff import PatchSet
 
+
 class Link(str):
     """A symlink's target, in a commit's files."""
 
