@@ -124,14 +124,16 @@ def write_file_diff(
     different paths are a rename and must hold the same content (an exact rename); two
     of different types (a file and a symlink) are written as a deletion and a creation.
     """
-    if old is None and new is None:
-        raise ValueError("a file diff needs at least one side")
+    if old is None:
+        if new is None:
+            raise ValueError("a file diff needs at least one side")
+        a_name = b_name = new.path
+    else:
+        a_name, b_name = old.path, (new or old).path
     if old is not None and new is not None and _kind(old.mode) != _kind(new.mode):
         # git writes a change of type (a file become a symlink) as a deletion and a creation.
         options = {"full_index": full_index, "binary_literals": binary_literals}
         return write_file_diff(old, None, **options) + write_file_diff(None, new, **options)
-    a_name = (old or new).path  # type: ignore[union-attr]
-    b_name = (new or old).path  # type: ignore[union-attr]
     out = [b"diff --git " + quote_path("a/" + a_name) + b" " + quote_path("b/" + b_name) + b"\n"]
     if old is None and new is not None:
         out.append(b"new file mode %s\n" % new.mode.encode())
