@@ -22,7 +22,7 @@ from typing import Any
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env, find_uv
+from bb_core.envs import TestEnv, ensure_env, find_uv, follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import run_limit
@@ -284,7 +284,13 @@ class Doctor:
         self.env = env
         versions = ", ".join(f"{k} {v}" for k, v in sorted(env.versions.items()))
         where = env.root or env.python
-        return ok("environment", f"{versions} ({where})")
+        detail = f"{versions} ({where})"
+        if follows_history(self.config.project):
+            detail += (
+                "; each task gets its base commit's environment (`bugbout run --dry-run` "
+                "counts them)"
+            )
+        return ok("environment", detail)
 
     def check_suite(self) -> Check:
         missing = [
