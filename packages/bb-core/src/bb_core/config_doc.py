@@ -225,7 +225,12 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
 def _branch_error(error: ValidationError) -> ValidationError | None:
     """For a value that matches no branch of an ``anyOf``: the problem in the branch of its
     own type (a bad path in a list of paths), or None when no branch has its type."""
-    inner = [e for e in error.context or () if e.validator != "type"]
+    depth = len(error.absolute_path)
+    inner = [
+        e
+        for e in error.context or ()
+        if e.validator != "type" or len(e.absolute_path) > depth  # a wrong item inside
+    ]
     return min(inner, key=lambda e: len(e.absolute_path)) if inner else None
 
 
