@@ -11,11 +11,12 @@ import pytest
 from bb_core import envs
 from bb_core.config import ProjectConfig, load_config
 from bb_core.declarations import declared_at
-from bb_core.envs import EnvBuildFailed, TaskEnvs, TestEnv, census, ensure_env, plan_env
+from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env, plan_env
 from bb_core.eras import era_dependencies
 from bb_core.errors import ConfigError
 from bb_core.git import open_repo
 from bb_core.sandbox import Sandbox
+from bb_core.task_envs import TaskEnvs, census
 from bb_core.testrun import run_pytest
 from build_demo import GitRepo
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from bb_core import scratch
 from bb_core.config import Config, is_url
-from bb_core.envs import TaskEnvs, TestEnv
+from bb_core.envs import TestEnv
 from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
 from bb_core.limits import TestLimits
@@ -35,6 +35,7 @@ from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
+from bb_core.task_envs import TaskEnvs
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_judge.grading import NO_FIX_STATUS, grade, source_filter

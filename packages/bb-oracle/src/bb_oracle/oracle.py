@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.envs import EnvBuildFailed, TaskEnvs, TestEnv
+from bb_core.envs import EnvBuildFailed, TestEnv
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.limits import TestLimits
@@ -33,6 +33,7 @@ from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.stage import run_stage
 from bb_core.store import Store, home_dir
+from bb_core.task_envs import TaskEnvs
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_oracle.cache import OracleCache

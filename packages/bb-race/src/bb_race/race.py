@@ -84,13 +84,13 @@ class ProjectTests:
         return root if isinstance(root, Path) else self.config.root
 
     def _follows(self) -> bool:
-        from bb_core.envs import follows_history
+        from bb_core.task_envs import follows_history
 
         return follows_history(self.config.project)
 
     def _task_env(self, task: Mapping[str, Any]) -> Any:
-        from bb_core.envs import TaskEnvs
         from bb_core.git import open_repo
+        from bb_core.task_envs import TaskEnvs
 
         with self._lock:
             if self._task_envs is None:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.envs import TaskEnvs, TestEnv, follows_history, import_roots
+from bb_core.envs import TestEnv, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
@@ -44,6 +44,7 @@ from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
+from bb_core.task_envs import TaskEnvs, follows_history
 from bb_core.testrun import run_pytest
 
 from bb_xexam import __version__

@@ -269,8 +269,8 @@ class Bout:
 
     def _environments(self, tasks: Sequence[Mapping[str, Any]]) -> str | None:
         """The dry run's line on test environments: how many the tasks need."""
-        from bb_core.envs import census
         from bb_core.git import open_repo
+        from bb_core.task_envs import census
 
         bases = [str(t["base_commit"]) for t in tasks if t.get("base_commit")]
         configured = self.config.repository_path()

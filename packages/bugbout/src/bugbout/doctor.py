@@ -22,12 +22,13 @@ from typing import Any
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env, find_uv, follows_history
+from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import run_limit
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
+from bb_core.task_envs import follows_history
 from bb_core.testrun import run_pytest
 
 from bugbout.detect import MINORS, python_available
