@@ -180,8 +180,3 @@ def refresh_option(help_text: str) -> Callable[[F], F]:
 
 def version_option(package: str) -> Callable[[F], F]:
     return click.version_option(package_name=package, message="%(prog)s %(version)s")
-
-
-def not_implemented(prog: str) -> None:
-    """Used by stages that are declared but not built in this release."""
-    raise BbError(f"not implemented yet in this release of {prog}")

@@ -212,11 +212,6 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
                 stream.close()
 
 
-def read_records(inputs: Sequence[str] = (STDIN,)) -> list[dict[str, Any]]:
-    """All records of *inputs*, known and unknown kinds, in order."""
-    return [line.record for line in read_lines(inputs)]
-
-
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a JSON line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)

@@ -58,9 +58,6 @@ POLICIES: dict[str, Policy] = {
     "cross-vendor": Policy("cross-vendor", Fraction(1, 2), by_vendor=True),
 }
 
-DEFAULT_POLICY = "majority"
-
-
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A patch the judge may pick: what it knows of it besides the matrix."""
