@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 import unidiff
 
 from bb_core.errors import BbError
+from bb_core.paths import under
 
 MODE_FILE = "100644"
 MODE_EXEC = "100755"
@@ -615,12 +616,6 @@ def is_test_path(path: str, tests_dir: str) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_FILE_PATTERNS)
 
 
-def _under(path: str, folder: str) -> bool:
-    if folder in ("", "."):
-        return True
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 def _section_texts(patch: str) -> list[str]:
     """The raw text of each ``diff --git`` section, exactly as written."""
     starts = [m.start() for m in re.finditer(r"(?m)^diff --git ", patch)]
@@ -653,7 +648,7 @@ def split_patch(patch: str, source_dir: str, tests_dir: str) -> tuple[str, str]:
             names = {item.path}
         if any(is_test_path(str(n), tests_dir) for n in names):
             tests.append(text)
-        elif all(_under(str(n), source_dir) for n in names):
+        elif all(under(str(n), source_dir) for n in names):
             source.append(text)
     return "".join(source), "".join(tests)
 

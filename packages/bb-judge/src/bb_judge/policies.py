@@ -58,6 +58,7 @@ POLICIES: dict[str, Policy] = {
     "cross-vendor": Policy("cross-vendor", Fraction(1, 2), by_vendor=True),
 }
 
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A patch the judge may pick: what it knows of it besides the matrix."""
