@@ -29,6 +29,7 @@ from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from bb_core import kinds
 from bb_core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -37,8 +38,8 @@ if TYPE_CHECKING:
 #: The entry-point group adapters are published under.
 ENTRY_POINT_GROUP = "bugbout.agents"
 
-ROLES = ("contestant", "examiner")
-ASSIGNMENTS = ("reproduce", "specify")
+ROLES = kinds.ROLES
+ASSIGNMENTS = kinds.ASSIGNMENTS
 
 #: How much of stdout.log the default :meth:`CodingAgent.parse` keeps as the summary.
 SUMMARY_CHARS = 2000
@@ -136,7 +137,7 @@ class CodingAgent(ABC):
         self.quota = quota or self.harness
         if role not in ROLES:
             raise ConfigError(f"{label}: role must be contestant or examiner, not {role!r}")
-        self.role = role
+        self.role: str = role
         if role == "examiner":
             assignment = assignment or "reproduce"
             if assignment not in ASSIGNMENTS:

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import click
 
 from bb_core.errors import BbError
+from bb_core.kinds import SANDBOX_KINDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -153,7 +154,7 @@ def test_run_options(what: str) -> Callable[[F], F]:
     def decorate(func: F) -> F:
         func = click.option(
             "--sandbox",
-            type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
+            type=click.Choice(SANDBOX_KINDS),
             default=None,
             help="Override [run] sandbox.",
         )(func)

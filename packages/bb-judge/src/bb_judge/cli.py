@@ -13,9 +13,9 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.kinds import POLICIES
 from bb_core.preflight import preflight
 
-from bb_judge.policies import POLICIES
 from bb_judge.run import run_judge
 
 
@@ -24,7 +24,7 @@ from bb_judge.run import run_judge
 @config_option
 @click.option(
     "--policy",
-    type=click.Choice(list(POLICIES)),
+    type=click.Choice(POLICIES),
     default=None,
     help="How a patch is approved (default: [judge] policy, else majority).",
 )

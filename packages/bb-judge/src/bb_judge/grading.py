@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
+from bb_core.kinds import Category
 from bb_core.patches import is_test_path
 from bb_core.paths import is_config, is_protected, under
 
-RESOLVED = "resolved"
-FIXED_BUT_BROKE = "fixed-but-broke"
-WRONG_FIX = "wrong-fix"
-NO_FIX = "no-fix"
+RESOLVED: Category = "resolved"
+FIXED_BUT_BROKE: Category = "fixed-but-broke"
+WRONG_FIX: Category = "wrong-fix"
+NO_FIX: Category = "no-fix"
 
 #: Why an attempt that did not finish (or left no patch) is no fix and cannot be picked.
 NO_FIX_STATUS = {

@@ -51,6 +51,7 @@ class Policy:
     keep_examiner_tests: bool = False
 
 
+#: By name; the names are the schema's (``defs.json`` policy, a test holds them equal).
 POLICIES: dict[str, Policy] = {
     "majority": Policy("majority", Fraction(1, 2)),
     "unanimous": Policy("unanimous", Fraction(1)),

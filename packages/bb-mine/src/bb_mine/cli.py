@@ -16,6 +16,7 @@ from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
 
 from bb_mine.mine import MineOptions, mine
+from bb_mine.options import NEW_TESTS
 
 PROG = "bb-mine"
 
@@ -84,7 +85,7 @@ def parse_since(text: str) -> datetime:
 )
 @click.option(
     "--new-tests",
-    type=click.Choice(["changed", "cases", "functions"]),
+    type=click.Choice(NEW_TESTS),
     help="Which test changes make a fix gradable: new and changed tests, new tests and "
     "parametrize cases, or new test functions only (tasks.new-tests; default changed).",
 )

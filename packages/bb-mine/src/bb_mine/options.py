@@ -7,25 +7,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
+from bb_core.kinds import MINE_SKIP_REASONS
 
 #: Stable skip reason codes, in the order the rules apply.
-REASONS = (
-    "excluded",
-    "not-a-fix",
-    "no-issue-reference",
-    "no-parent",
-    "no-source-change",
-    "too-many-source-files",
-    "unreadable",
-    "no-test-added",
-    "category",
-    "no-statement",
-    "duplicate-issue",
-)
+REASONS = MINE_SKIP_REASONS
 
 #: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
-NEW_TESTS = ("changed", "cases", "functions")
+NEW_TESTS: tuple[str, ...] = kinds.NEW_TESTS
 
 #: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
 DEFAULT_CATEGORIES = ("bug", "unknown")
