@@ -27,7 +27,9 @@ _BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 #: Words for the patterns of the schemas (a test keeps the configuration's complete).
 PATTERN_WORDS = {
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$": "a date YYYY-MM-DD",
+    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9:.]+(Z|[+-][0-9]{2}:?[0-9]{2})?)?$": (
+        "a date YYYY-MM-DD or an ISO 8601 time"
+    ),
     r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": "owner/name",
     r"^(?!/)(?!~)(?!.*(^|/)\.\.(/|$))[^\\]+$": "a path relative to the repository root",
 }

@@ -19,8 +19,8 @@ from bb_core.preflight import preflight
 from bb_judge.run import run_judge
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument("Task lines (bb-xexam's output)")
 @config_option
 @click.option(
     "--policy",
@@ -28,9 +28,13 @@ from bb_judge.run import run_judge
     default=None,
     help="How a patch is approved (default: [judge] policy, else majority).",
 )
-@jobs_option
-@click.option("--no-score", is_flag=True, help="Only judge from the matrix; run no hidden tests.")
-@refresh_option("Score every patch again instead of reusing kept scores.")
+@jobs_option("tasks, and as many test runs,")
+@click.option(
+    "--no-score",
+    is_flag=True,
+    help="Only judge from the matrix: run no hidden tests, write no scores.",
+)
+@refresh_option("Score every patch again instead of reusing .bugbout/cache/score/.")
 @debug_option
 @version_option("bb-judge")
 def main(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from bb_core import kinds
-from bb_core.config import Config
+from bb_core.config import Config, since_moment
 from bb_core.kinds import MINE_SKIP_REASONS
 
 #: Stable skip reason codes, in the order the rules apply.
@@ -58,7 +58,7 @@ class MineOptions:
         configured = {
             "source": tuple(source) if isinstance(source, list) else source,
             "tests": config.project.tests,
-            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+            "since": since_moment(since) if since else None,
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
             "statement_min_sentences": config.tasks.statement_min_sentences,
