@@ -18,13 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from bb_core import package_version
 from bb_core.agents import CodingAgent, Invocation, Session, register
 from bb_core.sandbox import Confinement
 from bb_report import Report, render, render_html, render_markdown, render_terminal, report_to_json
 
 from bugbout.bout import Bout, Project
 
-__version__ = "0.1.0"
+__version__ = package_version("bugbout")
 
 #: The built-in adapters, loaded from bb-race on first use.
 ADAPTERS = ("CommandAgent", "CodexAgent", "ClaudeCodeAgent", "GeminiCliAgent", "MiniSweAgent")
