@@ -123,6 +123,7 @@ OracleSkipReason = Literal[
     "timed-out",
     "test-run-failed",
     "environment-failed",
+    "setup-failed",
     "no-test-modules",
     "unknown-commit",
 ]
@@ -133,6 +134,7 @@ ORACLE_SKIP_REASONS: tuple[OracleSkipReason, ...] = (
     "timed-out",
     "test-run-failed",
     "environment-failed",
+    "setup-failed",
     "no-test-modules",
     "unknown-commit",
 )
@@ -196,6 +198,7 @@ class Testrun(TypedDict, total=False):
     attempts: int
     tampered: list[str]
     lingered: bool
+    reason: Literal["setup-failed"]
 
 
 class TaskIssueRef(TypedDict, total=False):
@@ -606,8 +609,9 @@ class Task(TypedDict, total=False):
     test_names: TaskTestNames
     new_tests: list[str]
     changed_tests: list[str]
-    fix_signals: list[Literal["title", "closing-keyword", "branch", "included"]]
+    fix_signals: list[Literal["title", "closing-keyword", "branch", "label", "included"]]
     category: Literal["bug", "feature", "unknown"]
+    labels: list[str]
     branch: str
     reference_patch: Required[str]
     test_patch: Required[str]

@@ -32,6 +32,9 @@ PATTERN_WORDS = {
     ),
     r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": "owner/name",
     r"^(?!/)(?!~)(?!.*(^|/)\.\.(/|$))[^\\]+$": "a path relative to the repository root",
+    r"^(default|<[0-9]{4}-[0-9]{2}-[0-9]{2}|>=[0-9]{4}-[0-9]{2}-[0-9]{2}|\S*\.\.\S+)$": (
+        'an era: "default", "<YYYY-MM-DD", ">=YYYY-MM-DD" or a commit range "A..B"'
+    ),
 }
 
 
@@ -127,7 +130,12 @@ RECORDS = Dialect(
 def branch_error(error: ValidationError) -> ValidationError | None:
     """For a value that matches no branch of an ``anyOf``: the problem in the branch of its
     own type (a bad path in a list of paths), or None when no branch has its type."""
-    inner = [e for e in error.context or () if e.validator != "type"]
+    depth = len(error.absolute_path)
+    inner = [
+        e
+        for e in error.context or ()
+        if e.validator != "type" or len(e.absolute_path) > depth  # a wrong item inside
+    ]
     return min(inner, key=lambda e: len(e.absolute_path)) if inner else None
 
 
@@ -139,6 +147,8 @@ def where(error: ValidationError) -> list[Any]:
             return where(inner)
     path = list(error.absolute_path)
     instance = error.instance
+    if "propertyNames" in error.absolute_schema_path:  # a key of a table: name the key
+        return [*path, str(instance)]
     if error.validator == "required":
         missing = [k for k in error.validator_value if k not in instance]
         return [*path, missing[0] if missing else "?"]
