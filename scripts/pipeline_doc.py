@@ -113,6 +113,8 @@ def _type(node: dict[str, Any], local: dict[str, Any]) -> str:
         return f"`{orjson.dumps(node['const']).decode()}`"
     if "enum" in node:
         return " \\| ".join(f"`{orjson.dumps(o).decode()}`" for o in node["enum"])
+    if "anyOf" in node:
+        return " \\| ".join(_type(sub, local) for sub in node["anyOf"])
     kind = node.get("type", "any")
     if isinstance(kind, list):
         return " or ".join(kind)

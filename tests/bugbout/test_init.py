@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from bb_core.config import load_config
-from bugbout.detect import AGENT_CLIS, allowed_minors, choose_python, detect
+from bugbout.detect import agent_clis, allowed_minors, choose_python, detect
 
 BUGBOUT = Path(sys.executable).parent / "bugbout"
 #: The name each agent CLI's entry gets in the written bugbout.toml.
@@ -90,7 +90,7 @@ def test_init_writes_a_config_that_loads(
     assert config.project.tests == tests
     assert config.project.python == choose_python(spec)[0]
     assert config.project.python in allowed_minors(spec)
-    found = [exe for exe, _ in AGENT_CLIS if exe in ("codex", "aider") or shutil.which(exe)]
+    found = [exe for exe, _ in agent_clis() if exe in ("codex", "aider") or shutil.which(exe)]
     assert [a.name for a in config.contestants] == [NAMES[exe] for exe in found]
     assert config.contestants[found.index("aider")].options["command"][0] == "aider"
     assert config.examiners == []

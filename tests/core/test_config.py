@@ -261,9 +261,18 @@ def test_to_dict_loads_back_equal(folder: Path) -> None:
     [
         ('since = "2024-02-29"', dt.date(2024, 2, 29)),
         ("since = 2024-02-29", dt.date(2024, 2, 29)),
+        ('since = "2024-02-29T10:30:00Z"', dt.datetime(2024, 2, 29, 10, 30, tzinfo=dt.UTC)),
+        ("since = 2024-02-29T10:30:00", dt.datetime(2024, 2, 29, 10, 30, tzinfo=dt.UTC)),
+        (
+            "since = 2024-02-29T10:30:00+02:00",
+            dt.datetime(2024, 2, 29, 8, 30, tzinfo=dt.UTC),
+        ),
     ],
 )
-def test_since_takes_a_string_or_a_toml_date(folder: Path, written: str, expected: dt.date) -> None:
+def test_since_takes_what_bb_mine_since_takes(
+    folder: Path, written: str, expected: dt.date
+) -> None:
+    """A date or a full time, as a string or TOML's own date and date-time."""
     config = load_config(write(folder, MINIMAL + f"[tasks]\n{written}\n"))
     assert config.tasks.since == expected
 
@@ -516,17 +525,17 @@ ERRORS = [
     (
         "not-a-date",
         MINIMAL + '[tasks]\nsince = "last year"\n',
-        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD, got "last year"',
+        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD or an ISO 8601 time, got "last year"',
     ),
     (
         "impossible-date",
         MINIMAL + '[tasks]\nsince = "2023-02-30"\n',
-        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD, got "2023-02-30"',
+        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD or an ISO 8601 time, got "2023-02-30"',
     ),
     (
-        "datetime-for-date",
-        MINIMAL + "[tasks]\nsince = 2023-02-03T04:05:06\n",
-        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD, got "2023-02-03T04:05:06"',
+        "impossible-time",
+        MINIMAL + '[tasks]\nsince = "2023-02-03T25:05:06"\n',
+        'bugbout.toml: tasks.since: expected a date YYYY-MM-DD or an ISO 8601 time, got "2023-02-03T25:05:06"',
     ),
     (
         "unquoted-python",

@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import expected
+import orjson
 import pytest
 from bb_core.records import check
 from build_demo import DemoPaths
@@ -224,16 +225,32 @@ def test_a_rerun_replays_and_a_new_commit_is_seen(demo_repo: Path, demo_project:
     assert later.tasks == first.tasks
 
 
-def test_no_cache_gives_the_same_records(demo_build: DemoPaths, mined: Mined) -> None:
+def test_refresh_gives_the_same_records(demo_build: DemoPaths, mined: Mined) -> None:
     result = invoke(
         str(demo_build.repo),
         "--source",
         expected.SOURCE,
         "--issues",
         str(demo_build.issues),
-        "--no-cache",
+        "--refresh",
     )
     assert result.records[:-1] == mined.records[:-1]
+
+
+def test_no_cache_is_still_taken_for_refresh_with_a_warning(
+    demo_build: DemoPaths, mined: Mined
+) -> None:
+    """--no-cache, the old spelling of --refresh, works and says it is deprecated."""
+    args = [str(demo_build.repo), "--source", expected.SOURCE, "--issues", str(demo_build.issues)]
+    done = subprocess.run(
+        [BB_MINE, *args, "--no-cache"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "bb-mine: --no-cache is deprecated; use --refresh" in done.stderr
+    lines = [orjson.loads(line) for line in done.stdout.splitlines()]
+    assert lines[:-1] == mined.records[:-1]
+    shown = subprocess.run([BB_MINE, "--help"], capture_output=True, text=True, check=True)
+    assert "--refresh" in shown.stdout and "--no-cache" not in shown.stdout
 
 
 def test_the_config_supplies_repository_source_and_issues(
@@ -258,7 +275,7 @@ def test_progress_goes_to_a_terminal_and_never_to_stdout(demo_build: DemoPaths) 
 
     leader, follower = pty.openpty()
     done = subprocess.run(
-        [BB_MINE, str(demo_build.repo), "--source", expected.SOURCE, "--no-cache"],
+        [BB_MINE, str(demo_build.repo), "--source", expected.SOURCE, "--refresh"],
         stdout=subprocess.PIPE, stderr=follower, timeout=60, check=True,
     )  # fmt: skip
     os.close(follower)

@@ -40,7 +40,7 @@ CASES = {
     ),
     "bad-since": (
         lambda tmp, demo: [str(demo.repo), *SOURCE, "--since", "last tuesday"],
-        "--since: expected a date such as 2023-01-01, got 'last tuesday'",
+        "--since: expected a date YYYY-MM-DD or an ISO 8601 time, got 'last tuesday'",
     ),
     "missing-issues-file": (
         lambda tmp, demo: [str(demo.repo), *SOURCE, "--issues", str(tmp / "none.jsonl")],

@@ -152,7 +152,7 @@ def test_stopping_early_shuts_the_workers_down(
 
 def test_the_jobs_option_sets_the_workers(long_history: tuple[Path, Path], pools: Pools) -> None:
     repo, issues = long_history
-    args = [str(repo), "--source", "src/pkg", "--issues", str(issues), "--limit", "0", "--no-cache"]
+    args = [str(repo), "--source", "src/pkg", "--issues", str(issues), "--limit", "0", "--refresh"]
     one = invoke(*args, "--jobs", "1")
     assert one.code == 0 and pools.started == 0
     two = invoke(*args, "-j", "2")

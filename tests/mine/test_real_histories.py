@@ -24,7 +24,7 @@ def mine(repo: GitRepo, *args: str, config: str | None = None, tmp: Path | None 
         path = tmp / "bugbout.toml"
         path.write_text(config)
         extra = ["--config", str(path)]
-    result = invoke(str(repo.path), "--no-cache", "--limit", "0", *extra, *args)
+    result = invoke(str(repo.path), "--refresh", "--limit", "0", *extra, *args)
     assert result.code == 0, result.stderr
     return result
 
@@ -73,7 +73,7 @@ def test_test_files_in_bugbout_toml_replace_the_projects_names(
     repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "checks.py": TESTS}, "Start")
     repo.commit({"pkg/core.py": FIXED, "checks.py": MORE}, "Fix None in total (#3)")
     # Without the setting no test module is found, and the missing tests folder is named.
-    unset = invoke(str(repo.path), "--no-cache", "--limit", "0", "--source", "pkg")
+    unset = invoke(str(repo.path), "--refresh", "--limit", "0", "--source", "pkg")
     assert unset.code == 2 and unset.tasks == []
     assert "project.tests (--tests): 'tests' is not a folder at the tip" in unset.stderr
     config = '[project]\nsource = "pkg"\ntest-files = ["checks.py"]\n'

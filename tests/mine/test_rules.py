@@ -1,5 +1,5 @@
 """The rules read from a change's text and trees: fix titles, issue references, added tests,
-protected paths."""
+pytest configuration."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 from bb_mine.rules import (
     ChangeText,
     change_text,
-    conftest_candidates,
     holds_pytest_config,
     issue_refs,
     reads_like_fix,
@@ -171,12 +170,6 @@ def test_piecewise_parsing_agrees_with_a_whole_parse() -> None:
 def test_a_broken_test_module_is_unparseable() -> None:
     with pytest.raises(Unparseable, match=r"t\.py"):
         added_tests(MODULE.encode(), b"def test_x(:\n", path="t.py")
-
-
-def test_conftest_candidates_run_from_the_root_down() -> None:
-    assert conftest_candidates(["tests/unit/test_a.py", "tests/test_b.py"]) == [
-        "conftest.py", "tests/conftest.py", "tests/unit/conftest.py",
-    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -172,9 +172,9 @@ def test_a_silent_server_times_out_instead_of_hanging(widgets: GitRepo) -> None:
 def test_github_answers_are_cached_in_bugbout_home(widgets: GitRepo) -> None:
     with serve(FakeGitHub()) as fake:
         serve_widgets(fake)
-        first = mine(widgets, fake, "--no-cache")
+        first = mine(widgets, fake, "--refresh")
         asked = len(fake.requests)
-        again = mine(widgets, fake, "--no-cache")
+        again = mine(widgets, fake, "--refresh")
     assert asked == 3  # #7 (404), #12, #5
     assert len(fake.requests) == asked
     assert again.records[:-1] == first.records[:-1]

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from bb_core.agents import Invocation, Session, agent_class, agent_environment, ca_files
 from bb_core.errors import ConfigError
-from bb_core.sandbox import NoSandbox
+from bb_core.sandbox import NoSandbox, program_roots
 from bb_race.checkout import AttemptDirs
 from bb_race.egress import EgressProxy, Upstream
-from bb_race.runner import attempt_temp, program_dirs
+from bb_race.runner import attempt_temp
 from bb_race.shortpaths import SUN_PATH_MAX, SocketPathTooLong, check_socket_path, fits
 
 
@@ -291,4 +291,15 @@ def test_an_npm_clis_whole_node_modules_is_its_program_folder(tmp_path: Path) ->
     (modules / ".bin" / "codex").symlink_to(script)
     # (the native binary lives in a sibling package, @openai/codex-linux-x64)
     argv = ["env", "TMPDIR=/somewhere", str(modules / ".bin" / "codex"), "exec"]
-    assert program_dirs(argv) == [modules, modules]
+    roots = program_roots(argv)
+    assert roots.count(modules) == 1
+    assert program_roots(argv[2:]) == roots  # the leading env is looked through
+
+
+def test_a_program_outside_node_modules_gets_no_node_modules(tmp_path: Path) -> None:
+    tool = tmp_path / "opt" / "tool" / "bin" / "tool"
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\n")
+    tool.chmod(0o755)
+    assert all(p.name != "node_modules" for p in program_roots([str(tool)]))
+    assert program_roots(["env", "A=1", str(tool)]) == program_roots([str(tool)]) != []

@@ -25,20 +25,20 @@ import subprocess
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from bb_core import kinds
 from bb_core.errors import ConfigError
 
 if TYPE_CHECKING:
     from bb_core.sandbox import Sandbox
 
 #: The entry-point group adapters are published under.
-ENTRY_POINT_GROUP = "bugbout.agents"
 
-ROLES = ("contestant", "examiner")
-ASSIGNMENTS = ("reproduce", "specify")
+
+ROLES = kinds.ROLES
+ASSIGNMENTS = kinds.ASSIGNMENTS
 
 #: How much of stdout.log the default :meth:`CodingAgent.parse` keeps as the summary.
 SUMMARY_CHARS = 2000
@@ -116,6 +116,14 @@ class CodingAgent(ABC):
     version_args: ClassVar[tuple[str, ...] | None] = None
     #: The CLI's version bugbout's tests ran this adapter with (None: not tested).
     tested_version: ClassVar[str | None] = None
+    #: How to install the CLI, for the doctor's fix (``npm install -g @openai/codex``).
+    install: ClassVar[str | None] = None
+    #: What ``bugbout init`` writes for this adapter, one (executable, bugbout.toml entry)
+    #: per CLI it races: the entry is written as is when the executable is on PATH, else
+    #: commented out. An adapter may race several CLIs (the command adapter's aider).
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = ()
+    #: Where ``bugbout init`` lists this adapter's entries among the others: lower first.
+    init_rank: ClassVar[int] = 100
 
     def __init__(
         self,
@@ -136,7 +144,7 @@ class CodingAgent(ABC):
         self.quota = quota or self.harness
         if role not in ROLES:
             raise ConfigError(f"{label}: role must be contestant or examiner, not {role!r}")
-        self.role = role
+        self.role: str = role
         if role == "examiner":
             assignment = assignment or "reproduce"
             if assignment not in ASSIGNMENTS:
@@ -202,6 +210,11 @@ class CodingAgent(ABC):
     def login_status(self) -> str | None:
         """How the agent is logged in, found without spending quota; None: cannot tell."""
         return None
+
+    def requirements(self, path: str | None = None) -> list[tuple[str, str]]:
+        """What this agent needs besides its CLI that *path* (PATH) lacks, for ``bugbout
+        doctor``: (what is missing, how to get it) each. Nothing by default."""
+        return []
 
     def version(self) -> str | None:
         """The CLI's version, when ``version_args`` can get it within a few seconds."""
@@ -301,70 +314,6 @@ def guess_vendor(model: str | None) -> str | None:
     return None
 
 
-# -- the registry ----------------------------------------------------------------------
-
-_registered: dict[str, type[CodingAgent]] = {}
-
-
-def register(cls: type[CodingAgent]) -> type[CodingAgent]:
-    """Make *cls* known under its ``harness`` in this process (a decorator).
-
-    Published adapters use the ``bugbout.agents`` entry-point group instead; this is for
-    agents defined in a script or a test.
-    """
-    if not (isinstance(cls, type) and issubclass(cls, CodingAgent)):
-        raise TypeError(f"{cls!r} is not a CodingAgent subclass")
-    _registered[cls.harness] = cls
-    return cls
-
-
-def _entry_points() -> dict[str, EntryPoint]:
-    found: dict[str, EntryPoint] = {}
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        found.setdefault(point.name, point)
-    return found
-
-
-def known_agents() -> list[str]:
-    """Every agent type name this installation knows, sorted."""
-    return sorted(set(_entry_points()) | set(_registered))
-
-
-def agent_class(harness: str) -> type[CodingAgent]:
-    """The adapter class called *harness*; a :class:`ConfigError` naming the known ones."""
-    if harness in _registered:
-        return _registered[harness]
-    point = _entry_points().get(harness)
-    if point is None:
-        known = ", ".join(known_agents()) or "none installed"
-        raise ConfigError(f'unknown agent "{harness}" (known: {known})')
-    try:
-        cls = point.load()
-    except Exception as exc:
-        raise ConfigError(f"agent {harness!r} cannot be loaded from {point.value}: {exc}") from exc
-    if not (isinstance(cls, type) and issubclass(cls, CodingAgent)):
-        raise ConfigError(f"agent {harness!r} ({point.value}) is not a CodingAgent subclass")
-    return cls
-
-
-def agent_from_config(cfg: Any) -> CodingAgent:
-    """Build the adapter one ``[[contestants]]`` or ``[[examiners]]`` entry describes.
-
-    *cfg* is a :class:`bb_core.config.AgentConfig` (``agent``, ``model``, ``name``,
-    ``vendor``, ``quota``, ``role``, ``assignment``, ``options``).
-    """
-    cls = agent_class(cfg.agent)
-    return cls(
-        getattr(cfg, "model", None),
-        name=getattr(cfg, "name", None),
-        vendor=getattr(cfg, "vendor", None),
-        quota=getattr(cfg, "quota", None),
-        options=getattr(cfg, "options", None) or {},
-        role=getattr(cfg, "role", None) or "contestant",
-        assignment=getattr(cfg, "assignment", None),
-    )
-
-
 # The environment and secrets live in bb_core.agentenv; importable from here as before.
 from bb_core.agentenv import (  # noqa: E402
     BASE_ENV,
@@ -377,6 +326,15 @@ from bb_core.agentenv import (  # noqa: E402
     credentials,
     scrub,
     secret_values,
+)
+from bb_core.registry import (  # noqa: E402
+    ENTRY_POINT_GROUP,
+    adapter_classes,
+    agent_class,
+    agent_from_config,
+    init_entries,
+    known_agents,
+    register,
 )
 
 __all__ = [
@@ -391,6 +349,7 @@ __all__ = [
     "CodingAgent",
     "Invocation",
     "Session",
+    "adapter_classes",
     "agent_class",
     "agent_environment",
     "agent_from_config",
@@ -398,6 +357,7 @@ __all__ = [
     "cli_version",
     "credentials",
     "guess_vendor",
+    "init_entries",
     "known_agents",
     "read_tail",
     "register",

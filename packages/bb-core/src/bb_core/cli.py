@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import click
 
 from bb_core.errors import BbError
+from bb_core.kinds import SANDBOX_KINDS
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -81,8 +82,22 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
+#: ``-h`` as well as ``--help``, for every command and group.
+HELP_OPTIONS: dict[str, Any] = {"help_option_names": ["-h", "--help"]}
+
+
+def _with_help(kwargs: dict[str, Any]) -> dict[str, Any]:
+    return {
+        **kwargs,
+        "context_settings": {**HELP_OPTIONS, **(kwargs.get("context_settings") or {})},
+    }
+
+
 class BbCommand(click.Command):
     """A click command that reports :class:`BbError` as one line with its exit status."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **_with_help(kwargs))
 
     def invoke(self, ctx: click.Context) -> Any:
         return _run_guarded(ctx, lambda: super(BbCommand, self).invoke(ctx))
@@ -92,6 +107,9 @@ class BbGroup(click.Group):
     """A click group whose subcommands report errors the same way."""
 
     command_class = BbCommand
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **_with_help(kwargs))
 
     def invoke(self, ctx: click.Context) -> Any:
         return _run_guarded(ctx, lambda: super(BbGroup, self).invoke(ctx))
@@ -111,9 +129,27 @@ def terminate_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def inputs_argument(func: F) -> F:
-    """``[FILE|-]...``: JSON-lines inputs, stdin when none is given."""
-    return click.argument("inputs", nargs=-1, metavar="[FILE|-]...")(func)
+class DocumentedArgument(click.Argument):
+    """A click argument with a help text, for the option tables of the docs."""
+
+    def __init__(self, *args: Any, help: str | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.help = help
+
+
+def argument(*decls: str, help: str, **kwargs: Any) -> Callable[[F], F]:
+    """A positional argument with *help* (shown in the docs' option tables)."""
+    return click.argument(*decls, cls=DocumentedArgument, help=help, **kwargs)
+
+
+def inputs_argument(what: str) -> Callable[[F], F]:
+    """``[FILE|-]...``: JSON-lines inputs (*what* they hold), stdin when none is given."""
+    return argument(
+        "inputs",
+        nargs=-1,
+        metavar="[FILE|-]...",
+        help=f"{what} to read (- for stdin); stdin when none is given.",
+    )
 
 
 def config_option(func: F) -> F:
@@ -122,25 +158,57 @@ def config_option(func: F) -> F:
         "config_path",
         type=click.Path(dir_okay=False),
         default=None,
-        help="bugbout.toml to read (default: ./bugbout.toml when present).",
+        metavar="FILE",
+        help="The bugbout.toml to read (default: ./bugbout.toml when present, else the "
+        "defaults). Flags override it.",
     )(func)
 
 
 def debug_option(func: F) -> F:
     return click.option(
-        "--debug", is_flag=True, help="Show tracebacks and extra detail on stderr."
+        "--debug", is_flag=True, help="Show tracebacks on errors, and extra detail on stderr."
     )(func)
 
 
-def jobs_option(func: F) -> F:
+def jobs_option(
+    units: str, default: int | None = 1, default_text: str | None = None, note: str = ""
+) -> Callable[[F], F]:
+    """``--jobs N`` / ``-j N``: at most N of this command's *units* of work at once."""
+    shown = default_text or (str(default) if default is not None else "")
     return click.option(
         "--jobs",
         "-j",
         type=click.IntRange(min=1),
-        default=1,
-        show_default=True,
-        help="How many tasks to work on at once.",
-    )(func)
+        default=default,
+        metavar="N",
+        help=f"At most N {units} at once (default: {shown}).{' ' + note if note else ''}",
+    )
+
+
+def agent_option(help_text: str) -> Callable[[F], F]:
+    """``--agent NAME``, repeatable: only these agents of bugbout.toml."""
+    return click.option("--agent", "agents", multiple=True, metavar="NAME", help=help_text)
+
+
+def issues_option(help_text: str) -> Callable[[F], F]:
+    """``--issues FILE``: an offline issue export to read instead of GitHub."""
+    return click.option(
+        "--issues", type=click.Path(dir_okay=False), default=None, metavar="FILE", help=help_text
+    )
+
+
+#: ``--retry-failed``: run again the attempts the agent never had a fair go at.
+retry_failed_option = click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
+)
+
+#: What refreshing attempts does, for ``bb-race --refresh`` and ``bugbout run --refresh-attempts``.
+REFRESH_ATTEMPTS_HELP = (
+    "Run every attempt again, even one given exactly what it would be given now; the "
+    "earlier attempts are kept under .bugbout/attempts/<task>/history/."
+)
 
 
 def test_run_options(what: str) -> Callable[[F], F]:
@@ -153,35 +221,50 @@ def test_run_options(what: str) -> Callable[[F], F]:
     def decorate(func: F) -> F:
         func = click.option(
             "--sandbox",
-            type=click.Choice(["auto", "bubblewrap", "seatbelt", "none"]),
+            type=click.Choice(SANDBOX_KINDS),
             default=None,
-            help="Override [run] sandbox.",
+            metavar="KIND",
+            help="Which sandbox confines the runs; overrides [run] sandbox.",
         )(func)
         func = click.option(
             "--run-timeout",
             type=click.IntRange(min=1),
             default=None,
+            metavar="S",
             help=f"Seconds {what} may take (default: 10 x test-timeout, at least 300).",
         )(func)
         return click.option(
             "--test-timeout",
             type=click.IntRange(min=1),
             default=None,
-            help="Seconds one test may take (default: [run] test-timeout, else 60).",
+            metavar="S",
+            help="Seconds one test may take before it is failed (default: [run] test-timeout, "
+            "else 60).",
         )(func)
 
     return decorate
 
 
-def refresh_option(help_text: str) -> Callable[[F], F]:
-    """``--refresh``: ignore this stage's kept results and do the work again."""
-    return click.option("--refresh", is_flag=True, help=help_text)
+def refresh_option(help_text: str, *, deprecated: str | None = None) -> Callable[[F], F]:
+    """``--refresh``: ignore this stage's kept results and do the work again.
+
+    *deprecated* is an older spelling still taken (hidden from the help), with a warning.
+    """
+
+    def warn(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        if value:
+            click.echo(f"{_prog(ctx)}: {deprecated} is deprecated; use --refresh", err=True)
+        return value
+
+    def decorate(func: F) -> F:
+        func = click.option("--refresh", is_flag=True, help=help_text)(func)
+        if deprecated is None:
+            return func
+        name = "deprecated_refresh"
+        return click.option(deprecated, name, is_flag=True, hidden=True, callback=warn)(func)
+
+    return decorate
 
 
 def version_option(package: str) -> Callable[[F], F]:
     return click.version_option(package_name=package, message="%(prog)s %(version)s")
-
-
-def not_implemented(prog: str) -> None:
-    """Used by stages that are declared but not built in this release."""
-    raise BbError(f"not implemented yet in this release of {prog}")

@@ -45,6 +45,26 @@ OVERRIDES = "<overrides>"
 AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
 
 
+#: What ``tasks.since`` and ``bb-mine --since`` take, in words.
+SINCE_WORDS = "a date YYYY-MM-DD or an ISO 8601 time"
+
+
+def parse_since(text: str) -> dt.date | dt.datetime:
+    """``2023-01-01`` (a date) or a full ISO 8601 time, UTC unless it says otherwise."""
+    text = text.strip()
+    if len(text) == 10:
+        return dt.date.fromisoformat(text)
+    when = dt.datetime.fromisoformat(text)
+    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
+
+
+def since_moment(since: dt.date | dt.datetime) -> dt.datetime:
+    """The aware time *since* starts at: a date's midnight UTC."""
+    if isinstance(since, dt.datetime):
+        return since
+    return dt.datetime(since.year, since.month, since.day, tzinfo=dt.UTC)
+
+
 @dataclass(frozen=True)
 class ProjectConfig:
     """``[project]``: the code under test and the environment its tests need."""
@@ -75,7 +95,8 @@ class ProjectConfig:
 class TasksConfig:
     """``[tasks]``: which fixes become tasks."""
 
-    since: dt.date | None = None
+    #: A date (from midnight UTC) or an aware time.
+    since: dt.date | dt.datetime | None = None
     limit: int = 20
     max_source_files: int = 2
     #: Sentences a statement must keep beyond its title after redaction.
@@ -265,10 +286,9 @@ def build(
         t["issues"] = _resolve(root, t["issues"])
     if "since" in t:
         try:
-            t["since"] = dt.date.fromisoformat(t["since"])
+            t["since"] = parse_since(t["since"])
         except ValueError as exc:
-            bad = f"expected a date YYYY-MM-DD, got {show(t['since'])}"
-            raise fail("tasks.since", bad) from exc
+            raise fail("tasks.since", f"expected {SINCE_WORDS}, got {show(t['since'])}") from exc
     project = ProjectConfig(**p)
     tasks = TasksConfig(**t)
     run = RunConfig(**_fields(RunConfig, doc.get("run", {})))

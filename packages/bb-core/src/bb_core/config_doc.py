@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import difflib
-import json
 import os
 import re
 import tomllib
@@ -21,32 +19,24 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bb_core.errors import ConfigError
+from bb_core.schema_errors import PATTERN_WORDS, Dialect, as_toml, path_text, problem, where
 from bb_core.schemas import quick_check, schema, validator
+
+__all__ = [
+    "PATTERN_WORDS",
+    "first_problem",
+    "key_path",
+    "merge_overrides",
+    "plain",
+    "read_toml",
+    "show",
+]
+
+#: A value as TOML would spell it, cut short.
+show = as_toml
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
-
-#: The words for each ``pattern`` in schemas/config.json (a test keeps them complete).
-PATTERN_WORDS = {
-    r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$": "a date YYYY-MM-DD",
-    r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": "owner/name",
-    r"^(?!/)(?!~)(?!.*(^|/)\.\.(/|$))[^\\]+$": "a path relative to the repository root",
-    r"^(default|<[0-9]{4}-[0-9]{2}-[0-9]{2}|>=[0-9]{4}-[0-9]{2}-[0-9]{2}|\S*\.\.\S+)$": (
-        'an era: "default", "<YYYY-MM-DD", ">=YYYY-MM-DD" or a commit range "A..B"'
-    ),
-}
-
-_TYPE_WORDS = {
-    "object": "a table",
-    "array": "an array",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "nothing",
-}
-
-_BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
 
 _AT_END = "(at end of document)"
 
@@ -55,29 +45,38 @@ _TOML_POSITION = re.compile(r"^(?P<msg>.*?)\s*\(at line (?P<line>\d+), column (?
 
 def key_path(parts: Iterable[Any]) -> str:
     """``["contestants", 2, "model"]`` -> ``contestants[2].model``; odd keys are quoted."""
-    text = ""
-    for part in parts:
-        if isinstance(part, int):
-            text += f"[{part}]"
-            continue
-        key = part if _BARE_KEY.match(part) else json.dumps(part, ensure_ascii=False)
-        text += f".{key}" if text else key
-    return text
+    return path_text(parts, root="")
 
 
-def show(value: Any) -> str:
-    """A value as TOML would spell it, cut short: ``"abc"``, ``12``, ``true``, ``a table``."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, dict):
-        return "a table"
-    if isinstance(value, str):
-        text = json.dumps(value, ensure_ascii=False)
-    elif isinstance(value, list):
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    else:
-        text = str(value)
-    return text if len(text) <= 40 else text[:39] + "…"
+def _wrong_type(names: list[str], value: Any, where: list[Any]) -> str | None:
+    """What to say of a wrong type that a TOML writer gets wrong in a known way."""
+    if names == ["array"] and where in (["contestants"], ["examiners"]):
+        section = where[0]
+        if isinstance(value, dict):
+            return f"expected an array of tables, got a table; write [[{section}]], not [{section}]"
+        return f"expected an array of tables ([[{section}]]), got {show(value)}"
+    if names == ["string"] and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"expected a string, got {show(value)}; put it in quotes"
+    return None
+
+
+#: How bugbout.toml's problems are worded: tables and keys, values as TOML spells them.
+CONFIG = Dialect(
+    key="key",
+    types={
+        "object": "a table",
+        "array": "an array",
+        "string": "a string",
+        "integer": "an integer",
+        "number": "a number",
+        "boolean": "true or false",
+        "null": "nothing",
+    },
+    show=show,
+    option=show,
+    suggest=True,
+    wrong_type=_wrong_type,
+)
 
 
 def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
@@ -222,37 +221,12 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
     return key_path(where), _problem(error, where)
 
 
-def _branch_error(error: ValidationError) -> ValidationError | None:
-    """For a value that matches no branch of an ``anyOf``: the problem in the branch of its
-    own type (a bad path in a list of paths), or None when no branch has its type."""
-    depth = len(error.absolute_path)
-    inner = [
-        e
-        for e in error.context or ()
-        if e.validator != "type" or len(e.absolute_path) > depth  # a wrong item inside
-    ]
-    return min(inner, key=lambda e: len(e.absolute_path)) if inner else None
-
-
 def _where(error: ValidationError) -> list[Any]:
-    """The key the problem is about: the missing or unknown key itself, not its table."""
-    if error.validator in ("anyOf", "oneOf"):
-        inner = _branch_error(error)
-        if inner is not None:
-            return _where(inner)
-    path = list(error.absolute_path)
-    instance = error.instance
-    if "propertyNames" in error.absolute_schema_path:  # a key of a table: name the key
-        return [*path, str(instance)]
-    if error.validator == "required":
-        missing = [k for k in error.validator_value if k not in instance]
-        if path == [] and missing[:1] == ["project"]:
-            return ["project", "source"]
-        return [*path, missing[0]]
-    if error.validator == "additionalProperties":
-        known = set(error.schema.get("properties", {}))
-        return [*path, next(k for k in instance if k not in known)]
-    return path
+    """The key the problem is about; a missing ``[project]`` is a missing project.source."""
+    place = where(error)
+    if place == ["project"] and error.validator == "required" and not error.absolute_path:
+        return ["project", "source"]
+    return place
 
 
 def _order(document: Any, where: list[Any]) -> list[int]:
@@ -273,73 +247,5 @@ def _order(document: Any, where: list[Any]) -> list[int]:
     return order
 
 
-def _problem(error: ValidationError, where: list[Any]) -> str:
-    value = error.instance
-    match error.validator:
-        case "required":
-            why = _then_description(error)
-            return f"required key missing; {why}" if why else "required key missing"
-        case "additionalProperties":
-            return _unknown_key(str(where[-1]), sorted(error.schema.get("properties", {})))
-        case "type":
-            return _wrong_type(error.validator_value, value, where)
-        case "enum":
-            options = ", ".join(show(option) for option in error.validator_value)
-            return f"expected one of {options}; got {show(value)}"
-        case "minimum":
-            return f"expected an integer >= {error.validator_value}, got {show(value)}"
-        case "minLength":
-            return "expected a non-empty string"
-        case "minItems":
-            return "expected a non-empty array"
-        case "pattern":
-            words = PATTERN_WORDS.get(
-                error.validator_value, f"text matching {error.validator_value}"
-            )
-            return f"expected {words}, got {show(value)}"
-        case "not":
-            return str(error.schema.get("description", "not allowed here"))
-        case "anyOf" | "oneOf":
-            # The branch of the value's own type says what is wrong with it; with none,
-            # name every type the key takes.
-            inner = _branch_error(error)
-            if inner is not None:
-                return _problem(inner, where)
-            types = [branch.get("type") for branch in error.validator_value if "type" in branch]
-            words = " or ".join(
-                "an array of strings" if t == "array" else _TYPE_WORDS.get(t, t) for t in types
-            )
-            return f"expected {words}, got {show(value)}"
-        case _:
-            return error.message
-
-
-def _then_description(error: ValidationError) -> str:
-    """The description of the ``then`` branch a requirement came from, if any."""
-    if "then" not in error.absolute_schema_path:
-        return ""
-    return str(error.schema.get("description", ""))
-
-
-def _unknown_key(key: str, known: list[str]) -> str:
-    dashed = key.replace("_", "-")
-    if dashed != key and dashed in known:
-        return f'unknown key; did you mean "{dashed}"? (keys use dashes)'
-    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-    if close:
-        return f'unknown key; did you mean "{close[0]}"?'
-    return "unknown key; known keys: " + ", ".join(known)
-
-
-def _wrong_type(wanted: str | list[str], value: Any, where: list[Any]) -> str:
-    names = [wanted] if isinstance(wanted, str) else list(wanted)
-    expected = " or ".join(_TYPE_WORDS.get(name, name) for name in names)
-    if names == ["array"] and where in (["contestants"], ["examiners"]):
-        section = where[0]
-        if isinstance(value, dict):
-            return f"expected an array of tables, got a table; write [[{section}]], not [{section}]"
-        return f"expected an array of tables ([[{section}]]), got {show(value)}"
-    problem = f"expected {expected}, got {show(value)}"
-    if names == ["string"] and isinstance(value, int | float) and not isinstance(value, bool):
-        problem += "; put it in quotes"
-    return problem
+def _problem(error: ValidationError, place: list[Any]) -> str:
+    return problem(error, place, CONFIG)

@@ -195,10 +195,6 @@ class _Compiler:
                 return lambda _value: True
             case "maximum":
                 return lambda value: not _is_type(value, "number") or value <= argument
-            case "exclusiveMinimum":
-                return lambda value: not _is_type(value, "number") or value > argument
-            case "exclusiveMaximum":
-                return lambda value: not _is_type(value, "number") or value < argument
             case "required":
                 names = list(argument)
                 return lambda value: not isinstance(value, dict) or all(n in value for n in names)

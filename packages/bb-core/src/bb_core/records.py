@@ -13,27 +13,17 @@ import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, Any
 
 import orjson
 
 from bb_core.errors import BadRecord, StageFailed, UsageError
+from bb_core.schema_errors import explain, json_type, path_text
 from bb_core.schemas import KINDS, VERSION, quick_check, validator
 
-if TYPE_CHECKING:
-    from jsonschema import ValidationError
+__all__ = ["STDIN", "Line", "Writer", "check", "json_type", "parse_line", "read_lines"]
 
 STDIN = "-"
-
-_TYPE_NAMES = {
-    "object": "an object",
-    "array": "an array",
-    "string": "a string",
-    "integer": "an integer",
-    "number": "a number",
-    "boolean": "true or false",
-    "null": "null",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,64 +41,6 @@ class Line:
         return str(self.record.get("kind"))
 
 
-def json_type(value: Any) -> str:
-    """The JSON name of a Python value's type, for error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
-
-
-def json_path(parts: Iterable[Any]) -> str:
-    """``["oracle", "runs", 0, "log"]`` -> ``oracle.runs[0].log``; the root is ``$``."""
-    text = ""
-    for part in parts:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or "$"
-
-
-def _describe(error: ValidationError) -> tuple[str, str]:
-    """The JSON path and a short, plain sentence for one schema violation."""
-    path = list(error.absolute_path)
-    instance = error.instance
-    match error.validator:
-        case "required":
-            missing = [k for k in error.validator_value if k not in instance]
-            return json_path([*path, missing[0] if missing else "?"]), "required field missing"
-        case "type":
-            wanted = error.validator_value
-            names = [wanted] if isinstance(wanted, str) else list(wanted)
-            expected = " or ".join(_TYPE_NAMES.get(n, n) for n in names)
-            got = json_type(instance)
-            shown = orjson.dumps(instance).decode()[:40]
-            return json_path(path), f"expected {expected}, got {got} {shown}"
-        case "additionalProperties" | "unevaluatedProperties":
-            allowed = set(error.schema.get("properties", {}))
-            extra = sorted(k for k in instance if k not in allowed)
-            return json_path([*path, extra[0] if extra else "?"]), "unknown field"
-        case "enum":
-            options = ", ".join(str(o) for o in error.validator_value)
-            return json_path(
-                path
-            ), f"expected one of {options}; got {orjson.dumps(instance).decode()[:40]}"
-        case "const":
-            return json_path(path), f"expected {orjson.dumps(error.validator_value).decode()}"
-        case _:
-            return json_path(path), error.message
-
-
 def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
     """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
     if quick_check(kind)(record):
@@ -118,7 +50,8 @@ def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
     error = best_match(validator(kind).iter_errors(record))
     if error is None:  # the quick check was stricter than the schema: trust the schema
         return None
-    return _describe(error)
+    place, what = explain(error)
+    return path_text(place), what
 
 
 def parse_line(raw: bytes, source: str, lineno: int) -> Line:
@@ -210,11 +143,6 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
-
-
-def read_records(inputs: Sequence[str] = (STDIN,)) -> list[dict[str, Any]]:
-    """All records of *inputs*, known and unknown kinds, in order."""
-    return [line.record for line in read_lines(inputs)]
 
 
 def dumps(record: dict[str, Any]) -> bytes:

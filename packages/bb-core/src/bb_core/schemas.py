@@ -11,22 +11,23 @@ import functools
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
 from bb_core.fastcheck import Check, Unsupported, compile_schema
+from bb_core.kinds import KINDS as RECORD_KINDS
 
 if TYPE_CHECKING:  # jsonschema is imported only when a record needs explaining
     from jsonschema import Draft202012Validator
 
 #: The kinds a line may carry, each with the schema file that describes it.
-KINDS = ("task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report")
+KINDS = RECORD_KINDS
 
 #: The schema version every tool of this release reads and writes.
-VERSION = 1
+VERSION: Final = 1
 
 
 def schema_dir() -> Path:

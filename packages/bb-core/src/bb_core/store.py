@@ -127,24 +127,12 @@ class Store:
         return target
 
     @property
-    def tasks(self) -> Path:
-        return self.path("tasks.jsonl")
-
-    @property
-    def oracles(self) -> Path:
-        return self.path("oracles.jsonl")
-
-    @property
     def attempts(self) -> Path:
         return self.path("attempts", ".keep").parent
 
     @property
     def matrices(self) -> Path:
         return self.path("matrices", ".keep").parent
-
-    @property
-    def verdicts(self) -> Path:
-        return self.path("verdicts.jsonl")
 
     @property
     def cache(self) -> Path:

@@ -1,3 +1,5 @@
 """Pick one patch per bug from executed evidence and score every patch with the hidden tests."""
 
-__version__ = "0.1.0"
+from bb_core import package_version
+
+__version__ = package_version("bb-judge")

@@ -13,24 +13,28 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.config import load_config
+from bb_core.kinds import POLICIES
 from bb_core.preflight import preflight
 
-from bb_judge.policies import POLICIES
 from bb_judge.run import run_judge
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument("Task lines (bb-xexam's output)")
 @config_option
 @click.option(
     "--policy",
-    type=click.Choice(list(POLICIES)),
+    type=click.Choice(POLICIES),
     default=None,
     help="How a patch is approved (default: [judge] policy, else majority).",
 )
-@jobs_option
-@click.option("--no-score", is_flag=True, help="Only judge from the matrix; run no hidden tests.")
-@refresh_option("Score every patch again instead of reusing kept scores.")
+@jobs_option("tasks, and as many test runs,")
+@click.option(
+    "--no-score",
+    is_flag=True,
+    help="Only judge from the matrix: run no hidden tests, write no scores.",
+)
+@refresh_option("Score every patch again instead of reusing .bugbout/cache/score/.")
 @debug_option
 @version_option("bb-judge")
 def main(

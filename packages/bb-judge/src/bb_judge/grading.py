@@ -9,30 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
+from bb_core.kinds import Category
 from bb_core.patch import is_test_path
+from bb_core.paths import is_config, is_protected, under
 
-RESOLVED = "resolved"
-FIXED_BUT_BROKE = "fixed-but-broke"
-WRONG_FIX = "wrong-fix"
-NO_FIX = "no-fix"
-
-#: Files that configure how tests run or how Python starts: never applied, wherever they
-#: are, because through them a patch could reach the oracle without touching a test.
-CONFIG_NAMES = frozenset(
-    {
-        "conftest.py",
-        "sitecustomize.py",
-        "usercustomize.py",
-        "pytest.ini",
-        ".pytest.ini",
-        "tox.ini",
-        "setup.cfg",
-        "pyproject.toml",
-        "noxfile.py",
-    }
-)
+RESOLVED: Category = "resolved"
+FIXED_BUT_BROKE: Category = "fixed-but-broke"
+WRONG_FIX: Category = "wrong-fix"
+NO_FIX: Category = "no-fix"
 
 #: Why an attempt that did not finish (or left no patch) is no fix and cannot be picked.
 NO_FIX_STATUS = {
@@ -43,30 +28,20 @@ NO_FIX_STATUS = {
 }
 
 
-def under(path: str, folder: str) -> bool:
-    """Whether repository path *path* is *folder* or inside it (every path is in ``.``)."""
-    folder = folder.strip("/")
-    if folder in ("", "."):
-        return True
-    return path == folder or path.startswith(folder + "/")
-
-
 def source_filter(source: str, tests: str, protected: Collection[str]) -> Callable[[str], bool]:
     """Which paths of a patch are applied when scoring it.
 
     Only files under the package directory *source*, and among those no test module, no
-    test or interpreter configuration (:data:`CONFIG_NAMES`, ``*.pth``), nothing under the
+    test or interpreter configuration (:data:`bb_core.paths.CONFIG_NAMES`, ``*.pth``), nothing under the
     tests directory and no protected path (or anything under one).
     """
 
     def keep(path: str) -> bool:
-        name = PurePosixPath(path).name
         return (
             under(path, source)
             and not is_test_path(path, tests)
-            and name not in CONFIG_NAMES
-            and not name.endswith(".pth")
-            and not any(under(path, p) for p in protected)
+            and not is_config(path)
+            and not is_protected(path, protected)
         )
 
     return keep

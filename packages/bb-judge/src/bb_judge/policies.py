@@ -51,14 +51,13 @@ class Policy:
     keep_examiner_tests: bool = False
 
 
+#: By name; the names are the schema's (``defs.json`` policy, a test holds them equal).
 POLICIES: dict[str, Policy] = {
     "majority": Policy("majority", Fraction(1, 2)),
     "unanimous": Policy("unanimous", Fraction(1)),
     "strict": Policy("strict", Fraction(1), keep_examiner_tests=True),
     "cross-vendor": Policy("cross-vendor", Fraction(1, 2), by_vendor=True),
 }
-
-DEFAULT_POLICY = "majority"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,3 +1,5 @@
 """Mine graded bug-fix tasks from a repository's first-parent history."""
 
-__version__ = "0.1.0"
+from bb_core import package_version
+
+__version__ = package_version("bb-mine")

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 
 import click
-from bb_core.cli import BbCommand, config_option, debug_option, version_option
-from bb_core.config import load_config
+from bb_core.cli import (
+    BbCommand,
+    argument,
+    config_option,
+    debug_option,
+    issues_option,
+    jobs_option,
+    refresh_option,
+    version_option,
+)
+from bb_core.config import SINCE_WORDS, load_config, since_moment
+from bb_core.config import parse_since as read_since
 from bb_core.errors import UsageError
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
@@ -16,6 +26,7 @@ from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
 
 from bb_mine.mine import MineOptions, mine
+from bb_mine.options import NEW_TESTS
 
 PROG = "bb-mine"
 
@@ -25,37 +36,55 @@ def _warn(message: str) -> None:
 
 
 def parse_since(text: str) -> datetime:
-    """``2023-01-01`` (midnight UTC) or a full ISO 8601 time; anything else is a usage error."""
+    """What ``tasks.since`` takes: a date (midnight UTC) or a full ISO 8601 time; anything
+    else is a usage error."""
     try:
-        when = datetime.fromisoformat(text.strip())
+        return since_moment(read_since(text))
     except ValueError as exc:
-        raise UsageError(f"--since: expected a date such as 2023-01-01, got {text!r}") from exc
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+        raise UsageError(f"--since: expected {SINCE_WORDS}, got {text!r}") from exc
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@click.argument("repo", required=False, metavar="[REPO]")
+@click.command(cls=BbCommand)
+@argument(
+    "repo",
+    required=False,
+    metavar="[REPO]",
+    help="A path (any folder inside a work tree) or a git URL, file:// included. Default: "
+    "project.repository of bugbout.toml, else the current folder. A URL is cloned once, bare, "
+    "into BUGBOUT_HOME/repos/ and fetched again on later runs.",
+)
 @click.option(
-    "--source", metavar="PKGDIR", help="The package folder, e.g. src/mypkg (project.source)."
+    "--source",
+    metavar="PKGDIR",
+    help="The package folder, e.g. src/mypkg, or . for the whole tree (project.source, which "
+    "may also be a list of folders). Without it, the one package under src/ or at the root is "
+    "used when there is exactly one.",
 )
 @click.option("--tests", metavar="TESTDIR", help="The test folder (project.tests; default tests).")
 @click.option(
-    "--branch", metavar="B", help="The branch to walk (default: the repository's default branch)."
+    "--branch",
+    metavar="B",
+    help="The branch to walk (default: the branch HEAD names, else main or master).",
 )
 @click.option(
-    "--since", metavar="DATE", help="Only changes that landed on or after this date (tasks.since)."
+    "--since",
+    metavar="WHEN",
+    help="Only changes that landed on or after this date: 2024-03-01 (midnight UTC) or a full "
+    "ISO 8601 time (tasks.since). The walk stops at the first older change.",
 )
 @click.option(
     "--limit",
     type=click.IntRange(min=0),
     metavar="N",
-    help="Keep at most N tasks, newest first; 0 for all (tasks.limit; default 20).",
+    help="Keep at most N tasks, newest first; 0 keeps all (tasks.limit; default 20). The walk "
+    "stops when the limit is reached.",
 )
 @click.option(
     "--max-source-files",
     type=click.IntRange(min=1),
     metavar="N",
-    help="A fix touching more Python files under the package is left out (tasks.max-source-files; default 2).",
+    help="A fix touching more Python files than this under the package is too broad to be one "
+    "bug (tasks.max-source-files; default 2).",
 )
 @click.option(
     "--statement-min-sentences",
@@ -64,15 +93,15 @@ def parse_since(text: str) -> datetime:
     help="Sentences a statement must keep beyond its title once redacted, else it falls back "
     "(tasks.statement-min-sentences; default 1).",
 )
-@click.option(
-    "--issues",
-    metavar="FILE",
-    help="Offline issue export, JSON lines (tasks.issues); GitHub is then not asked.",
+@issues_option(
+    "An offline export of issues and pull requests, JSON lines (tasks.issues). With an "
+    "export, GitHub is never asked."
 )
 @click.option(
     "--github",
     metavar="OWNER/NAME",
-    help="Read issues from this GitHub repository (project.github; default: origin).",
+    help="Read issues from this GitHub repository (project.github); by default the origin "
+    "remote's, when it is on GitHub.",
 )
 @click.option(
     "--explain",
@@ -84,19 +113,17 @@ def parse_since(text: str) -> datetime:
 )
 @click.option(
     "--new-tests",
-    type=click.Choice(["changed", "cases", "functions"]),
+    type=click.Choice(NEW_TESTS),
     help="Which test changes make a fix gradable: new and changed tests, new tests and "
     "parametrize cases, or new test functions only (tasks.new-tests; default changed).",
 )
-@click.option(
-    "--no-cache", is_flag=True, help="Ignore and do not update the mining cache in BUGBOUT_HOME."
+@refresh_option(
+    "Mine again: neither read nor update the mining cache in BUGBOUT_HOME.", deprecated="--no-cache"
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    metavar="N",
-    help="Processes reading candidates' trees on a long history (default: one per core).",
+@jobs_option(
+    "worker processes reading the candidates' trees on a long history",
+    default=None,
+    default_text="one per core; 1 keeps everything in one process",
 )
 @config_option
 @debug_option
@@ -115,7 +142,8 @@ def main(
     explain: bool,
     strict_tests: bool,
     new_tests: str | None,
-    no_cache: bool,
+    refresh: bool,
+    deprecated_refresh: bool,
     jobs: int | None,
     config_path: str | None,
     debug: bool,
@@ -142,7 +170,7 @@ def main(
         strict_tests=strict_tests,
         new_tests=new_tests,
         github=github or None,
-        use_cache=not no_cache,
+        use_cache=not (refresh or deprecated_refresh),
         jobs=jobs,
     )
     location = repo if repo is not None else str(config.repository_path())

@@ -16,23 +16,19 @@ from typing import Any
 from bb_core.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
 from bb_core.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 from bb_core.git import DELETE, Change, Commit, Repo
+from bb_core.paths import conftest_candidates, is_test_file, under
 
 from bb_mine.rules import (
     change_text,
-    conftest_candidates,
     fix_signals,
     issue_refs,
     might_signal_fix,
-    under,
 )
 from bb_mine.symbols import modified_names
 from bb_mine.tests_added import Module, Unparseable, collect_module, compare
 
 #: How many collected test modules to keep in memory, by blob sha and naming rules.
 _MEMO_SIZE = 64
-
-#: Folder names that hold tests wherever they sit (``pkg/tests/``), besides the tests folder.
-TEST_FOLDER_NAMES = frozenset({"tests", "test", "testing"})
 
 
 @dataclass(frozen=True)
@@ -258,22 +254,9 @@ def _in(change: Change, folder: str) -> bool:
     )
 
 
-def is_test_path(path: str, tests: str, names: TestNames) -> bool:
-    """A test file: under the tests folder or a ``testpaths`` folder, inside a folder named
-    ``tests``/``test``/``testing``, a ``conftest.py``, or a test module by the project's names."""
-    if tests not in ("", ".") and under(path, tests):
-        return True
-    if any(under(path, folder) for folder in names.testpaths if folder not in ("", ".")):
-        return True
-    parts = path.split("/")
-    if parts[-1] == "conftest.py" or any(p in TEST_FOLDER_NAMES for p in parts[:-1]):
-        return True
-    return names.is_test_module(path)
-
-
 def _is_test(change: Change, tests: str, names: TestNames) -> bool:
-    return is_test_path(change.path, tests, names) or (
-        change.old_path is not None and is_test_path(change.old_path, tests, names)
+    return is_test_file(change.path, tests, names) or (
+        change.old_path is not None and is_test_file(change.old_path, tests, names)
     )
 
 

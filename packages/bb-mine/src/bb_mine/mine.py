@@ -32,8 +32,10 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, is_url, open_repo
+from bb_core.kinds import MineSkipReason
 from bb_core.progress import Progress
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
@@ -214,7 +216,7 @@ class Miner:
     def _mine(self, started: float) -> Iterator[dict[str, Any]]:
         opts = self.options
         since = opts.since.timestamp() if opts.since else None
-        counts = dict.fromkeys(REASONS, 0)
+        counts: dict[str, int] = dict.fromkeys(REASONS, 0)
         examined = candidates = tasks = 0
         stopped = "end"
         sources: dict[str, int] = {}
@@ -231,12 +233,12 @@ class Miner:
                     self.cache.remember(entry.sha, facts)
                 if facts["fix"]:
                     candidates += 1
-                reason = self._judge(entry.sha, facts)
+                reason: Verdict = self._judge(entry.sha, facts)
                 if reason is None:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
                     if record.get("kind") == "skip":
-                        code = str(record.get("code", "no-statement"))
+                        code: MineSkipReason = record.get("code", "no-statement")
                         reason = (code, record["message"], record["detail"])
                     elif taken:
                         reason = (
@@ -326,7 +328,7 @@ class Miner:
     def verdicts(self, sha: str, facts: dict[str, Any]) -> Iterator[tuple[str, Verdict]]:
         return self.rules.verdicts(sha, facts)
 
-    def _judge(self, sha: str, facts: dict[str, Any]) -> tuple[str, str, dict[str, Any]] | None:
+    def _judge(self, sha: str, facts: dict[str, Any]) -> Verdict:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
         return self.rules.first_failure(sha, facts)
 
@@ -435,9 +437,14 @@ class Miner:
         return record, keys
 
     def _skip(
-        self, sha: str, facts: dict[str, Any], code: str, message: str, detail: dict[str, Any]
+        self,
+        sha: str,
+        facts: dict[str, Any],
+        code: MineSkipReason,
+        message: str,
+        detail: dict[str, Any],
     ) -> dict[str, Any]:
-        record: dict[str, Any] = {
+        record: kinds.Skip = {
             "kind": "skip",
             "v": VERSION,
             "stage": "mine",
@@ -448,7 +455,7 @@ class Miner:
         }
         if detail:
             record["detail"] = detail
-        return record
+        return dict(record)
 
 
 def commit_only_warning(exported: bool, github: str | None) -> str:

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config
+from bb_core import kinds
+from bb_core.config import Config, since_moment
+from bb_core.kinds import MINE_SKIP_REASONS
 
 #: Stable skip reason codes, in the order the rules apply.
-REASONS = (
-    "excluded",
-    "not-a-fix",
-    "no-issue-reference",
-    "no-parent",
-    "no-source-change",
-    "too-many-source-files",
-    "unreadable",
-    "no-test-added",
-    "category",
-    "no-statement",
-    "duplicate-issue",
-)
+REASONS = MINE_SKIP_REASONS
 
 #: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
-NEW_TESTS = ("changed", "cases", "functions")
+NEW_TESTS: tuple[str, ...] = kinds.NEW_TESTS
 
 #: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
 DEFAULT_CATEGORIES = ("bug", "unknown")
@@ -68,7 +58,7 @@ class MineOptions:
         configured = {
             "source": tuple(source) if isinstance(source, list) else source,
             "tests": config.project.tests,
-            "since": datetime(since.year, since.month, since.day, tzinfo=UTC) if since else None,
+            "since": since_moment(since) if since else None,
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
             "statement_min_sentences": config.tasks.statement_min_sentences,

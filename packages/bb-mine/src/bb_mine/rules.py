@@ -214,24 +214,6 @@ def closing_refs(body: str, own_repo: str | None = None) -> list[IssueRef]:
     return [r for r in issue_refs(ChangeText("", body), own_repo) if r.closing]
 
 
-# -- paths --------------------------------------------------------------------------------
-
-
-def under(path: str, folder: str) -> bool:
-    """True when *path* is *folder* or inside it (``""`` holds everything)."""
-    return not folder or path == folder or path.startswith(folder + "/")
-
-
-def conftest_candidates(test_files: list[str]) -> list[str]:
-    """Every ``conftest.py`` path from the root down to each test file's folder."""
-    out: set[str] = set()
-    for path in test_files:
-        parts = path.split("/")[:-1]
-        for depth in range(len(parts) + 1):
-            out.add("/".join([*parts[:depth], "conftest.py"]))
-    return sorted(out)
-
-
 # -- bug or feature -----------------------------------------------------------------------
 
 #: Labels (of the linked issue or pull request) that say what a change is.

@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bb_core.kinds import MineSkipReason
+
 from bb_mine.options import MineOptions
 from bb_mine.rules import category, matches_pick
 
 #: A rule's verdict: None when the commit passes it, else (code, sentence, detail).
-Verdict = tuple[str, str, dict[str, Any]] | None
+Verdict = tuple[MineSkipReason, str, dict[str, Any]] | None
 
 
 class Rules:

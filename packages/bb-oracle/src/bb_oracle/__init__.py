@@ -5,8 +5,10 @@ task at a time (``Oracle(config).handle(task)`` returns the task with ``oracle``
 or the ``skip`` line that replaces it).
 """
 
+from bb_core import package_version
+
 from bb_oracle.oracle import REASONS, Oracle, Settings, Skip, Stats, run_oracle
 
-__version__ = "0.1.0"
+__version__ = package_version("bb-oracle")
 
 __all__ = ["REASONS", "Oracle", "Settings", "Skip", "Stats", "run_oracle"]

@@ -22,10 +22,10 @@ from bb_core.progress import Progress
 from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument("Task lines (bb-mine's output, or any script's)")
 @config_option
-@jobs_option
+@jobs_option("tasks", note="Output keeps the input's order.")
 @click.option(
     "--repeat",
     type=click.IntRange(min=1),
@@ -47,7 +47,7 @@ from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
     help="At most this many mutants per task; default: [oracle] max-mutants, 20.",
 )
 @test_run_options("one whole pytest run")
-@refresh_option("Ignore cached results and run every task again.")
+@refresh_option("Ignore cached results and run every task again (the new results replace them).")
 @debug_option
 @version_option("bb-oracle")
 def main(

@@ -22,10 +22,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.envs import EnvBuildFailed, TestEnv
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
+from bb_core.kinds import OracleSkipReason
 from bb_core.limits import TestLimits
 from bb_core.progress import Progress
 from bb_core.records import Writer, count_task_lines
@@ -46,7 +48,7 @@ Runner = Callable[..., TestRun]
 
 
 #: Skip reasons this stage writes, with what each means (docs/bb-oracle.md lists them).
-REASONS = {
+REASONS: dict[OracleSkipReason, str] = {
     "no-fail-to-pass": "no test fails before the fix and passes after it",
     "after-does-not-pass": "tests the fix touched do not pass on the fix itself",
     "flaky": "the only tests that changed between the sides were flaky",
@@ -130,9 +132,11 @@ class Stats:
 class Skip(Exception):
     """A task that cannot be scored: becomes a ``skip`` line."""
 
-    def __init__(self, reason: str, message: str, detail: Mapping[str, Any] | None = None):
+    def __init__(
+        self, reason: OracleSkipReason, message: str, detail: Mapping[str, Any] | None = None
+    ):
         super().__init__(message)
-        self.reason = reason
+        self.reason: OracleSkipReason = reason
         self.message = message
         self.detail = dict(detail or {})
 
@@ -174,7 +178,7 @@ class Oracle:
         except Skip as skip:
             with self._lock:
                 self.stats.skips[skip.reason] = self.stats.skips.get(skip.reason, 0) + 1
-            return [skip_line(task, skip)]
+            return [dict(skip_line(task, skip))]
         with self._lock:
             self.stats.oracles += 1
         return [{**task, "oracle": oracle}]
@@ -472,8 +476,8 @@ def _run_record(side: str, repeat: int, run: TestRun) -> dict[str, Any]:
     return record
 
 
-def skip_line(task: Mapping[str, Any], skip: Skip) -> dict[str, Any]:
-    line: dict[str, Any] = {
+def skip_line(task: Mapping[str, Any], skip: Skip) -> kinds.Skip:
+    line: kinds.Skip = {
         "kind": "skip",
         "v": VERSION,
         "stage": "oracle",

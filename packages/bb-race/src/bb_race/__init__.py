@@ -1,3 +1,5 @@
 """Race coding agents on each task in sandboxed, history-free checkouts."""
 
-__version__ = "0.1.0"
+from bb_core import package_version
+
+__version__ = package_version("bb-race")

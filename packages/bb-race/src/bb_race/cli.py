@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import click
 from bb_core.cli import (
+    REFRESH_ATTEMPTS_HELP,
     BbCommand,
+    agent_option,
     config_option,
     debug_option,
     inputs_argument,
+    jobs_option,
+    refresh_option,
+    retry_failed_option,
     terminate_as_interrupt,
     version_option,
 )
@@ -16,40 +21,17 @@ from bb_core.preflight import preflight
 
 from bb_race.race import race
 
-#: ``--retry-failed``, shared with ``bugbout run``.
-retry_failed_option = click.option(
-    "--retry-failed",
-    is_flag=True,
-    help="Run again the attempts that ended on a usage limit (quota) or crashed.",
-)
 
-
-#: ``--refresh``, shared with ``bugbout run`` (there ``--refresh-attempts``).
-refresh_help = (
-    "Run every attempt again, even one given exactly what it would be given now; the "
-    "earlier attempts are kept under .bugbout/attempts/<task>/history/."
-)
-
-
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument("Task lines (bb-mine's or bb-oracle's output)")
 @config_option
-@click.option(
-    "--agent",
-    "agents",
-    multiple=True,
-    metavar="NAME",
-    help="Run only this agent (repeat for more). Stored attempts of the others are still written.",
+@agent_option(
+    "Run only this agent (repeat for more). Attempts already stored for the other agents are "
+    "still written. An unknown name is a usage error listing the configured ones."
 )
 @retry_failed_option
-@click.option("--refresh", is_flag=True, help=refresh_help)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
-    default=None,
-    help="The most agent runs at once across all quotas (default: each quota's own limit).",
-)
+@refresh_option(REFRESH_ATTEMPTS_HELP)
+@jobs_option("agent runs across all quotas", default=None, default_text="each quota's own limit")
 @debug_option
 @version_option("bb-race")
 def main(

@@ -200,43 +200,10 @@ def _confinement(
     # The agent's own program and interpreter, wherever they are installed (the wrapped
     # command line may start with the egress bridge instead), an npm CLI's packages, and
     # the CA certificates the user's network needs.
-    words = command_words(invocation.argv)
-    readable = [
-        *ctx.readable,
-        *program_roots(words),
-        *program_dirs(words),
-        *ca_files(ctx.environ),
-    ]
+    readable = [*ctx.readable, *program_roots(invocation.argv), *ca_files(ctx.environ)]
     return ctx.sandbox, Confinement(
         writable=writable, network=network, readable=readable, temp=dirs.tmp, home=dirs.home
     )
-
-
-def command_words(argv: Sequence[str]) -> list[str]:
-    """*argv* without a leading ``env NAME=value ...``: the program it really runs."""
-    words = list(argv)
-    if words[:1] == ["env"]:
-        words = [w for w in words[1:] if "=" not in w.split("/")[0]] or words
-    return words
-
-
-def program_dirs(argv: list[str]) -> list[Path]:
-    """For a program of an npm package, the whole ``node_modules`` it lives in (its
-    native binary is in a sibling package, which the program's own folder leaves out);
-    nothing for other programs, whose install folders :func:`program_roots` finds. A
-    leading ``env NAME=value ...`` is looked through."""
-    words = command_words(argv)
-    if not words:
-        return []
-    found = words[0] if os.sep in words[0] else shutil.which(words[0])
-    if not found:
-        return []
-    folders = []
-    for path in (Path(found).absolute(), Path(os.path.realpath(found))):
-        modules = [p for p in path.parents if p.name == "node_modules"]
-        if modules:
-            folders.append(modules[-1])
-    return folders
 
 
 def _egress(

@@ -8,6 +8,8 @@ Every format is drawn from the same :class:`Report`, itself computed from the re
 alone; ``report_to_json`` gives the ``report`` record of ``schemas/report.json``.
 """
 
+from bb_core import package_version
+
 from bb_report.data import Report
 from bb_report.html import render_html
 from bb_report.jsonout import report_to_json
@@ -16,7 +18,7 @@ from bb_report.model import build_report
 from bb_report.render import FORMATS, render
 from bb_report.terminal import render_terminal
 
-__version__ = "0.1.0"
+__version__ = package_version("bb-report")
 
 __all__ = [
     "FORMATS",

@@ -34,8 +34,11 @@ def report_text(
     return render(report, chosen, color=paint(color, output), width=width)
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument(
+    "Records: task lines at any stage, skip and summary lines (and attempt, matrix, verdict and "
+    "score lines cut out of task lines)"
+)
 @format_option
 @output_option
 @color_option

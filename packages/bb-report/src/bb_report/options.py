@@ -19,8 +19,9 @@ format_option = click.option(
     "fmt",
     type=click.Choice(FORMATS),
     default=None,
-    help="terminal (default), markdown, json (one report line) or html (one offline file); "
-    "with --output and no --format, taken from the file's suffix.",
+    help="terminal (the default), markdown (GitHub-flavoured), json (one report line) or html "
+    "(one self-contained page). With --output and no --format, the file's suffix decides: "
+    ".md, .json, .html, .txt.",
 )
 
 output_option = click.option(
@@ -28,7 +29,9 @@ output_option = click.option(
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write the report to this file (atomically) instead of stdout.",
+    help="Write the report to this file instead of stdout. The file is replaced whole "
+    "(written beside it, then renamed), so a reader never sees half a report; folders are "
+    "made as needed.",
 )
 
 color_option = click.option(
@@ -36,8 +39,8 @@ color_option = click.option(
     type=click.Choice(["auto", "always", "never"]),
     default="auto",
     show_default=True,
-    help="Colour the terminal format: auto colours only a terminal, and only when NO_COLOR "
-    "is unset.",
+    help="Colour in the terminal format: auto colours only when stdout is a terminal and "
+    "NO_COLOR is unset; always and never force it. Other formats never carry colour codes.",
 )
 
 
@@ -45,8 +48,8 @@ width_option = click.option(
     "--width",
     type=click.IntRange(min=40),
     default=None,
-    help="Lay the terminal format out for this many columns (default: COLUMNS, else the "
-    "terminal's width, else 100).",
+    help="Lay the terminal format out for N columns (40 or more). Default: COLUMNS when set, "
+    "else the terminal's width when stdout is one, else 100.",
 )
 
 

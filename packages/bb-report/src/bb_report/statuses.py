@@ -14,6 +14,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
+from bb_core.kinds import ATTEMPT_STATUSES
+
 from bb_report.bout import BASE, Bout, Task
 from bb_report.data import (
     AttemptsSection,
@@ -26,7 +28,7 @@ from bb_report.data import (
 from bb_report.words import plural
 
 #: How an attempt can end, in the order the report lists them.
-STATUSES = ("finished", "no-change", "timed-out", "crashed", "quota", "not-run")
+STATUSES = (*ATTEMPT_STATUSES, "not-run")
 
 #: Statuses after which the agent did run to an end of its own.
 RAN = frozenset({"finished", "no-change"})

@@ -1,3 +1,5 @@
 """Cross-examine every patch with every author's tests."""
 
-__version__ = "0.1.0"
+from bb_core import package_version
+
+__version__ = package_version("bb-xexam")

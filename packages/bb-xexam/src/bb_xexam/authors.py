@@ -23,6 +23,7 @@ from typing import Any
 from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
+from bb_core.paths import under
 
 #: The column of the unfixed tree.
 BASE = "base"
@@ -78,14 +79,6 @@ def slug(name: str) -> str:
         text = f"a_{text}"
     digest = hashlib.sha256(name.encode()).hexdigest()[:6]
     return f"{text}_{digest}"
-
-
-def under(path: str, folder: str) -> bool:
-    """Whether *path* is *folder* or inside it; ``""`` and ``"."`` hold everything."""
-    folder = folder.strip("/")
-    if folder in ("", "."):
-        return True
-    return path == folder or path.startswith(folder + "/")
 
 
 def classify(path: str, source: str, tests: str, names: TestNames = DEFAULT) -> str:

@@ -22,10 +22,10 @@ from bb_core.stage import run_stage
 from bb_xexam.xexam import CrossExamination, Settings
 
 
-@click.command(cls=BbCommand, context_settings={"help_option_names": ["-h", "--help"]})
-@inputs_argument
+@click.command(cls=BbCommand)
+@inputs_argument("Task lines (bb-race's output)")
 @config_option
-@jobs_option
+@jobs_option("tasks cross-examined", note="Output keeps the input's order.")
 @click.option(
     "--suite/--no-suite",
     "run_suite",
@@ -33,7 +33,7 @@ from bb_xexam.xexam import CrossExamination, Settings
     help="Also run the repository's own tests in every column (default: [judge] run-suite, else on).",
 )
 @test_run_options("one column's whole pytest run")
-@refresh_option("Ignore kept matrices and run every column again.")
+@refresh_option("Ignore the matrices kept in .bugbout/matrices/ and run every column again.")
 @debug_option
 @version_option("bb-xexam")
 def main(

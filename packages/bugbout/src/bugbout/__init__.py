@@ -18,16 +18,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from bb_core.agents import CodingAgent, Invocation, Session, register
+from bb_core import package_version
+from bb_core.agents import CodingAgent, Invocation, Session, adapter_classes, register
 from bb_core.sandbox import Confinement
 from bb_report import Report, render, render_html, render_markdown, render_terminal, report_to_json
 
 from bugbout.bout import Bout, Project
 
-__version__ = "0.1.0"
+__version__ = package_version("bugbout")
 
-#: The built-in adapters, loaded from bb-race on first use.
-ADAPTERS = ("CommandAgent", "CodexAgent", "ClaudeCodeAgent", "GeminiCliAgent", "MiniSweAgent")
 
 __all__ = [
     "ADAPTERS",
@@ -43,6 +42,7 @@ __all__ = [
     "Project",
     "Report",
     "Session",
+    "adapters",
     "register",
     "render",
     "render_html",
@@ -52,9 +52,19 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name in ADAPTERS:
-        from bb_race import adapters
+def adapters() -> dict[str, type[CodingAgent]]:
+    """Every adapter this installation knows (built in, published through the
+    ``bugbout.agents`` entry points, or registered), by agent type name."""
+    return adapter_classes()
 
-        return getattr(adapters, name)
+
+def __getattr__(name: str) -> Any:
+    """An adapter class by its class name (``bugbout.CodexAgent``), loaded on first use;
+    ``ADAPTERS``: the class names of every adapter known."""
+    known = adapter_classes()
+    if name == "ADAPTERS":
+        return tuple(cls.__name__ for cls in known.values())
+    for cls in known.values():
+        if cls.__name__ == name:
+            return cls
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

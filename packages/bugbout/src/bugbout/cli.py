@@ -6,16 +6,20 @@ from pathlib import Path
 
 import click
 from bb_core.cli import (
+    REFRESH_ATTEMPTS_HELP,
     BbGroup,
+    agent_option,
     config_option,
     debug_option,
+    issues_option,
+    jobs_option,
+    retry_failed_option,
     terminate_as_interrupt,
     version_option,
 )
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
 from bb_core.preflight import preflight
-from bb_race.cli import refresh_help, retry_failed_option
 from bb_report import render
 from bb_report.options import (
     chosen_format,
@@ -33,14 +37,12 @@ from bugbout.init import describe, init
 from bugbout.listing import explain_table, redactions_text, tasks_table
 from bugbout.stages import mine_stage, tally
 
-CONTEXT = {"help_option_names": ["-h", "--help"]}
-
 
 def _err(message: str) -> None:
     click.echo(f"bugbout: {message}", err=True)
 
 
-@click.group(cls=BbGroup, context_settings=CONTEXT)
+@click.group(cls=BbGroup)
 @debug_option
 @version_option("bugbout")
 def main(debug: bool) -> None:
@@ -51,7 +53,7 @@ def main(debug: bool) -> None:
     """
 
 
-@main.command("init", context_settings=CONTEXT)
+@main.command("init")
 @click.argument("path", required=False, default=".", metavar="[PATH]")
 @click.option("--force", is_flag=True, help="Replace an existing bugbout.toml.")
 @debug_option
@@ -68,7 +70,7 @@ def init_command(path: str, force: bool, debug: bool) -> None:
     _err(f"wrote {target}; check it with `bugbout doctor`")
 
 
-@main.command(context_settings=CONTEXT)
+@main.command()
 @config_option
 @click.option(
     "--show-confinement",
@@ -107,7 +109,7 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
     click.echo("ready for a bout: `bugbout run`")
 
 
-@main.command(context_settings=CONTEXT)
+@main.command()
 @click.option(
     "--explain",
     "explain_ref",
@@ -156,31 +158,16 @@ def tasks(
         click.echo("\n" + redactions_text(mined), nl=False)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command()
 @config_option
-@click.option(
-    "--issues",
-    type=click.Path(dir_okay=False),
-    default=None,
-    metavar="FILE",
-    help="An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.",
-)
+@issues_option("An offline issue export (JSON lines) to read instead of [tasks] issues or GitHub.")
 @retry_failed_option
-@click.option("--refresh-attempts", is_flag=True, help=refresh_help)
-@click.option(
-    "--agent",
-    "agents",
-    multiple=True,
-    metavar="NAME",
-    help="Race only this agent (repeat for more); the others' stored attempts still count.",
-)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(min=1),
+@click.option("--refresh-attempts", is_flag=True, help=REFRESH_ATTEMPTS_HELP)
+@agent_option("Race only this agent (repeat for more); the others' stored attempts still count.")
+@jobs_option(
+    "tasks in the test stages, and as many agent runs,",
     default=None,
-    help="Tasks worked on at once in the test stages, and the most agent runs at once "
-    "(default: 1 task at a time; each quota's own limit of runs).",
+    default_text="1 task at a time; each quota's own limit of runs",
 )
 @click.option(
     "--report/--no-report",
@@ -243,7 +230,7 @@ def run(
         click.get_current_context().exit(1)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command()
 @config_option
 @format_option
 @output_option

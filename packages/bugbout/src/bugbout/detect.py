@@ -16,16 +16,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bb_core.agents import init_entries
 from bb_core.envs import find_uv
 
-#: Agent command lines bugbout knows, and the agent type each one is raced as.
-AGENT_CLIS: tuple[tuple[str, str], ...] = (
-    ("codex", "codex"),
-    ("claude", "claude-code"),
-    ("gemini", "gemini-cli"),
-    ("mini", "mini-swe-agent"),
-    ("aider", "command"),
-)
+
+def agent_clis() -> tuple[tuple[str, str], ...]:
+    """Agent command lines the installed adapters race, and the agent type of each, in
+    the adapters' order (entry-point adapters included)."""
+    return tuple((exe, harness) for exe, harness, _block in init_entries())
+
 
 #: Folders that are never the package under test.
 NOT_PACKAGES = frozenset(
@@ -64,7 +63,7 @@ class Layout:
     python: str
     requires_python: str | None
     python_available: bool
-    agents: tuple[str, ...]  # executables found on PATH, in AGENT_CLIS order
+    agents: tuple[str, ...]  # executables found on PATH, in the adapters' order
     notes: list[str] = field(default_factory=list)
 
     @property
@@ -88,7 +87,7 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
     requires = project.get("requires-python")
     requires = requires if isinstance(requires, str) else None
     python, available = choose_python(requires)
-    found = tuple(exe for exe, _ in AGENT_CLIS if shutil.which(exe, path=path))
+    found = tuple(exe for exe, _harness in agent_clis() if shutil.which(exe, path=path))
     notes: list[str] = []
     if not (root / ".git").exists():
         notes.append(f"{root} is not the top of a git work tree")

@@ -35,14 +35,6 @@ from bugbout.detect import MINORS, python_available
 
 OK, WARNING, PROBLEM, SKIPPED = "ok", "warning", "problem", "skipped"
 
-#: How to install each built-in agent's CLI.
-INSTALL = {
-    "codex": "npm install -g @openai/codex",
-    "claude-code": "npm install -g @anthropic-ai/claude-code",
-    "gemini-cli": "npm install -g @google/gemini-cli",
-    "mini-swe-agent": "pip install mini-swe-agent",
-}
-
 
 @dataclass(frozen=True)
 class Check:
@@ -233,13 +225,15 @@ class Doctor:
         command = agent.command()
         found = shutil.which(command) if command else None
         if found is None:
-            how = INSTALL.get(agent.harness)
+            how = agent.install
             fix = f"install it (`{how}`)" if how else "install it or correct its command"
             return problem(
                 name,
                 f"`{command or agent.executable}` is not on PATH",
                 f"{fix}, or remove {entry.name} from bugbout.toml",
             )
+        for what, how in agent.requirements(os.environ.get("PATH")):
+            return problem(name, f"{found}: {what}", how)
         return self._login(name, agent, found)
 
     def _login(self, name: str, agent: CodingAgent, found: str) -> Check:
@@ -256,7 +250,7 @@ class Doctor:
         except Exception as exc:  # an adapter's own check must not stop the doctor
             tried = Finding("warning", f"its dry run could not be made ({exc})")
         if tried is not None and tried.status == "problem":
-            how = INSTALL.get(agent.harness, "")
+            how = agent.install or ""
             pin = f" (`{how}@{agent.tested_version}`)" if how and agent.tested_version else ""
             return problem(name, f"{detail}: {tried.detail}", f"install the tested version{pin}")
         newer = check_version(agent, version)

@@ -11,6 +11,7 @@ import json
 import tomllib
 from pathlib import Path
 
+from bb_core.agents import init_entries
 from bb_core.config import FILE_NAME, build
 from bb_core.errors import UsageError
 from bb_core.store import atomic_write
@@ -20,46 +21,6 @@ from bugbout.detect import Layout, detect
 
 def _q(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-#: The entry written for each agent CLI found on PATH (and commented out otherwise).
-AGENT_BLOCKS = {
-    "codex": (
-        "# OpenAI's Codex CLI; its own workspace-write sandbox confines its shell commands.\n"
-        "[[contestants]]\n"
-        'agent = "codex"\n'
-        '# model = "gpt-5.1-codex"          # leave out for the CLI\'s default\n'
-        '# reasoning-effort = "high"\n'
-    ),
-    "claude": (
-        "# Anthropic's Claude Code, in safe mode (no CLAUDE.md, plugins or MCP servers).\n"
-        "[[contestants]]\n"
-        'agent = "claude-code"\n'
-        '# model = "sonnet"\n'
-    ),
-    "gemini": (
-        "# Google's Gemini CLI, inside bugbout's sandbox.\n"
-        "[[contestants]]\n"
-        'agent = "gemini-cli"\n'
-        '# model = "gemini-2.5-pro"\n'
-    ),
-    "mini": (
-        "# mini-swe-agent races any LiteLLM model; it needs one.\n"
-        "[[contestants]]\n"
-        'agent = "mini-swe-agent"\n'
-        'model = "ollama/qwen3-coder:30b"   # change to the model you want to race\n'
-    ),
-    "aider": (
-        "# aider, through the command adapter.\n"
-        "[[contestants]]\n"
-        'agent = "command"\n'
-        'name = "aider"\n'
-        'model = "gpt-5"\n'
-        'command = ["aider", "--yes-always", "--no-git", "--model", "{model}", '
-        '"--message-file", "{prompt_file}"]\n'
-        'state-dirs = ["~/.aider"]\n'
-    ),
-}
 
 
 def _commented(block: str) -> str:
@@ -128,18 +89,15 @@ def config_text(layout: Layout) -> str:
         "",
     ]
     found = set(layout.agents)
+    blocks = {exe: block for exe, _harness, block in init_entries()}
     if found:
         lines.append("# Agent CLIs found on PATH; each races as one contestant.")
     else:
-        lines.append("# No agent CLI (codex, claude, gemini, mini, aider) was found on PATH;")
+        lines.append(f"# No agent CLI ({', '.join(blocks)}) was found on PATH;")
         lines.append("# uncomment one, or add any command line as a `command` agent.")
     lines.append("")
-    for exe, block in AGENT_BLOCKS.items():
-        if exe in found:
-            lines.append(block)
-    for exe, block in AGENT_BLOCKS.items():
-        if exe not in found:
-            lines.append(_commented(block))
+    lines += [block for exe, block in blocks.items() if exe in found]
+    lines += [_commented(block) for exe, block in blocks.items() if exe not in found]
     lines.append(
         _commented(
             "# Examiners write tests from the issue alone and fix nothing.\n"

@@ -6,6 +6,7 @@ import fnmatch
 from pathlib import PurePosixPath
 
 from bb_core.patch.parse import parse_patch
+from bb_core.paths import under
 
 #: File names that are tests or test configuration wherever they are.
 TEST_FILE_PATTERNS = ("test_*.py", "*_test.py", "conftest.py", "pytest.ini", "tox.ini")
@@ -19,12 +20,6 @@ def is_test_path(path: str, tests_dir: str) -> bool:
         return True
     name = PurePosixPath(path).name
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_FILE_PATTERNS)
-
-
-def _under(path: str, folder: str) -> bool:
-    if folder in ("", "."):
-        return True
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
 
 
 def split_patch(patch: str, source_dir: str, tests_dir: str) -> tuple[str, str]:
@@ -44,6 +39,6 @@ def split_patch(patch: str, source_dir: str, tests_dir: str) -> tuple[str, str]:
         names = item.paths
         if any(is_test_path(n, tests_dir) for n in names):
             tests.append(item.text)
-        elif all(_under(n, source_dir) for n in names):
+        elif all(under(n, source_dir) for n in names):
             source.append(item.text)
     return "".join(source), "".join(tests)

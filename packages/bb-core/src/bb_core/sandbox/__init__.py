@@ -19,7 +19,14 @@ Modules: ``base`` (Confinement, Sandbox), ``allow`` (the allow-list), ``bubblewr
 ``untrusted`` (reading what a confined command wrote without following its links).
 """
 
-from bb_core.sandbox.allow import View, describe_view, program_roots, too_wide, view_of
+from bb_core.sandbox.allow import (
+    View,
+    command_words,
+    describe_view,
+    program_roots,
+    too_wide,
+    view_of,
+)
 from bb_core.sandbox.base import (
     KINDS,
     NONE_HINT,
@@ -65,6 +72,7 @@ __all__ = [
     "View",
     "bwrap_args",
     "cap_file",
+    "command_words",
     "defang",
     "describe_view",
     "explain_bwrap_failure",

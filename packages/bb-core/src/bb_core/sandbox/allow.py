@@ -142,21 +142,45 @@ def _shown(path: str, candidates: Iterable[str]) -> str | None:
     return path if os.path.isfile(path) and not too_wide(path) else None
 
 
+def command_words(argv: Sequence[str]) -> list[str]:
+    """*argv* without a leading ``env NAME=value ...``: the program it really runs."""
+    words = list(argv)
+    if words[:1] == ["env"]:
+        words = [w for w in words[1:] if "=" not in w.split("/")[0]] or words
+    return words
+
+
+def _node_modules(path: str) -> str | None:
+    """The outermost ``node_modules`` folder holding *path*, if any."""
+    parts = path.split("/")
+    if "node_modules" not in parts[:-1]:
+        return None
+    return "/".join(parts[: parts.index("node_modules") + 1])
+
+
 def program_roots(argv: Sequence[str], *, depth: int = 3) -> list[Path]:
     """The folders (or files) the program of *argv* needs to run: its install folder and
     its interpreter's, through symlinks and ``#!`` lines; for an interpreter, the folder
-    of the script it is given. Folders that are too wide to show are narrowed."""
+    of the script it is given. A leading ``env NAME=value ...`` is looked through. For a
+    program of an npm package, the whole ``node_modules`` it lives in as well (its native
+    binary is in a sibling package, which the program's own folder leaves out). Folders
+    that are too wide to show are narrowed."""
+    argv = command_words(argv)
     if not argv:
         return []
     first = argv[0] if "/" in argv[0] else shutil.which(argv[0])
     if not first:
         return []
     shown: list[str] = []
+    packages: list[str] = []
     todo = [first]
-    for _ in range(depth):
+    for level in range(depth):
         following: list[str] = []
         for found in todo:
             for path in dict.fromkeys([os.path.abspath(found), os.path.realpath(found)]):
+                modules = _node_modules(path) if level == 0 else None
+                if modules:
+                    packages.append(modules)
                 if _system_path(path):
                     continue
                 root = _install_root(path)
@@ -179,7 +203,7 @@ def program_roots(argv: Sequence[str], *, depth: int = 3) -> list[Path]:
         picked = _shown(path, [os.path.dirname(path)])
         if picked:
             shown.append(picked)
-    return [Path(p) for p in dict.fromkeys(shown)]
+    return [Path(p) for p in dict.fromkeys([*shown, *packages])]
 
 
 def _named_file(arg: str) -> str | None:

@@ -7,7 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-KINDS = ("auto", "bubblewrap", "seatbelt", "none")
+from bb_core.kinds import SANDBOX_KINDS
+
+KINDS = SANDBOX_KINDS
 NONE_HINT = 'or set [run] sandbox = "none" to run without confinement'
 #: HOME inside the sandbox when the confinement names no private home: an empty
 #: folder in memory, discarded with the sandbox.

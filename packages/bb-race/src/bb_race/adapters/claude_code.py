@@ -89,6 +89,17 @@ class ClaudeCodeAgent(CodingAgent):
     default_vendor: ClassVar[str | None] = "anthropic"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
     tested_version: ClassVar[str | None] = "2.1.197"
+    install: ClassVar[str | None] = "npm install -g @anthropic-ai/claude-code"
+    init_rank: ClassVar[int] = 20
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
+        (
+            "claude",
+            "# Anthropic's Claude Code, in safe mode (no CLAUDE.md, plugins or MCP servers).\n"
+            "[[contestants]]\n"
+            'agent = "claude-code"\n'
+            '# model = "sonnet"\n',
+        ),
+    )
     credential_env: ClassVar[tuple[str, ...]] = (
         "ANTHROPIC_API_KEY",
         "ANTHROPIC_AUTH_TOKEN",
@@ -140,16 +151,24 @@ class ClaudeCodeAgent(CodingAgent):
             argv += ["--effort", str(self.options["effort"])]
         return argv
 
+    def requirements(self, path: str | None = None) -> list[tuple[str, str]]:
+        """Claude Code's own Bash sandbox needs bubblewrap, socat and ripgrep on Linux."""
+        if not sys.platform.startswith("linux"):
+            return []
+        missing = [t for t in LINUX_SANDBOX_TOOLS if shutil.which(t, path=path) is None]
+        if not missing:
+            return []
+        return [
+            (
+                f"Claude Code's Bash sandbox needs {', '.join(missing)} on PATH",
+                "install bubblewrap, socat and ripgrep (apt install bubblewrap socat ripgrep)",
+            )
+        ]
+
     def check_sandbox(self, path: str | None = None) -> None:
         """Refuse to start when Claude Code's own sandbox cannot work here."""
-        if not sys.platform.startswith("linux"):
-            return
-        missing = [t for t in LINUX_SANDBOX_TOOLS if shutil.which(t, path=path) is None]
-        if missing:
-            raise SandboxUnavailable(
-                f"{self.name}: Claude Code's Bash sandbox needs {', '.join(missing)} on PATH",
-                hint="install bubblewrap, socat and ripgrep (apt install bubblewrap socat ripgrep)",
-            )
+        for what, hint in self.requirements(path):
+            raise SandboxUnavailable(f"{self.name}: {what}", hint=hint)
 
     def invocation(self, session: Session) -> Invocation:
         self.check_sandbox(os.environ.get("PATH"))

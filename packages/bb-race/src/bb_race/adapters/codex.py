@@ -79,6 +79,18 @@ class CodexAgent(CodingAgent):
     default_vendor: ClassVar[str | None] = "openai"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
     tested_version: ClassVar[str | None] = "0.171.0"
+    install: ClassVar[str | None] = "npm install -g @openai/codex"
+    init_rank: ClassVar[int] = 10
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
+        (
+            "codex",
+            "# OpenAI's Codex CLI; its own workspace-write sandbox confines its shell commands.\n"
+            "[[contestants]]\n"
+            'agent = "codex"\n'
+            '# model = "gpt-5.1-codex"          # leave out for the CLI\'s default\n'
+            '# reasoning-effort = "high"\n',
+        ),
+    )
     credential_env: ClassVar[tuple[str, ...]] = (
         "CODEX_API_KEY",
         "CODEX_ACCESS_TOKEN",

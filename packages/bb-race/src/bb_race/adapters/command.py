@@ -41,6 +41,20 @@ class CommandAgent(CodingAgent):
 
     harness: ClassVar[str] = "command"
     executable: ClassVar[str] = ""
+    init_rank: ClassVar[int] = 50
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
+        (
+            "aider",
+            "# aider, through the command adapter.\n"
+            "[[contestants]]\n"
+            'agent = "command"\n'
+            'name = "aider"\n'
+            'model = "gpt-5"\n'
+            'command = ["aider", "--yes-always", "--no-git", "--model", "{model}", '
+            '"--message-file", "{prompt_file}"]\n'
+            'state-dirs = ["~/.aider"]\n',
+        ),
+    )
     option_names: ClassVar[frozenset[str]] = frozenset(
         {"command", "env", "state-dirs", "sandboxed", "network", "quota-pattern"}
     )

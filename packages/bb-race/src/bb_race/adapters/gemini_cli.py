@@ -103,6 +103,17 @@ class GeminiCliAgent(CodingAgent):
     default_vendor: ClassVar[str | None] = "google"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
     tested_version: ClassVar[str | None] = "0.61.0"
+    install: ClassVar[str | None] = "npm install -g @google/gemini-cli"
+    init_rank: ClassVar[int] = 30
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
+        (
+            "gemini",
+            "# Google's Gemini CLI, inside bugbout's sandbox.\n"
+            "[[contestants]]\n"
+            'agent = "gemini-cli"\n'
+            '# model = "gemini-2.5-pro"\n',
+        ),
+    )
     credential_env: ClassVar[tuple[str, ...]] = (
         "GEMINI_API_KEY",
         "GOOGLE_API_KEY",

@@ -104,6 +104,17 @@ class MiniSweAgent(CodingAgent):
     executable: ClassVar[str] = "mini"
     model_required: ClassVar[bool] = True
     tested_version: ClassVar[str | None] = "2.4.6"
+    install: ClassVar[str | None] = "pip install mini-swe-agent"
+    init_rank: ClassVar[int] = 40
+    init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
+        (
+            "mini",
+            "# mini-swe-agent races any LiteLLM model; it needs one.\n"
+            "[[contestants]]\n"
+            'agent = "mini-swe-agent"\n'
+            'model = "ollama/qwen3-coder:30b"   # change to the model you want to race\n',
+        ),
+    )
     provider: str
     option_names: ClassVar[frozenset[str]] = frozenset(
         {"step-limit", "text-actions", "model-kwargs", "base-url"}
