@@ -22,6 +22,7 @@ import expected
 import pytest
 from bb_core.records import read_lines
 from bb_report import Report, build_report
+from bb_report.bout import CATEGORIES
 from build_demo import DemoPaths, write_config
 
 BIN = Path(sys.executable).parent

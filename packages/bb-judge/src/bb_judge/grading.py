@@ -14,6 +14,8 @@ from pathlib import PurePosixPath
 from bb_core.patches import is_test_path
 
 RESOLVED = "resolved"
+#: Met the maintainers' tests but broke the repository's suite (:mod:`bb_judge.suite`).
+BREAKS_SUITE = "resolved-but-breaks-suite"
 FIXED_BUT_BROKE = "fixed-but-broke"
 WRONG_FIX = "wrong-fix"
 NO_FIX = "no-fix"

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_report.bout import BASE, Bout, Task
+from bb_report.bout import BASE, Bout, Task, category_of
 from bb_report.data import (
     AttemptsSection,
     AttemptView,
@@ -157,7 +157,7 @@ def task_detail(task: Task) -> TaskDetail:
     scores = [
         ScoreView(
             patch=name,
-            category=str(score.get("category")),
+            category=category_of(score),
             reason=str(score.get("reason", "")),
             failing=_failing(score),
             error=None if score.get("error") is None else str(score["error"]),
