@@ -76,7 +76,7 @@ def test_demo_agents_match_the_personas(demo_report: Report) -> None:
     rows = {row.name: row for row in demo_report.agents.rows}
     assert list(rows) == ["careful", "shortcut", "tamperer", "breaker", "idler"]
     for persona in expected.CONTESTANTS:
-        wanted = {c: 0 for c in ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")}
+        wanted = {c: 0 for c in CATEGORIES}
         for category in expected.CATEGORIES[persona].values():
             wanted[category] += 1
         assert rows[persona].categories == wanted, persona
