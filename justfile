@@ -76,7 +76,8 @@ bench-race:
 bench-oracle *opts:
     uv run --frozen python benchmarks/bench_oracle.py {{opts}}
 
-# Measuring oracle strength (coverage, mutants, reverted hunks) next to the runs it is made of.
+# Measuring oracle strength (coverage, mutants, reverted hunks) next to the runs it is made of,
+# on the demo and on a clone of cachetools named by BENCH_STRENGTH_REPO (skipped, saying how, without).
 bench-strength *opts:
     uv run --frozen python benchmarks/bench_strength.py {{opts}}
 

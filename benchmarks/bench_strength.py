@@ -1,7 +1,7 @@
-"""What measuring an oracle's strength costs, next to the runs it is made of.
+"""What measuring an oracle's strength costs, next to the runs it is made of, on the demo
+and on a real repository.
 
-For each task (the demo's, mined by bb-mine, or a real repository's tasks file given with
-``--tasks`` and ``--config``), round after round:
+For each task (the demo's, mined by bb-mine; then a real repository's), round after round:
 
 - **strength**: bb-oracle's handler with the cache off and strength on, minus the same
   handler with strength off - the measurement alone: the coverage run, every mutant and
@@ -9,11 +9,23 @@ For each task (the demo's, mined by bb-mine, or a real repository's tasks file g
 - **unit**: one sandboxed run of the task's test modules on the fix's tree (the after
   side), through the same runner - what one mutant costs at least.
 
-The issue's bound is that strength adds at most about (mutants + hunks + 1) x unit; the
-benchmark prints, per task and in total, the runs strength made, the bound and the ratio
-strength / bound (target about 1 or under).
+The bound is that strength adds at most about (mutants + hunks + 1) x unit; the benchmark
+prints, per task and in total, what strength found (changed-line coverage, mutation score,
+untested hunks, weak-oracle), the runs it made, the time it added as a multiple of the
+fixed-side run (strength / unit), the bound and the ratio strength / bound (target about
+1 or under).
 
-    python benchmarks/bench_strength.py [--rounds N] [--tasks FILE --config bugbout.toml]
+The real repository is cachetools (https://github.com/tkem/cachetools), whose fixes bb-mine
+finds under ``src/cachetools`` and, before its move, ``cachetools``. Its code is not part of
+bugbout: clone it and point the benchmark at the clone, else that half is skipped::
+
+    git clone https://github.com/tkem/cachetools /tmp/cachetools
+    BENCH_STRENGTH_REPO=/tmp/cachetools just bench-strength
+
+Any other project works with ``--real PATH --real-source PKG`` (and ``--real-python``,
+``--real-deps``), or a tasks file of its own with ``--tasks FILE --config bugbout.toml``.
+
+    python benchmarks/bench_strength.py [--rounds N] [--real PATH] [--real-rounds N]
 """
 
 from __future__ import annotations
@@ -69,63 +81,134 @@ def unit_run(config: Any, task: dict[str, Any], settings: Settings) -> float:
             return time.perf_counter() - started
 
 
+def mine(root: Path) -> list[dict[str, Any]]:
+    """bb-mine's task lines for the project whose bugbout.toml is in *root*."""
+    mined = subprocess.run(
+        [str(BIN / "bb-mine"), "--config", "bugbout.toml", "--limit", "0"],
+        cwd=root, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    return [r for r in map(orjson.loads, mined.splitlines()) if r.get("kind") == "task"]
+
+
+def real_config(folder: Path, repo: Path, source: str, python: str, deps: list[str]) -> Path:
+    """A bugbout.toml for the real repository (statements from commits: an empty export)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "issues.jsonl").write_text("")
+    listed = ", ".join(f'"{d}"' for d in deps)
+    (folder / "bugbout.toml").write_text(
+        f'[project]\nsource = "{source}"\ntests = "tests"\nrepository = "{repo}"\n'
+        f'python = "{python}"\ntest-dependencies = [{listed}]\n\n'
+        '[tasks]\nissues = "issues.jsonl"\n'
+    )
+    return folder / "bugbout.toml"
+
+
+def _share(value: float | None) -> str:
+    return "   -" if value is None else f"{value:4.2f}"
+
+
+def measure(label: str, config: Any, tasks: list[dict[str, Any]], rounds: int) -> None:
+    """Time strength on every task of *tasks* and print the figures under *label*."""
+    on = Settings.from_config(config, use_cache=False, strength=True)
+    off = Settings.from_config(config, use_cache=False, strength=False)
+    with_strength, without = Oracle(config, on), Oracle(config, off)
+    found: dict[str, dict[str, Any]] = {}
+    for task in tasks:  # warm-up: environment, bytecode, the sandbox probe
+        out = with_strength.handle(task)
+        strength = out[0].get("oracle", {}).get("strength") if out else None
+        if strength is not None:
+            found[task["id"]] = {"task": task, "strength": strength}
+    figures: dict[str, dict[str, list[float]]] = {}
+    for _ in range(rounds):
+        for task_id, entry in found.items():
+            task = entry["task"]
+            spent_on, _ = timed(lambda t=task: with_strength.handle(t))
+            spent_off, _ = timed(lambda t=task: without.handle(t))
+            times = figures.setdefault(task_id, {"strength": [], "unit": []})
+            times["strength"].append(spent_on - spent_off)
+            times["unit"].append(unit_run(config, task, on))
+    with_strength.close()
+    without.close()
+    weak = sum(1 for e in found.values() if e["strength"].get("weak"))
+    print(
+        f"{label}: {len(tasks)} tasks mined, {len(found)} with an oracle, {weak} weak-oracle; "
+        f"{rounds} round(s), medians"
+    )
+    total_strength = total_bound = total_unit = 0.0
+    for task_id, times in figures.items():
+        found_strength = found[task_id]["strength"]
+        cover, mutation = found_strength["coverage"], found_strength["mutation"]
+        hunks = found_strength["hunks"]
+        runs = int(found_strength["test_runs"])
+        strength = max(statistics.median(times["strength"]), 0.0)
+        unit = statistics.median(times["unit"])
+        bound = runs * unit
+        total_strength += strength
+        total_bound += bound
+        total_unit += unit
+        untested = ", ".join(
+            f"{h['file']}:{h['lines'][0]}-{h['lines'][1]}" for h in hunks["untested"]
+        )
+        print(
+            f"  {task_id}  {'weak  ' if found_strength.get('weak') else 'strong'}"
+            f"  coverage {cover['covered']}/{cover['changed_lines']} ({_share(cover['share'])})"
+            f"  mutation {mutation['killed']}/{mutation['mutants']} ({_share(mutation['score'])})"
+            f"  untested hunks {len(hunks['untested'])}/{hunks['total']}"
+            f"{f' [{untested}]' if untested else ''}"
+        )
+        print(
+            f"  {'':{len(task_id)}}  {runs:3} runs  unit {unit:5.2f} s  strength {strength:6.2f} s"
+            f"  = {strength / unit:5.1f} x the fixed-side run"
+            f"  bound {bound:6.2f} s  ratio {strength / bound:4.2f}"
+        )
+    if figures:
+        print(
+            f"  total  strength {total_strength:6.2f} s  = {total_strength / total_unit:5.1f} x "
+            f"the fixed-side runs  bound {total_bound:6.2f} s"
+            f"  ratio {total_strength / total_bound:4.2f} (target about 1 or under)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--tasks", type=Path, help="a tasks file (bb-mine's output)")
+    parser.add_argument("--tasks", type=Path, help="a tasks file (bb-mine's output) instead")
     parser.add_argument("--config", type=Path, help="its bugbout.toml")
+    parser.add_argument(
+        "--real",
+        type=Path,
+        default=os.environ.get("BENCH_STRENGTH_REPO") or None,
+        help="a clone of the real repository (default: $BENCH_STRENGTH_REPO)",
+    )
+    parser.add_argument("--real-source", default="src/cachetools")
+    parser.add_argument("--real-python", default="3.11")
+    parser.add_argument("--real-deps", nargs="*", default=["pytest>=7", "mock", "pytest-mock"])
+    parser.add_argument("--real-rounds", type=int, default=1)
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ.setdefault("BUGBOUT_HOME", str(Path(tmp) / "home"))
         if options.tasks:
-            config = load_config(options.config)
             lines = options.tasks.read_bytes().splitlines()
-        else:
-            root = build_demo(Path(tmp) / "demo").root
-            mined = subprocess.run(
-                [str(BIN / "bb-mine"), "--config", "bugbout.toml"],
-                cwd=root, capture_output=True, check=True,
-            ).stdout  # fmt: skip
-            config = load_config(root / "bugbout.toml")
-            lines = mined.splitlines()
-        tasks = [r for r in map(orjson.loads, lines) if r.get("kind") == "task"]
-        on = Settings.from_config(config, use_cache=False, strength=True)
-        off = Settings.from_config(config, use_cache=False, strength=False)
-        with_strength, without = Oracle(config, on), Oracle(config, off)
-        for task in tasks:  # warm-up: environment, bytecode, the sandbox probe
-            with_strength.handle(task)
-        figures: dict[str, dict[str, list[float]]] = {}
-        runs: dict[str, int] = {}
-        for _ in range(options.rounds):
-            for task in tasks:
-                spent_on, out = timed(lambda t=task: with_strength.handle(t))
-                spent_off, _ = timed(lambda t=task: without.handle(t))
-                unit = unit_run(config, task, on)
-                strength = out[0].get("oracle", {}).get("strength")
-                if strength is None:
-                    continue  # skipped by the oracle: nothing to measure
-                entry = figures.setdefault(task["id"], {"strength": [], "unit": []})
-                entry["strength"].append(spent_on - spent_off)
-                entry["unit"].append(unit)
-                runs[task["id"]] = int(strength["test_runs"])
-        with_strength.close()
-        without.close()
-    print(f"{len(figures)} tasks with an oracle, {options.rounds} rounds (medians)")
-    total_strength = total_bound = 0.0
-    for task_id, entry in figures.items():
-        strength = statistics.median(entry["strength"])
-        unit = statistics.median(entry["unit"])
-        bound = runs[task_id] * unit
-        total_strength += strength
-        total_bound += bound
-        print(
-            f"{task_id}  {runs[task_id]:3} runs  unit {unit:5.2f} s  strength {strength:6.2f} s"
-            f"  bound {bound:6.2f} s  ratio {strength / bound:4.2f}"
-        )
-    print(
-        f"total  strength {total_strength:6.2f} s  bound {total_bound:6.2f} s"
-        f"  ratio {total_strength / total_bound:4.2f} (target about 1 or under)"
-    )
+            tasks = [r for r in map(orjson.loads, lines) if r.get("kind") == "task"]
+            measure(str(options.tasks), load_config(options.config), tasks, options.rounds)
+            return
+        root = build_demo(Path(tmp) / "demo").root
+        measure("demo", load_config(root / "bugbout.toml"), mine(root), options.rounds)
+        real = options.real
+        if real is None or not (Path(real) / ".git").exists():
+            why = "not set" if real is None else f"{real} is not a git clone"
+            print(
+                f"real repository skipped (BENCH_STRENGTH_REPO {why}): "
+                "git clone https://github.com/tkem/cachetools /tmp/cachetools, then "
+                "BENCH_STRENGTH_REPO=/tmp/cachetools just bench-strength"
+            )
+            return
+        config = real_config(
+            Path(tmp) / "real", Path(real).resolve(), options.real_source,
+            options.real_python, list(options.real_deps),
+        )  # fmt: skip
+        label = f"{Path(real).name} (real repository)"
+        measure(label, load_config(config), mine(config.parent), options.real_rounds)
 
 
 if __name__ == "__main__":

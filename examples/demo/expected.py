@@ -8,6 +8,7 @@ bugbout - so that bugbout's stages can be checked against it. The one exception 
 
 The first-parent history of ``main``, newest first, and what bb-mine makes of each commit:
 
+    Fix hyphenated words counting as two (#29)                        task (hyphenated-words), weak oracle
     Release 0.2.0                                                     not-a-fix
     Fix snake_case on trailing acronyms, simplify the pattern (#15)   task -> oracle: no-fail-to-pass
     Fix camel_case keeping the first word's capital (#27)             task (camel-first-word)
@@ -181,6 +182,40 @@ TRUNCATION_WIDTH = Task(
     parametrize_cases_only=True,
 )
 
+# The weak oracle: the fix changes two lines in two hunks of counting.py - the word pattern
+# (hyphens inside words) and longest_word (using split_words) - and its one new test checks
+# only the first. bb-oracle flags it weak-oracle: FAIL_TO_PASS covers 1 of the 2 changed
+# lines (line 22 uncovered), 3 of 5 mutants are killed (the survivors: longest_word's
+# return removed, and its hunk reverted) and that second hunk is untested (WEAK_ORACLE).
+HYPHENATED_WORDS = Task(
+    key="hyphenated-words",
+    title="Fix hyphenated words counting as two (#29)",
+    refs=(29,),
+    issue=29,
+    function="longest_word",
+    reported_input="a well-known fact",
+    source_files=("src/textkit/counting.py",),
+    test_files=("tests/test_tokens.py",),
+    fail_to_pass=_ids("tests/test_tokens.py", "test_split_words_keeps_hyphenated_words"),
+    pass_to_pass=_ids(
+        "tests/test_tokens.py",
+        "test_split_words_drops_a_lone_dash",
+        "test_split_words_drops_other_lone_punctuation",
+        "test_split_words_of_nothing",
+    ),
+)
+WEAK_ORACLE = {
+    "task": HYPHENATED_WORDS.key,
+    "coverage": (1, 2),  # changed lines FAIL_TO_PASS executes, of the changed lines
+    "uncovered": ("src/textkit/counting.py:22",),
+    "mutation": (3, 5),  # killed, of the mutants run (operator mutants and reverted hunks)
+    "survivors": (
+        "counting.py:22: 'return max(split_words(text), key=len...' removed",
+        "counting.py:19: '@@ -19,4 +19,4 @@' reverted",
+    ),
+    "untested_hunks": ("src/textkit/counting.py:19-22",),
+}
+
 # The task bb-mine finds whose new test passes before the fix: bb-oracle skips it.
 SNAKE_TRAILING_ACRONYM = Task(
     key="snake-trailing-acronym",
@@ -210,10 +245,13 @@ SNAKE_TRAILING_ACRONYM = Task(
     ),
 )
 
-# The four tasks that are scored, newest first (bb-mine's order).
-GENUINE = (CAMEL_FIRST_WORD, LONE_PUNCTUATION, SLUG_ACCENTS, TRUNCATION_WIDTH)
+# The five tasks that are scored, newest first (bb-mine's order).
+GENUINE = (HYPHENATED_WORDS, CAMEL_FIRST_WORD, LONE_PUNCTUATION, SLUG_ACCENTS, TRUNCATION_WIDTH)
+# The four whose every persona has a scripted answer; on the weak-oracle task only careful,
+# shortcut and the examiner have one (the others change nothing: no-fix).
+EVERY_PERSONA = GENUINE[1:]
 # Every task bb-mine writes (with the default limit of 20), newest first.
-MINED = (SNAKE_TRAILING_ACRONYM, *GENUINE)
+MINED = (HYPHENATED_WORDS, SNAKE_TRAILING_ACRONYM, *GENUINE[1:])
 BY_KEY = {task.key: task for task in MINED}
 
 # bb-oracle's skip reason for the mined tasks it cannot score.
@@ -237,6 +275,7 @@ EXPLAIN_SKIPS = {**SKIPS, **dict.fromkeys(NOT_A_FIX, "not-a-fix")}
 
 # The first-parent history of main, newest first (the branch's own commits are not on it).
 FIRST_PARENT = (
+    HYPHENATED_WORDS.title,
     "Release 0.2.0",
     SNAKE_TRAILING_ACRONYM.title,
     CAMEL_FIRST_WORD.title,
@@ -305,6 +344,12 @@ LEAKS = {
         "The bug is in snake_case(), which puts an underscore before every capital letter.",
         "HTTPServer",
     ),
+    "hyphenated-words": Leaks(
+        "## Proposed fix", False,
+        "The culprit is the word pattern, which stops at a hyphen, and longest_word(), which "
+        "splits on whitespace instead of using it.",
+        "a well-known fact",
+    ),
 }  # fmt: skip
 
 # Paths a patch may not change for scoring, besides each task's own test files.
@@ -329,16 +374,31 @@ VENDORS = {
 #             pytest-config edits                                dropped and restored
 #   breaker   fixes the bug, breaks covered behaviour         -> fixed-but-broke (a P2P test fails)
 #   idler     changes nothing                                 -> no-fix
+# On the weak-oracle task (hyphenated-words) the shortcut fixes only the half the report's
+# first example shows; the maintainers' one new test checks no more, so it resolves -
+# "resolved, diverges on 2 tests" (careful's and the examiner's longest_word tests, which
+# pass on the reference and fail on it). The tamperer and the breaker have no scripted
+# answer there: they change nothing, no-fix.
+WEAK = HYPHENATED_WORDS.key
 CATEGORIES = {
     "careful": dict.fromkeys((t.key for t in GENUINE), "resolved"),
-    "shortcut": dict.fromkeys((t.key for t in GENUINE), "wrong-fix"),
-    "tamperer": dict.fromkeys((t.key for t in GENUINE), "wrong-fix"),
-    "breaker": dict.fromkeys((t.key for t in GENUINE), "fixed-but-broke"),
+    "shortcut": {**dict.fromkeys((t.key for t in GENUINE), "wrong-fix"), WEAK: "resolved"},
+    "tamperer": {**dict.fromkeys((t.key for t in GENUINE), "wrong-fix"), WEAK: "no-fix"},
+    "breaker": {**dict.fromkeys((t.key for t in GENUINE), "fixed-but-broke"), WEAK: "no-fix"},
     "idler": dict.fromkeys((t.key for t in GENUINE), "no-fix"),
+}
+# Where each resolved patch parts from the maintainers' fix: (author, test) of every
+# bout-written test whose outcome differs between it and the hidden reference column.
+DIVERGES = {
+    ("shortcut", WEAK): (
+        ("careful", "tests/test_regression_29.py::test_longest_word_leaves_punctuation_out"),
+        ("examiner", "tests/test_repro_29.py::test_reported_longest_word_has_no_punctuation"),
+    ),
 }
 
 # The pass-to-pass tests each breaker patch fails, per task.
 BREAKER_BREAKS = {
+    "hyphenated-words": (),  # it changed nothing
     "camel-first-word": ("tests/test_cases.py::test_camel_case_keeps_inner_capitals",),
     "lone-punctuation": ("tests/test_counting.py::test_word_count_contractions",),
     "slug-accents": ("tests/test_slugs.py::test_slugify_custom_separator",),
@@ -355,9 +415,12 @@ BREAKER_BREAKS = {
 # contraction (`word_count("don't stop")`) and inner capitals (`camel_case("parse XML
 # file")`) - each the behaviour one breaker patch breaks. Every other contestant's patch
 # keeps the whole suite passing, on every task.
-BREAKER_SUITE_BREAKS = dict.fromkeys(
-    (t.key for t in GENUINE), ("tests/test_readme.py::test_readme_examples",)
-)
+BREAKER_SUITE_BREAKS = {
+    **dict.fromkeys(
+        (t.key for t in EVERY_PERSONA), ("tests/test_readme.py::test_readme_examples",)
+    ),
+    "hyphenated-words": (),  # it changed nothing
+}
 
 # The patch bb-judge picks on each scored task under the default policy, `majority`, when
 # the cross-examination runs the repository's suite (`[judge] run-suite`, the default).
@@ -383,6 +446,11 @@ BREAKER_SUITE_BREAKS = dict.fromkeys(
 # the quorum holds (3 of 3 keep it), so the break counts and rejects it under every policy.
 # careful is then the approved patch with the most support on every task (and it resolves
 # on every task, see CATEGORIES).
+#
+# On the weak-oracle task only careful and shortcut have patches. careful passes every
+# other author's reproduction (1.00); shortcut passes careful's hyphen test but not its
+# longest_word one, and the examiner's hyphen test but not its longest_word one (0.50):
+# careful is picked.
 JUDGE_POLICY = "majority"
 PICKS = dict.fromkeys((t.key for t in GENUINE), "careful")
 
@@ -395,9 +463,11 @@ SHORTCUT_MISSES = {
     ),
     "slug-accents": ("tests/test_slugs.py::test_slugify_folds_accents_in_other_words",),
     "truncation-width": ("tests/test_wrapping.py::test_truncate[long-text-custom-ellipsis]",),
+    "hyphenated-words": (),  # the maintainers' test checks only the half it fixed
 }
 TAMPERER_MISSES = {
     **SHORTCUT_MISSES,
+    "hyphenated-words": HYPHENATED_WORDS.fail_to_pass,  # it changed nothing
     # \w+ keeps the accents instead of folding them: the reported title fails too
     "slug-accents": SLUG_ACCENTS.fail_to_pass,
     # its split_words keeps "what?" whole, so even the reported sentence's words are wrong
@@ -411,9 +481,16 @@ TAMPERER_MISSES = {
 PATCH_FILES = {
     "careful": {t.key: (t.source_files[0], f"tests/test_regression_{t.issue}.py") for t in GENUINE},
     "shortcut": {t.key: (t.source_files[0], f"tests/test_issue_{t.issue}.py") for t in GENUINE},
-    "breaker": {t.key: (t.source_files[0], f"tests/test_fix_{t.issue}.py") for t in GENUINE},
+    "breaker": {
+        **{t.key: (t.source_files[0], f"tests/test_fix_{t.issue}.py") for t in EVERY_PERSONA},
+        WEAK: (),
+    },
     "tamperer": {
-        t.key: tuple(sorted({t.source_files[0], t.test_files[0], *PROTECTED})) for t in GENUINE
+        **{
+            t.key: tuple(sorted({t.source_files[0], t.test_files[0], *PROTECTED}))
+            for t in EVERY_PERSONA
+        },
+        WEAK: (),
     },
     "idler": dict.fromkeys((t.key for t in GENUINE), ()),
     "examiner": {t.key: (f"tests/test_repro_{t.issue}.py",) for t in GENUINE},
@@ -421,6 +498,7 @@ PATCH_FILES = {
 
 # Recorded from a build (see the module docstring): first line of message -> commit sha.
 SHAS: dict[str, str] = {
+    "Fix hyphenated words counting as two (#29)": "61fee25f2b812f8128f47e6d3191f38cc4afaf5a",
     "Release 0.2.0": "27e836fdc38fcd13b7333d3486a028b0e759377b",
     "Fix snake_case on trailing acronyms, simplify the pattern (#15)": "ad72f334159ad0bfccde75fc8d86d598c30a1e94",
     "Fix camel_case keeping the first word's capital (#27)": "6d9178f66cd11e0dd2b4dce4b2b96178b5d4dca2",

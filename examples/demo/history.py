@@ -836,4 +836,35 @@ STEPS: tuple[Step, ...] = (
             Edit("src/textkit/__init__.py", '__version__ = "0.1.0"\n', '__version__ = "0.2.0"\n'),
         ),
     ),
+    # The weak oracle: the fix changes two lines in two hunks (the word pattern, and
+    # longest_word using it), and its new test checks only the first.
+    Commit(
+        "Fix hyphenated words counting as two (#29)",
+        "2024-04-09T14:20:00+00:00",
+        (
+            Edit(
+                "src/textkit/counting.py",
+                """_WORD = re.compile(r"\\w+(?:['’]\\w+)*")\n""",
+                """_WORD = re.compile(r"\\w+(?:['’-]\\w+)*")\n""",
+            ),
+            Edit(
+                "src/textkit/counting.py",
+                '    return max(text.split(), key=len, default="")\n',
+                '    return max(split_words(text), key=len, default="")\n',
+            ),
+            Edit(
+                "tests/test_tokens.py",
+                'assert split_words("") == []\n',
+                'assert split_words("") == []\n'
+                + "\n\n"
+                + text(
+                    """
+                    def test_split_words_keeps_hyphenated_words():
+                        assert split_words("a well-known fact") == ["a", "well-known", "fact"]
+                    """
+                ),
+            ),
+        ),
+        author=CONTRIBUTOR,
+    ),
 )

@@ -202,4 +202,29 @@ ISSUES: tuple[dict[str, Any], ...] = (
         Lower-case the first word before joining the others to it.
         """,
     ),
+    _issue(
+        29,
+        "Hyphenated words count as two, and the longest word keeps its punctuation",
+        """
+        Counting the words of "a well-known fact" gives 4; a hyphenated word is one word, so
+        I expected 3. And the longest word of "Stop, thief!" comes back as `thief!`, with its
+        exclamation mark, where I expected `thief`: the longest word should be one of the
+        words that are counted.
+
+        The culprit is the word pattern, which stops at a hyphen, and longest_word(), which
+        splits on whitespace instead of using it.
+
+        ## Proposed fix
+
+        Let the pattern join word characters across a hyphen too, and find the longest word
+        among split_words(text):
+
+        ```diff
+        -_WORD = re.compile(r"\\w+(?:['’]\\w+)*")
+        +_WORD = re.compile(r"\\w+(?:['’-]\\w+)*")
+        -    return max(text.split(), key=len, default="")
+        +    return max(split_words(text), key=len, default="")
+        ```
+        """,
+    ),
 )

@@ -130,11 +130,11 @@ def test_bout_runs_up_to_a_stage(demo_project: DemoPaths) -> None:
     bout = Bout.load(demo_project.config, echo=said.append)
     report = bout.run(until="mine")
     assert isinstance(report, bugbout.Report)
-    assert report.overview.tasks == 5 and report.overview.stages["mined"] == 5
+    assert report.overview.tasks == 6 and report.overview.stages["mined"] == 6
     assert bout.results.finished() == ["mine"]
     assert bout.report() == report
     assert len(said) == 2 and said[0] == "[1/6] mine: mining the history"
-    assert said[1].startswith("[1/6] mine: 5 tasks from 13 commits examined (5 fixes left out)")
+    assert said[1].startswith("[1/6] mine: 6 tasks from 14 commits examined (5 fixes left out)")
     with pytest.raises(UsageError, match="unknown stage 'score'"):
         bout.run(until="score")
 

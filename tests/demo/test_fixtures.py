@@ -36,7 +36,7 @@ def test_demo_project_is_a_private_copy_with_valid_paths(demo_project, demo_buil
 
 def test_demo_repo_is_the_copy_repository(demo_repo, demo_project) -> None:
     assert demo_repo == demo_project.repo
-    assert log(demo_repo, "-1", "--format=%s") == ["Release 0.2.0"]
+    assert log(demo_repo, "-1", "--format=%s") == ["Fix hyphenated words counting as two (#29)"]
 
 
 def test_git_repo_factory_builds_merges(git_repo) -> None:

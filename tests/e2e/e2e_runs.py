@@ -49,7 +49,7 @@ def copy_demo(demo: DemoPaths, dest: Path) -> Path:
     return dest
 
 
-def bugbout(*args: str | Path, cwd: Path, timeout: float = 600) -> Ran:
+def bugbout(*args: str | Path, cwd: Path, timeout: float = 900) -> Ran:
     """Run the bugbout command line and wait for it."""
     started = time.monotonic()
     done = subprocess.run(

@@ -31,7 +31,7 @@ def test_piped_tools_give_the_same_report_as_bugbout_run(demo_run: Ran, demo_pip
     piped = json.loads(demo_piped.stdout)
     kept = json.loads((demo_run.results / "report.json").read_text())
     assert check(piped, "report") is None
-    assert piped["sections"]["overview"]["tasks"] == 4
+    assert piped["sections"]["overview"]["tasks"] == 5  # the scored ones
     assert steady(piped, str(demo_piped.root)) == steady(kept, str(demo_run.root))
 
 

@@ -18,10 +18,17 @@ import expected
 import pytest
 from bb_core.git import open_repo
 from bb_core.records import check
+from bb_judge.divergence import describe
 from bb_judge.score import prepare, restore
 from build_demo import DemoPaths, write_config
 
 BY_TITLE = {task.pr_title or task.title: task for task in expected.GENUINE}
+
+
+def every_persona(judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The judged tasks on which every persona has a scripted answer (not the weak oracle)."""
+    keys = {t.key for t in expected.EVERY_PERSONA}
+    return [task for task in judged if BY_TITLE[task["title"]].key in keys]
 
 
 def stage(tool: str, source: Path, root: Path, *args: str) -> list[dict[str, Any]]:
@@ -113,7 +120,7 @@ def test_every_persona_gets_its_category(bout: dict[str, Any]) -> None:
 
 @pytest.mark.slow
 def test_the_tamperer_edits_are_dropped_and_it_never_resolves(bout: dict[str, Any]) -> None:
-    for task in bout["judged"]:
+    for task in every_persona(bout["judged"]):
         key = BY_TITLE[task["title"]].key
         tamperer = scores_of(task)["tamperer"]
         touched = set(expected.PATCH_FILES["tamperer"][key])
@@ -126,7 +133,7 @@ def test_the_tamperer_edits_are_dropped_and_it_never_resolves(bout: dict[str, An
 
 @pytest.mark.slow
 def test_the_breaker_and_the_shortcut_are_told_apart(bout: dict[str, Any]) -> None:
-    for task in bout["judged"]:
+    for task in every_persona(bout["judged"]):
         key = BY_TITLE[task["title"]].key
         scores = scores_of(task)
         breaker, shortcut = scores["breaker"], scores["shortcut"]
@@ -174,7 +181,7 @@ def test_other_authors_tests_catch_the_shortcut(bout: dict[str, Any], policy: st
 @pytest.mark.slow
 def test_protected_paths_are_restored_from_the_fix(bout: dict[str, Any]) -> None:
     """Scoring the tamperer's patch: every protected file is the fix's, byte for byte."""
-    task = bout["judged"][0]
+    task = every_persona(bout["judged"])[0]
     tamperer = next(a for a in task["attempts"] if a["agent"] == "tamperer")
     dest = bout["root"] / "scored-tamperer"
     fix = task["fix_commit"]
@@ -200,7 +207,7 @@ def test_breaking_a_test_in_a_module_the_fix_modifies_is_seen_and_never_picked(
     """The base versions of the fix's test modules are in the suite, so the breaker's
     break of an existing test there is a cell against it, not only a hidden-test failure."""
     examined = {r["id"]: r for r in map(json.loads, bout["examined"].read_text().splitlines())}
-    for task in bout["judged"]:
+    for task in every_persona(bout["judged"]):
         key = BY_TITLE[task["title"]].key
         fact = BY_TITLE[task["title"]]
         matrix = examined[task["id"]]["matrix"]
@@ -217,3 +224,32 @@ def test_breaking_a_test_in_a_module_the_fix_modifies_is_seen_and_never_picked(
             assert outcome[(test, "breaker")] == "failed"
         assert task["verdict"]["pick"] != "breaker"
         assert scores_of(task)["breaker"]["category"] in ("fixed-but-broke", "wrong-fix")
+
+
+@pytest.mark.slow
+def test_the_shortcut_resolves_the_weak_oracle_and_diverges_from_the_fix(
+    bout: dict[str, Any],
+) -> None:
+    """On the weak-oracle task the shortcut's half fix passes the maintainers' one new test
+    - resolved - while the bout's longest_word tests, run on the reference patch as the
+    hidden column, tell it from the maintainers' fix: resolved, diverges on 2 tests."""
+    weak = expected.HYPHENATED_WORDS
+    task = next(t for t in bout["judged"] if t["title"] == weak.title)
+    scores = scores_of(task)
+    shortcut, careful = scores["shortcut"], scores["careful"]
+    assert shortcut["category"] == careful["category"] == "resolved"
+    parted = expected.DIVERGES["shortcut", weak.key]
+    found = shortcut["divergence"]
+    assert found["agrees"] is False
+    assert [(d["author"], d["test"]) for d in found["diverges"]] == list(parted)
+    for entry in found["diverges"]:
+        assert (entry["patch"], entry["reference"]) == ("failed", "passed")
+        mine, theirs = entry["cells"]
+        assert (mine["column"], theirs["column"]) == ("shortcut", "reference")
+        assert mine["test"] == theirs["test"] == entry["test"]
+    assert careful["divergence"]["agrees"] is True and careful["divergence"]["diverges"] == []
+    assert describe(shortcut) == "resolved, diverges on 2 tests"
+    # No evidence about the reference reached the judge: careful is picked from the matrix.
+    assert task["verdict"]["pick"] == expected.PICKS[weak.key] == "careful"
+    for persona in ("tamperer", "breaker", "idler"):
+        assert scores[persona]["category"] == "no-fix", persona

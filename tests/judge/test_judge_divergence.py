@@ -70,6 +70,8 @@ def test_outcomes_compare_as_passed_failing_or_skipped() -> None:
     assert describe({"category": "resolved", "divergence": found}) == "resolved, diverges on 1 test"
     assert describe({"category": "resolved", "divergence": {"diverges": []}}) == "resolved, agrees"
     assert describe({"category": "wrong-fix"}) == "wrong-fix"
+    breaks = {"category": "resolved-but-breaks-suite", "divergence": {"diverges": []}}
+    assert describe(breaks) == "resolved-but-breaks-suite, agrees"
 
 
 @pytest.mark.slow

@@ -116,7 +116,13 @@ def test_a_resolved_patch_breaking_another_module_is_resolved_but_breaks_suite(
     scorer = Scorer(config, ScoreSettings.from_config(config))
     scores = {s["patch"]: s for s in scorer.score_task(task, "breaker")}
     careful, breaker = scores["careful"], scores["breaker"]
-    assert careful["category"] == breaker["category"] == "resolved"
+    assert careful["category"] == "resolved"
+    # Met the maintainers' tests, broke one elsewhere: counted apart from resolved.
+    assert breaker["category"] == "resolved-but-breaks-suite"
+    assert breaker["reason"].startswith("all 1 fail-to-pass and 1 pass-to-pass tests pass")
+    assert "breaks 1 repository test(s) outside the fix's modules" in breaker["reason"]
+    assert "tests/test_other.py::test_double" in breaker["reason"]
+    assert scores["pick"]["category"] == "resolved-but-breaks-suite"
     assert careful["suite"]["breaks"] is False and careful["suite"]["broken"] == []
     assert careful["suite"]["checked"] == 1
     assert breaker["suite"]["breaks"] is True

@@ -168,10 +168,10 @@ def test_strict_tests_drops_the_task_that_only_adds_parametrize_cases(
     ("args", "titles", "stopped"),
     [
         (["--limit", "2"], [t.task_title for t in expected.MINED[:2]], "limit"),
-        (["--since", "2024-03-20"], [t.task_title for t in expected.MINED[:3]], "since"),
+        (["--since", "2024-03-20"], [t.task_title for t in expected.MINED[:4]], "since"),
         (
             ["--since", "2024-03-18T10:00:00+00:00", "--limit", "0"],
-            [t.task_title for t in expected.MINED[:4]],
+            [t.task_title for t in expected.MINED[:5]],
             "since",
         ),
     ],

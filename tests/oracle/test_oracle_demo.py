@@ -51,6 +51,31 @@ def test_every_genuine_fix_gets_its_exact_ground_truth(oracle_demo, task) -> Non
     assert oracle["test_modules"] == sorted(task.test_files)
 
 
+def test_the_fix_whose_test_checks_one_of_its_two_lines_is_a_weak_oracle(oracle_demo) -> None:
+    weak = expected.WEAK_ORACLE
+    task = expected.BY_KEY[weak["task"]]
+    strength = oracle_demo.by_title()[task.title]["oracle"]["strength"]
+    assert strength["weak"] is True and strength["flag"] == "weak-oracle"
+    cover, mutation = strength["coverage"], strength["mutation"]
+    assert (cover["covered"], cover["changed_lines"]) == weak["coverage"]
+    assert tuple(cover["uncovered"]) == weak["uncovered"]
+    assert (mutation["killed"], mutation["mutants"]) == weak["mutation"]
+    assert tuple(s["description"] for s in mutation["survivors"]) == weak["survivors"]
+    untested = [
+        f"{h['file']}:{h['lines'][0]}-{h['lines'][1]}" for h in strength["hunks"]["untested"]
+    ]
+    assert tuple(untested) == weak["untested_hunks"] and strength["hunks"]["total"] == 2
+    assert any("50%" in r for r in strength["reasons"])
+
+
+@pytest.mark.parametrize("task", expected.GENUINE[1:], ids=lambda t: t.key)
+def test_a_thorough_test_makes_a_strong_oracle(oracle_demo, task) -> None:
+    strength = oracle_demo.by_title()[task.title]["oracle"]["strength"]
+    assert strength["weak"] is False and "flag" not in strength, strength["reasons"]
+    assert strength["coverage"]["share"] == 1.0 and strength["hunks"]["untested"] == []
+    assert strength["mutation"]["score"] >= 0.8
+
+
 def test_the_fix_whose_test_passes_before_is_skipped(oracle_demo) -> None:
     for title, reason in expected.ORACLE_SKIPS.items():
         skip = oracle_demo.by_title()[title]

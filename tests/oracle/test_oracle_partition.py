@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from bb_oracle.partition import partition, steadily_passing
+from bb_core.steady import steadily_passing
+from bb_oracle.partition import partition
 
 T = "tests/test_m.py::test_x"
 

@@ -9,7 +9,7 @@ import pytest
 from bb_core.patch import parse_patch
 from bb_core.records import check
 from bb_oracle.mutants import mutants, pick
-from bb_oracle.strength import Thresholds, changes, revert_hunk, weaknesses
+from bb_oracle.strength import Thresholds, changes, revert_hunk, same_code, weaknesses
 from oracle_helpers import SmallProject, lines, run_tool
 
 SOURCE = '''\
@@ -100,6 +100,19 @@ def test_changes_and_reverting_one_hunk_alone() -> None:
     )
     assert revert_hunk("something else\n", first) is None
     assert changes("") == [] and changes("not a patch") == []
+
+
+def test_a_hunk_that_changes_no_code_is_told_from_one_that_does() -> None:
+    """Blank lines, comments and docstrings: no test could need such a hunk, so it is not
+    reverted (cachetools' "TTLCache.expire() returns ..." fix also dropped blank lines)."""
+    code = 'class A:\n\n    __slots__ = ()\n\n\ndef f(x):\n    """Old."""\n    return x + 1\n'
+    assert same_code(code, code.replace("class A:\n\n", "class A:\n"))
+    assert same_code(code, code.replace('"""Old."""', '"""New,\n    longer."""'))
+    assert same_code(code, code.replace("return x + 1", "return x + 1  # one more"))
+    assert same_code(code, code.replace('    """Old."""\n', ""))
+    assert not same_code(code, code.replace("x + 1", "x + 2"))
+    assert not same_code(code, code.replace("__slots__ = ()", '__slots__ = ("a",)'))
+    assert not same_code(code, "def f(:\n")  # does not parse: treated as code
 
 
 def test_weaknesses_name_each_threshold_crossed() -> None:

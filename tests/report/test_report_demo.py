@@ -21,13 +21,14 @@ from typing import Any
 import expected
 import pytest
 from bb_core.records import read_lines
-from bb_report import Report, build_report
+from bb_report import Report, build_report, render
+from bb_report.bout import CATEGORIES
 from build_demo import DemoPaths, write_config
 
 BIN = Path(sys.executable).parent
 STAGES = ("bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge")
-FOUR_OF_FOUR = (0.025**0.25, 1.0)
-NONE_OF_FOUR = (0.0, 1 - 0.025**0.25)
+FIVE_OF_FIVE = (0.025**0.2, 1.0)
+NONE_OF_FIVE = (0.0, 1 - 0.025**0.2)
 
 
 @pytest.fixture(scope="module")
@@ -75,15 +76,17 @@ def test_demo_agents_match_the_personas(demo_report: Report) -> None:
     rows = {row.name: row for row in demo_report.agents.rows}
     assert list(rows) == ["careful", "shortcut", "tamperer", "breaker", "idler"]
     for persona in expected.CONTESTANTS:
-        wanted = {c: 0 for c in ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")}
+        wanted = {c: 0 for c in CATEGORIES}
         for category in expected.CATEGORIES[persona].values():
             wanted[category] += 1
         assert rows[persona].categories == wanted, persona
         assert rows[persona].tasks == len(expected.GENUINE)
     ends = {name: (row.resolve_rate.low, row.resolve_rate.high) for name, row in rows.items()}
-    assert ends["careful"] == pytest.approx(FOUR_OF_FOUR, abs=1e-6)
-    assert ends["idler"] == pytest.approx(NONE_OF_FOUR, abs=1e-6)
-    assert rows["idler"].statuses == {"no-change": 4}
+    assert ends["careful"] == pytest.approx(FIVE_OF_FIVE, abs=1e-6)
+    assert ends["idler"] == pytest.approx(NONE_OF_FIVE, abs=1e-6)
+    assert rows["idler"].statuses == {"no-change": 5}
+    # On the weak-oracle task the tamperer and the breaker have no scripted answer.
+    assert rows["tamperer"].statuses == rows["breaker"].statuses == {"finished": 4, "no-change": 1}
     assert [e.name for e in demo_report.agents.examiners] == list(expected.EXAMINERS)
     assert demo_report.agents.environment_broken == []
 
@@ -111,10 +114,11 @@ def test_demo_funnel_matches_the_mined_history(demo_report: Report) -> None:
 @pytest.mark.slow
 def test_demo_picking_against_the_records(demo_report: Report, demo_bout: Path) -> None:
     rows = {row.kind: row for row in demo_report.picking.rows}
-    # Only careful resolves: the best agent resolves all 4, a random one 1 in 5 of them.
-    assert (rows["best-agent"].agents, rows["best-agent"].resolved) == (["careful"], 4)
-    assert rows["random"].resolved == pytest.approx(4 * 1 / 5)
-    assert rows["oracle"].resolved == 4
+    # careful resolves all 5 and the shortcut the weak-oracle task: the best agent resolves
+    # 5, a random one of the five contestants (5 + 1) / 5 on average.
+    assert (rows["best-agent"].agents, rows["best-agent"].resolved) == (["careful"], 5)
+    assert rows["random"].resolved == pytest.approx((5 + 1) / 5)
+    assert rows["oracle"].resolved == 5
     picks = [t["verdict"]["pick"] for t in tasks_of(demo_bout)]
     assert rows["judge"].resolved == picks.count("careful")
     assert demo_report.picking.abstained == picks.count(None)
@@ -122,16 +126,22 @@ def test_demo_picking_against_the_records(demo_report: Report, demo_bout: Path) 
 
 @pytest.mark.slow
 def test_demo_gate_against_the_verdicts(demo_report: Report, demo_bout: Path) -> None:
-    gates = [t["verdict"]["gate"] for t in tasks_of(demo_bout)]
+    keys = {t.task_title: t.key for t in expected.GENUINE}
     total = demo_report.gate.total
-    # careful's 4 patches resolve; shortcut's, tamperer's and breaker's 12 do not; the
-    # idler's 4 attempts changed nothing, so the gate never saw them.
-    assert total.approved_right + total.wrongly_rejected == 4
+    # careful's 5 patches and the shortcut's on the weak-oracle task resolve; the other 12
+    # of the shortcut, tamperer and breaker do not; the idler's 5 attempts, and the
+    # tamperer's and breaker's on the weak-oracle task, changed nothing: no patch to gate.
+    assert total.approved_right + total.wrongly_rejected == 6
     assert total.approved_wrong + total.stopped == 12
-    assert total.no_patch == 4
-    approvals = [name for gate in gates for name, said in gate.items() if said == "approve"]
-    assert total.approved_right == approvals.count("careful")
-    assert total.approved_wrong == len(approvals) - approvals.count("careful")
+    assert total.no_patch == 7
+    approvals = [
+        expected.CATEGORIES[name][keys[t["title"]]] == "resolved"
+        for t in tasks_of(demo_bout)
+        for name, said in t["verdict"]["gate"].items()
+        if said == "approve"
+    ]
+    assert total.approved_right == approvals.count(True)
+    assert total.approved_wrong == approvals.count(False)
 
 
 @pytest.mark.slow
@@ -140,15 +150,18 @@ def test_demo_tests_judge_the_other_patches(demo_report: Report) -> None:
         row.author: (row.passed_on_resolved.total, row.failed_on_wrong.total)
         for row in demo_report.tests.rows
     }
-    # careful's tests see no resolved patch but its own (never counted): 0 right, 12 wrong.
-    # Another contestant's see careful's 4 and the 8 wrong patches of the two others; the
-    # examiner's and the suite's see all 16 patches. The idler wrote no test and has no patch.
+    # careful's tests see one resolved patch besides its own (never counted) - the
+    # shortcut's on the weak-oracle task - and 12 wrong. The shortcut's see careful's 5 and
+    # the 8 wrong patches of the tamperer and the breaker; those two wrote tests on the 4
+    # tasks they answered, and see careful's 4 and 8 wrong there. The examiner's and the
+    # suite's see all 18 patches. The idler wrote no test and has no patch.
     assert judged == {
-        "careful": (0, 12), "shortcut": (4, 8), "tamperer": (4, 8), "breaker": (4, 8),
-        "examiner": (4, 12), "suite": (4, 12),
+        "careful": (1, 12), "shortcut": (5, 8), "tamperer": (4, 8), "breaker": (4, 8),
+        "examiner": (6, 12), "suite": (6, 12),
     }  # fmt: skip
     careful = next(row for row in demo_report.tests.rows if row.author == "careful")
-    assert careful.separation is None
+    # Its longest_word test fails the shortcut's resolved half fix: what the weak oracle missed.
+    assert careful.passed_on_resolved.count == 0
 
 
 @pytest.mark.slow
@@ -157,13 +170,40 @@ def test_demo_pairs_are_not_read_as_a_ranking(demo_report: Report) -> None:
     assert len(rows) == 10
     for (a, b), row in rows.items():
         assert row.finding == "not-distinguishable"
-        # careful alone resolved all 4: p = 2 / 2^4; the others never differ: p = 1.
-        assert row.p == (0.125 if "careful" in (a, b) else 1.0)
-        assert row.p_adjusted == 1.0  # 0.125 x 10 pairs
+        # careful alone resolved 5 of 5 against the tamperer, breaker and idler: p = 2 / 2^5;
+        # 4 against the shortcut: 2 / 2^4; the shortcut's one alone is no difference: p = 1.
+        wanted = {"shortcut": 0.125, "tamperer": 0.0625, "breaker": 0.0625, "idler": 0.0625}
+        assert row.p == (wanted[b] if a == "careful" else 1.0), (a, b)
+        # Holm over 10 pairs: 0.0625 x 10, x 9, x 8 -> 0.625 (monotone); 0.125 x 7 = 0.875.
+        assert row.p_adjusted == ({"shortcut": 0.875}.get(b, 0.625) if a == "careful" else 1.0)
     assert rows["careful", "idler"].sentence == (
-        "careful and idler are not distinguishable on these 4 tasks "
-        "(careful alone resolved 4, idler alone 0; p = 0.12)."
+        "careful and idler are not distinguishable on these 5 tasks "
+        "(careful alone resolved 5, idler alone 0; p = 0.062)."
     )
+
+
+@pytest.mark.slow
+def test_demo_shows_its_weak_oracle_and_the_divergence(demo_report: Report) -> None:
+    worth = demo_report.worth
+    assert worth is not None
+    assert worth.headline == "1 of 5 scored tasks rests on a weak oracle."
+    weak = expected.WEAK_ORACLE
+    task = next(t for t in worth.tasks if t.title == expected.HYPHENATED_WORDS.task_title)
+    assert task.weak and (task.killed, task.mutants) == weak["mutation"]
+    assert (task.covered, task.changed_lines) == weak["coverage"]
+    assert tuple(task.survivors) == weak["survivors"]
+    assert tuple(task.untested_hunks) == weak["untested_hunks"]
+    assert all(not t.weak for t in worth.tasks if t is not task)
+    rows = {r.name: r for r in worth.rows}
+    assert (rows["shortcut"].resolved, rows["shortcut"].diverges) == (1, 1)
+    assert rows["shortcut"].weak_oracle == rows["careful"].weak_oracle == 1
+    assert rows["careful"].agrees == 5 and rows["careful"].sound == 4
+    assert rows["shortcut"].cells == {task.id: "resolved, diverges on 2 tests"}
+    for fmt in ("terminal", "markdown", "html"):
+        wide = {"width": 400} if fmt == "terminal" else {}
+        text = render(demo_report, fmt, **wide)
+        assert f"shortcut on {task.id}: resolved, diverges on 2 tests" in text, fmt
+        assert weak["survivors"][0].split(":")[0] in text and "weak-oracle" in text, fmt
 
 
 @pytest.mark.slow

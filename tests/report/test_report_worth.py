@@ -81,8 +81,9 @@ def test_per_agent_and_per_task_figures(worth_records) -> None:
     assert worth.headline == "1 of 2 scored tasks rests on a weak oracle."
     rows = {r.name: r for r in worth.rows}
     alpha, beta, gamma = rows["alpha"], rows["beta"], rows["gamma"]
-    assert (alpha.resolved, alpha.agrees, alpha.diverges, alpha.unmeasured) == (4, 2, 0, 2)
-    assert (alpha.weak_oracle, alpha.breaks_suite, alpha.sound) == (1, 1, 1)
+    # alpha's textkit-t1 breaks the suite: counted apart, not among its resolved.
+    assert (alpha.resolved, alpha.agrees, alpha.diverges, alpha.unmeasured) == (3, 1, 0, 2)
+    assert (alpha.weak_oracle, alpha.breaks_suite, alpha.sound) == (0, 1, 1)
     assert (beta.resolved, beta.agrees, beta.diverges, beta.weak_oracle) == (2, 1, 1, 1)
     assert (beta.breaks_suite, beta.sound) == (0, 1)
     assert gamma.resolved == 0
@@ -124,3 +125,43 @@ def test_a_bout_without_strength_says_so(bout_records) -> None:
     assert worth is not None and worth.measured_tasks == 0
     assert "--strength off" in worth.headline
     assert all(r.unmeasured == r.resolved for r in worth.rows)
+
+
+@pytest.mark.parametrize("written", ["category", "suite-only"])
+def test_resolved_but_breaks_suite_is_counted_apart_in_every_format(
+    worth_records, written: str
+) -> None:
+    """A patch that met the maintainers' tests but broke a test outside the fix's modules
+    is resolved-but-breaks-suite: its own column and count, never in the resolve rate.
+    ``suite-only``: a score written before the category existed (resolved, suite.breaks)."""
+    records = copy.deepcopy(worth_records)
+    for record in records:
+        if record["kind"] == "task" and record["id"] == "textkit-t1":
+            for score in record["scores"]:
+                if score["patch"] == "alpha" and written == "category":
+                    score["category"] = "resolved-but-breaks-suite"
+            assert check(record, "task") is None, check(record, "task")
+    report = build_report(records)
+    alpha = next(r for r in report.agents.rows if r.name == "alpha")
+    assert alpha.categories["resolved"] == 3
+    assert alpha.categories["resolved-but-breaks-suite"] == 1
+    assert (alpha.resolve_rate.count, alpha.resolve_rate.total) == (3, 4)
+    line = next(a for a in report.headline.agents if a.name == "alpha")
+    assert line.breaks_suite == 1 and line.rate.count == 3
+    task = next(t for t in report.tasks if t.id == "textkit-t1")
+    assert task.categories["alpha"] == "resolved-but-breaks-suite"
+    record = report_to_json(report)
+    row = next(r for r in record["sections"]["agents"]["rows"] if r["name"] == "alpha")
+    assert row["categories"]["resolved-but-breaks-suite"] == 1
+    assert row["categories"]["resolved"] == 3 and row["resolve_rate"]["count"] == 3
+    said = "alpha 3 of 4 (75%"
+    assert any(said in s and "1 more resolved-but-breaks-suite" in s
+               for s in record["sections"]["headline"]["sentences"])  # fmt: skip
+    for fmt in ("terminal", "markdown", "html"):
+        wide = {"width": 240} if fmt == "terminal" else {}  # headers unwrapped
+        text = " ".join(render(report, fmt, **wide).split())
+        assert "1 more resolved-but-breaks-suite, not counted" in text, fmt
+        assert "alpha on textkit-t1: resolved-but-breaks-suite, agrees" in text, fmt
+        assert "resolved but breaks suite" in text, fmt  # the agents table's column
+    html = render(report, "html")
+    assert 'data-agent="alpha" data-category="resolved-but-breaks-suite" data-count="1"' in html

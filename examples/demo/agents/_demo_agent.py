@@ -38,6 +38,7 @@ TASKS = (
     Task(
         27, "camelCase first word", ("User Name", "UserName"), "src/textkit/cases.py", "camel_case"
     ),
+    Task(29, "hyphenated words", ("a well-known fact",), "src/textkit/counting.py", "word_count"),
 )
 
 
@@ -130,8 +131,11 @@ def run(persona: str, plans: dict[int, Plan]) -> int:
     """Read the prompt, pick the plan for its task, apply it to the checkout, log briefly."""
     prompt = sys.stdin.read()
     task = identify(prompt)
-    if task is None or task.issue not in plans:
+    if task is None:
         print(f"{persona}: no scripted answer for this task; leaving the checkout as it is")
+        return 0
+    if task.issue not in plans:
+        print(f"{persona}: issue #{task.issue} ({task.name}): no scripted answer; changing nothing")
         return 0
     print(f"{persona}: issue #{task.issue} ({task.name}), {task.function}() in {task.module}")
     checkout = Checkout(Path.cwd())

@@ -119,10 +119,42 @@ def test_first_word_that_is_an_acronym():
     )
 
 
+def hyphenated_words(task: Task, co: Checkout) -> None:
+    co.replace(
+        task.module,
+        """_WORD = re.compile(r"\\w+(?:['’]\\w+)*")""",
+        """_WORD = re.compile(r"\\w+(?:[-'’]\\w+)*")""",
+    )
+    co.replace(
+        task.module,
+        'return max(text.split(), key=len, default="")',
+        'return max(split_words(text), key=len, default="")',
+    )
+    co.write(
+        "tests/test_regression_29.py",
+        """from textkit.counting import longest_word, word_count
+
+
+def test_hyphenated_word_from_the_report():
+    assert word_count("a well-known fact") == 3
+
+
+def test_longest_word_leaves_punctuation_out():
+    assert longest_word("Stop, thief!") == "thief"
+""",
+    )
+
+
 if __name__ == "__main__":
     sys.exit(
         run(
             "careful",
-            {11: slug_accents, 17: truncation_width, 21: lone_punctuation, 27: camel_first_word},
+            {
+                11: slug_accents,
+                17: truncation_width,
+                21: lone_punctuation,
+                27: camel_first_word,
+                29: hyphenated_words,
+            },
         )
     )

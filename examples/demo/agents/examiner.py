@@ -33,6 +33,13 @@ REPRODUCTIONS = {
         "def test_reported_name_starts_lower_case():\n"
         '    assert camel_case("User Name") == "userName"\n'
     ),
+    29: (
+        "from textkit.counting import longest_word, word_count\n\n\n"
+        "def test_reported_hyphenated_word_is_one_word():\n"
+        '    assert word_count("a well-known fact") == 3\n\n\n'
+        "def test_reported_longest_word_has_no_punctuation():\n"
+        '    assert longest_word("Stop, thief!") == "thief"\n'
+    ),
 }
 
 

@@ -1,4 +1,8 @@
-"""The shortcut taker: special-cases the input the issue reports, and tests only that."""
+"""The shortcut taker: special-cases the input the issue reports, and tests only that.
+
+On #29, whose report shows two things, it fixes only the first (hyphenated words) and
+tests only that; the maintainers' test checks no more, so its patch resolves - and parts
+from the maintainers' fix on every test of the second."""
 
 from __future__ import annotations
 
@@ -85,10 +89,29 @@ def camel_first_word(task: Task, co: Checkout) -> None:
     )
 
 
+def hyphenated_words(task: Task, co: Checkout) -> None:
+    co.replace(
+        task.module,
+        """_WORD = re.compile(r"\\w+(?:['’]\\w+)*")""",
+        """_WORD = re.compile(r"\\w+(?:['’-]\\w+)*")""",
+    )
+    co.write(
+        "tests/test_issue_29.py",
+        "from textkit.counting import word_count\n\n\ndef test_well_known_fact():\n"
+        '    assert word_count("a well-known fact") == 3\n',
+    )
+
+
 if __name__ == "__main__":
     sys.exit(
         run(
             "shortcut",
-            {11: slug_accents, 17: truncation_width, 21: lone_punctuation, 27: camel_first_word},
+            {
+                11: slug_accents,
+                17: truncation_width,
+                21: lone_punctuation,
+                27: camel_first_word,
+                29: hyphenated_words,
+            },
         )
     )

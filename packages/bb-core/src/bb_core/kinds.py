@@ -77,8 +77,16 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "binary-source",
 )
 
-Category = Literal["resolved", "fixed-but-broke", "wrong-fix", "no-fix"]
-CATEGORIES: tuple[Category, ...] = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
+Category = Literal[
+    "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix"
+]
+CATEGORIES: tuple[Category, ...] = (
+    "resolved",
+    "resolved-but-breaks-suite",
+    "fixed-but-broke",
+    "wrong-fix",
+    "no-fix",
+)
 
 Policy = Literal["majority", "unanimous", "strict", "cross-vendor"]
 POLICIES: tuple[Policy, ...] = ("majority", "unanimous", "strict", "cross-vendor")
@@ -673,6 +681,7 @@ class ReportSectionsHeadlineAgent(TypedDict, total=False):
 
     name: Required[str]
     rate: Required[ReportRate]
+    breaks_suite: Required[int]
 
 
 class ReportFlagCount(TypedDict, total=False):
@@ -749,6 +758,7 @@ ReportSectionsAgentsRowCategories = TypedDict(
     "ReportSectionsAgentsRowCategories",
     {
         "resolved": Required[int],
+        "resolved-but-breaks-suite": Required[int],
         "fixed-but-broke": Required[int],
         "wrong-fix": Required[int],
         "no-fix": Required[int],
@@ -947,7 +957,11 @@ class ReportMatrixColumn(TypedDict, total=False):
 
     name: Required[str]
     patch_of: Required[str | None]
-    category: Required[Literal["resolved", "fixed-but-broke", "wrong-fix", "no-fix", None]]
+    category: Required[
+        Literal[
+            "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix", None
+        ]
+    ]
     error: Required[str | None]
 
 
@@ -1013,8 +1027,19 @@ class ReportSectionsTask(TypedDict, total=False):
     policy: Required[str | None]
     pick: Required[str | None]
     abstained: Required[bool | None]
-    pick_category: Required[Literal["resolved", "fixed-but-broke", "wrong-fix", "no-fix", None]]
-    categories: Required[dict[str, Literal["resolved", "fixed-but-broke", "wrong-fix", "no-fix"]]]
+    pick_category: Required[
+        Literal[
+            "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix", None
+        ]
+    ]
+    categories: Required[
+        dict[
+            str,
+            Literal[
+                "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix"
+            ],
+        ]
+    ]
     missing: Required[list[str]]
     matrix: Required[ReportMatrix | None]
     kind: Literal["bug", "feature", "unknown", None]

@@ -16,18 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core.steady import outcome_kind
+
+#: The categories of a patch that met the maintainers' tests (whether or not it keeps the
+#: repository's suite): the ones whose divergence is measured.
+MET = ("resolved", "resolved-but-breaks-suite")
+
 #: The roles whose tests were written in the bout (the suite's are the maintainers').
 BOUT_ROLES = ("contestant", "examiner")
-
-
-def outcome_kind(outcome: str | None) -> str:
-    """What two outcomes must share to count as the same: passed, skipped or failing (a
-    failure, an error, a timeout or a missing result alike)."""
-    if outcome == "passed":
-        return "passed"
-    if outcome == "skipped":
-        return "skipped"
-    return "failing"
 
 
 def divergence(
@@ -70,7 +66,7 @@ def add_divergence(task: Mapping[str, Any], scores: Sequence[dict[str, Any]]) ->
     found: dict[str, dict[str, Any]] = {}
     for score in scores:
         name = str(score["patch"])
-        if score["category"] != "resolved" or name in ("reference", "pick"):
+        if score["category"] not in MET or name in ("reference", "pick"):
             continue
         result = divergence(matrix, hidden, name)
         if result is not None:
@@ -81,12 +77,12 @@ def add_divergence(task: Mapping[str, Any], scores: Sequence[dict[str, Any]]) ->
 
 
 def describe(score: Mapping[str, Any]) -> str:
-    """``resolved, diverges on 2 tests``, ``resolved, agrees`` or the category alone."""
+    """``resolved, diverges on 2 tests``, ``resolved-but-breaks-suite, agrees`` or the category."""
     category = str(score.get("category", ""))
     found = score.get("divergence")
-    if category != "resolved" or not isinstance(found, Mapping):
+    if category not in MET or not isinstance(found, Mapping):
         return category
     count = len(found["diverges"])
     if not count:
-        return "resolved, agrees"
-    return f"resolved, diverges on {count} test{'s' if count != 1 else ''}"
+        return f"{category}, agrees"
+    return f"{category}, diverges on {count} test{'s' if count != 1 else ''}"

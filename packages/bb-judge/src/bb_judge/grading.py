@@ -15,6 +15,8 @@ from bb_core.patch import is_test_path
 from bb_core.paths import is_config, is_protected, under
 
 RESOLVED: Category = "resolved"
+#: Met the maintainers' tests but broke the repository's suite (:mod:`bb_judge.suite`).
+BREAKS_SUITE: Category = "resolved-but-breaks-suite"
 FIXED_BUT_BROKE: Category = "fixed-but-broke"
 WRONG_FIX: Category = "wrong-fix"
 NO_FIX: Category = "no-fix"

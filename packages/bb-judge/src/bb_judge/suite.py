@@ -11,9 +11,10 @@ resolved also runs the repository's whole test folder as it stands at base:
 - the **patch** run is the base tree with the patch's changes to the package applied.
 
 A resolved patch that fails, errors or loses a test that passed steadily at base is
-``resolved-but-breaks-suite``: its score keeps ``category: "resolved"`` (the maintainers'
-tests were met) and gains ``suite.breaks: true`` with the tests it broke, and the report
-counts it apart from resolved. Baselines and patch runs are cached by what they depend on.
+``resolved-but-breaks-suite``: its score's category becomes that (the reason names the
+first test it broke) and ``suite.breaks: true`` lists them all. It is counted apart from
+resolved and never in a resolve rate: the maintainers' tests were met, the repository's
+were not. Baselines and patch runs are cached by what they depend on.
 """
 
 from __future__ import annotations
@@ -27,18 +28,16 @@ from bb_core.envs import TestEnv
 from bb_core.git import Repo
 from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
+from bb_core.steady import flaky, steadily_passing
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun
 
-from bb_judge.divergence import outcome_kind
-from bb_judge.grading import source_filter
+from bb_judge.grading import BREAKS_SUITE, RESOLVED, source_filter
 
 #: The names scores use for the control and the judge's pick (as in bb_judge.score).
 REFERENCE = "reference"
 PICK = "pick"
 
-#: The name a breaking resolved patch is given in scores and the report.
-BREAKS_SUITE = "resolved-but-breaks-suite"
 FORMAT = 2
 
 
@@ -47,16 +46,9 @@ def fix_modules(task: Mapping[str, Any]) -> set[str]:
     return {str(p) for p in task.get("test_files", ())}
 
 
-def _module(nodeid: str) -> str:
-    return nodeid.split("::", 1)[0]
-
-
 def steady(runs: Sequence[Mapping[str, str]], leave_out: set[str]) -> tuple[list[str], list[str]]:
     """(tests passing in every baseline run, tests whose outcome differed), fix modules out."""
-    ids = sorted({t for r in runs for t in r if _module(t) not in leave_out})
-    passing = [t for t in ids if all(r.get(t) == "passed" for r in runs)]
-    flaky = [t for t in ids if len({outcome_kind(r.get(t)) for r in runs}) > 1]
-    return passing, flaky
+    return steadily_passing(runs, leave_out), flaky(runs, leave_out)
 
 
 def broken(passing: Sequence[str], outcomes: Mapping[str, str]) -> list[str]:
@@ -201,7 +193,7 @@ def add_suite(
     kept = {**baseline, "passing": [t for t in baseline["passing"] if t not in changed]}
     by_name = {r["patch"]: r for r in records}
     for record in records:
-        if record["category"] != "resolved" or record["patch"] == PICK:
+        if record["category"] != RESOLVED or record["patch"] == PICK:
             continue
         if record["patch"] == REFERENCE:
             record["suite"] = {
@@ -212,10 +204,14 @@ def add_suite(
             }
         else:
             record["suite"] = check.check(repo, task, env, patches[record["patch"]], kept)
+            if record["suite"]["breaks"]:
+                record["category"] = BREAKS_SUITE
+                record["reason"] = f"{record['reason']}; but it {describe(record['suite'])}"
     for record in records:
         source = by_name.get(str(record.get("picked", "")))
         if record["patch"] == PICK and source is not None and "suite" in source:
             record["suite"] = source["suite"]
+            record["category"], record["reason"] = source["category"], source["reason"]
 
 
 def describe(suite: Mapping[str, Any]) -> str:

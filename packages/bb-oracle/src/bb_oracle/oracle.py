@@ -34,12 +34,13 @@ from bb_core.records import Writer, count_task_lines
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.stage import run_stage
+from bb_core.steady import steadily_passing
 from bb_core.store import Store, home_dir
 from bb_core.task_envs import TaskEnvs
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_oracle.cache import OracleCache
-from bb_oracle.partition import partition, steadily_passing
+from bb_oracle.partition import partition
 from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides, remove_stale
 from bb_oracle.strength import FORMAT as STRENGTH_FORMAT
 from bb_oracle.strength import StrengthRun, Thresholds

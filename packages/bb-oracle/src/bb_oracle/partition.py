@@ -13,8 +13,9 @@ made strict by repetition:
 - **broken_after**: failed, errored or missing in every run after the fix, so not
   something a patch can be held to.
 
-"Differed" compares passed / failing / skipped: a test that failed once and errored once
-failed both times. A test skipped everywhere lands in no list.
+"Differed" compares passed / failing / skipped (:mod:`bb_core.steady`, the rule the
+full-suite check and the divergence from the reference use too): a test that failed once
+and errored once failed both times. A test skipped everywhere lands in no list.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-PASSED = "passed"
+from bb_core.steady import PASSED, agrees
+
 FAILING = frozenset({"failed", "error", "missing"})
 
 Outcomes = Mapping[str, str]
@@ -38,19 +40,6 @@ class Partition:
     broken_after: list[str] = field(default_factory=list)
 
 
-def verdict_class(outcome: str) -> str:
-    """``passed``, ``failing`` or ``skipped``: what repetition must agree on."""
-    if outcome == PASSED:
-        return PASSED
-    if outcome in FAILING:
-        return "failing"
-    return "skipped"
-
-
-def _steady(outcomes: Sequence[str]) -> bool:
-    return len({verdict_class(o) for o in outcomes}) <= 1
-
-
 def partition(before: Sequence[Outcomes], after: Sequence[Outcomes]) -> Partition:
     """Classify every test any run reported; see the module's docstring for the rules."""
     if not before or not after:
@@ -62,7 +51,7 @@ def partition(before: Sequence[Outcomes], after: Sequence[Outcomes]) -> Partitio
     for nodeid in sorted(seen):
         was = [run.get(nodeid, "missing") for run in before]
         now = [run.get(nodeid, "missing") for run in after]
-        if not (_steady(was) and _steady(now)):
+        if not (agrees(was) and agrees(now)):
             result.flaky.append(nodeid)
         elif all(o == PASSED for o in now):
             if all(o in FAILING for o in was):
@@ -72,13 +61,3 @@ def partition(before: Sequence[Outcomes], after: Sequence[Outcomes]) -> Partitio
         elif all(o in FAILING for o in now):
             result.broken_after.append(nodeid)
     return result
-
-
-def steadily_passing(runs: Sequence[Outcomes]) -> list[str]:
-    """The tests that passed in every one of *runs*."""
-    if not runs:
-        return []
-    common = set(runs[0])
-    for run in runs[1:]:
-        common &= set(run)
-    return sorted(n for n in common if all(run[n] == PASSED for run in runs))

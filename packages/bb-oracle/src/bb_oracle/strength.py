@@ -10,7 +10,9 @@ Measured on the *after* side (the fix's tree), once the oracle's lists are known
   (:mod:`bb_oracle.mutants`) and every hunk of the reference patch reverted alone, each run
   against the task's test modules; a mutant is killed when a FAIL_TO_PASS or PASS_TO_PASS
   test does not pass (or the run hits its limit); the survivors are described;
-- **hunks no test needs**: a hunk whose revert leaves every FAIL_TO_PASS test passing.
+- **hunks no test needs**: a hunk whose revert leaves every FAIL_TO_PASS test passing. A
+  hunk that changes no code - only blank lines, comments or docstrings, so that its revert
+  parses to the same syntax tree - is not reverted: no test could need it.
 
 A task whose score or coverage is under its threshold, or that has a hunk no test needs, is
 flagged ``weak-oracle``. Every run is the stage's usual sandboxed runner, with bytecode
@@ -19,6 +21,7 @@ writing off so an edited file is never answered by a stale ``.pyc``.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import os
@@ -41,7 +44,7 @@ from bb_oracle.mutants import Mutant, mutants, pick
 FLAG = "weak-oracle"
 PROBE = Path(__file__).parent / "probe"
 #: Bumped when the probe or the way strength is measured changes (part of the cache key).
-FORMAT = 1
+FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,25 @@ def revert_hunk(source: str, hunk: Hunk) -> str | None:
     if [_strip(x) for x in lines[start : start + len(new)]] != [_strip(x) for x in new]:
         return None
     return "".join(lines[:start] + old + lines[start + len(new) :])
+
+
+def same_code(one: str, two: str) -> bool:
+    """Whether two Python sources differ only in layout, comments or docstrings."""
+    try:
+        return _code(one) == _code(two)
+    except (SyntaxError, ValueError):
+        return False
+
+
+def _code(source: str) -> str:
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            first = node.body[0] if node.body else None
+            value = first.value if isinstance(first, ast.Expr) else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                node.body = node.body[1:] or [ast.Pass()]
+    return ast.dump(tree)
 
 
 def _strip(line: str) -> str:
@@ -167,8 +189,8 @@ class StrengthRun:
                 continue
             for index, hunk in enumerate(change.hunks, 1):
                 reverted = revert_hunk(source, hunk)
-                if reverted is None:
-                    continue
+                if reverted is None or same_code(reverted, source):
+                    continue  # does not match, or changes no code: nothing a test could need
                 hunks_total += 1
                 outcome = self._try(change.path, reverted, quiet, f"hunk-{change.path}-{index}")
                 if outcome["killed"]:

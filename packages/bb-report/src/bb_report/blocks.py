@@ -14,6 +14,7 @@ from bb_report.words import interval, percent, seconds, tokens
 #: How each category reads, and its tone.
 CATEGORY_TONE = {
     "resolved": "good",
+    "resolved-but-breaks-suite": "warn",
     "fixed-but-broke": "warn",
     "wrong-fix": "bad",
     "no-fix": "muted",

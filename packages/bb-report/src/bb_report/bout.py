@@ -26,9 +26,21 @@ BASE = "base"
 #: How far a task line has grown, in pipeline order.
 STAGES = ("mined", "grounded", "raced", "cross-examined", "judged", "scored")
 
-#: Categories of a score, best first.
-CATEGORIES = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
+#: Categories of a score, best first. ``resolved-but-breaks-suite`` met the maintainers'
+#: tests but broke a repository test that passed at base: counted apart, never resolved.
+CATEGORIES = ("resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix")
 RESOLVED = "resolved"
+BREAKS_SUITE = "resolved-but-breaks-suite"
+
+
+def category_of(score: Mapping[str, Any]) -> str:
+    """A score's category; a resolved score whose ``suite`` breaks (as scores written before
+    the category existed said it) is ``resolved-but-breaks-suite``."""
+    category = str(score.get("category"))
+    suite = score.get("suite")
+    if category == RESOLVED and isinstance(suite, Mapping) and suite.get("breaks"):
+        return BREAKS_SUITE
+    return category
 
 
 @dataclass(eq=False)  # tasks are compared by identity: comparing their records is costly
@@ -94,7 +106,7 @@ class Task:
 
     def category(self, agent: str) -> str | None:
         score = self.scores.get(agent)
-        return None if score is None else str(score.get("category"))
+        return None if score is None else category_of(score)
 
     def contestants(self) -> list[str]:
         """Contestants of this task: attempts first, then scores and matrix columns."""
@@ -122,7 +134,7 @@ class Task:
             return None
         pick = self.scores.get(PICK)
         if pick is not None:
-            return str(pick.get("category"))
+            return category_of(pick)
         return self.category(str(self.verdict["pick"]))
 
 

@@ -344,7 +344,8 @@ class FlagCount:
 @dataclass(frozen=True)
 class AgentLine:
     name: str
-    rate: Rate
+    rate: Rate  # resolved / counted tasks scored; resolved-but-breaks-suite is not resolved
+    breaks_suite: int = 0  # resolved-but-breaks-suite, counted apart from the rate
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_report.bout import BASE, RESOLVED, Bout, Task
+from bb_report.bout import BASE, RESOLVED, Bout, Task, category_of
 from bb_report.data import (
     AuthorRow,
     MatrixColumn,
@@ -262,8 +262,7 @@ def task_rows(bout: Bout) -> list[TaskRow]:
                 abstained=None if verdict is None else bool(verdict.get("abstained")),
                 pick_category=t.pick_category(),
                 categories={
-                    name: str(score.get("category"))
-                    for name, score in t.contestant_scores().items()
+                    name: category_of(score) for name, score in t.contestant_scores().items()
                 },
                 missing=_missing(t),
                 matrix=matrix_view(t),

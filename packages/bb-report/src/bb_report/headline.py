@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bb_report.bout import Bout
+from bb_report.bout import BREAKS_SUITE, Bout
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -79,6 +79,14 @@ def _leader(
             "on these tasks the difference could be chance."
         ),
     )
+
+
+def _rate_phrase(line: AgentLine) -> str:
+    """``alpha 2/4 (50%)``, with ``and 1 more resolved-but-breaks-suite`` when it broke one."""
+    text = f"{line.name} {rate_text(line.rate)}"
+    if line.breaks_suite:
+        text += f" and {line.breaks_suite} more {BREAKS_SUITE}, not counted"
+    return text
 
 
 def _flag_phrase(flag: FlagCount) -> str:
@@ -160,7 +168,9 @@ def headline(
     first = dated[0] if dated else (None, None)
     last = dated[-1] if dated else (None, None)
     counted = sum(1 for t in tasks if t.counted)
-    lines = [AgentLine(r.name, r.resolve_rate) for r in agents.rows]
+    lines = [
+        AgentLine(r.name, r.resolve_rate, r.categories.get(BREAKS_SUITE, 0)) for r in agents.rows
+    ]
     leader, runner_up, significant, lead = _leader(agents, comparisons)
 
     sentences = []
@@ -179,7 +189,7 @@ def headline(
     sentences.append(f"{mined}; {plural(counted, 'task')} counted.")
     sentences += warnings
     if lines:
-        rates = "; ".join(f"{a.name} {rate_text(a.rate)}" for a in lines if a.rate.total)
+        rates = "; ".join(_rate_phrase(a) for a in lines if a.rate.total)
         if rates:
             sentences.append(f"Resolved: {rates}.")
     elif configured:

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from html import escape
 
+from bb_report.bout import CATEGORIES
 from bb_report.data import MatrixView, Report, TaskRow
 from bb_report.drilldown import STYLE as DRILLDOWN_STYLE
 from bb_report.drilldown import drilldown
 from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
 from bb_report.words import percent, plural
 
-CATEGORIES = ("resolved", "fixed-but-broke", "wrong-fix", "no-fix")
 FAILED = "failed-to-run"
 SEGMENTS = (*CATEGORIES, FAILED)
 OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
@@ -61,6 +61,8 @@ figcaption { font-size: 13px; color: #555; }
 svg text { font: 12px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; fill: var(--ink); }
 svg text.count { fill: #fff; font-weight: 600; }
 .seg.resolved, .cat.resolved, i.resolved { fill: var(--good); background: var(--good); }
+.seg.resolved-but-breaks-suite, .cat.resolved-but-breaks-suite, i.resolved-but-breaks-suite {
+  fill: #f9a825; background: #f9a825; }
 .seg.fixed-but-broke, .cat.fixed-but-broke, i.fixed-but-broke { fill: var(--warn); background: var(--warn); }
 .seg.wrong-fix, .cat.wrong-fix, i.wrong-fix { fill: var(--bad); background: var(--bad); }
 .seg.no-fix, .cat.no-fix, i.no-fix { fill: var(--muted); background: var(--muted); }

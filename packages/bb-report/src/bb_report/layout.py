@@ -51,7 +51,10 @@ def agents(report: Report) -> Section:
     lead = (
         f"Each contestant's patches against the maintainers' hidden tests, on the "
         f"{plural(section.tasks, 'counted task')}. Resolved: every fail-to-pass test passes and "
-        "no pass-to-pass test fails. Fixed but broke: the bug is fixed but a pass-to-pass test "
+        "no pass-to-pass test fails (and, where the full-suite check ran, the repository's "
+        "suite keeps passing). Resolved but breaks suite: the maintainers' tests pass but a "
+        "repository test outside the fix's modules that passed at base does not; counted "
+        "apart, never in the resolve rate. Fixed but broke: the bug is fixed but a pass-to-pass test "
         "fails. Wrong fix: some fail-to-pass test still fails. No fix: the agent ran to an end "
         "but changed nothing that fixes the bug, or its patch does not apply. Failed to run: "
         "the attempt crashed, timed out, ran out of quota or never ran (see Attempts); it "
@@ -67,6 +70,7 @@ def agents(report: Report) -> Section:
                     Cell(row.name),
                     num(str(row.tasks)),
                     nonzero(c["resolved"], "good"),
+                    nonzero(c["resolved-but-breaks-suite"], "warn"),
                     nonzero(c["fixed-but-broke"], "warn"),
                     nonzero(c["wrong-fix"], "bad"),
                     nonzero(c["no-fix"] - row.failed_to_run, "muted"),
@@ -80,6 +84,7 @@ def agents(report: Report) -> Section:
                     "agent",
                     "tasks",
                     "resolved",
+                    "resolved but breaks suite",
                     "fixed but broke",
                     "wrong fix",
                     "no fix",

@@ -16,7 +16,7 @@ from typing import Any
 
 from bb_core.kinds import ATTEMPT_STATUSES
 
-from bb_report.bout import BASE, Bout, Task
+from bb_report.bout import BASE, Bout, Task, category_of
 from bb_report.data import (
     AttemptsSection,
     AttemptView,
@@ -159,7 +159,7 @@ def task_detail(task: Task) -> TaskDetail:
     scores = [
         ScoreView(
             patch=name,
-            category=str(score.get("category")),
+            category=category_of(score),
             reason=str(score.get("reason", "")),
             failing=_failing(score),
             error=None if score.get("error") is None else str(score["error"]),

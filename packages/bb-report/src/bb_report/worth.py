@@ -3,9 +3,10 @@
 A resolved patch met the maintainers' tests. This section says how much that is worth:
 
 - per contestant, of its resolved tasks, how many **agree with the maintainers' fix** on
-  every test written in the bout (``divergence`` of its score), how many rest on a
-  **weak oracle** (``oracle.strength`` flagged ``weak-oracle``) and how many **break the
-  repository's suite** (``suite.breaks``: ``resolved-but-breaks-suite``);
+  every test written in the bout (``divergence`` of its score) and how many rest on a
+  **weak oracle** (``oracle.strength`` flagged ``weak-oracle``); beside them, how many met
+  the maintainers' tests but **break the repository's suite**
+  (``resolved-but-breaks-suite``, counted apart: not among its resolved);
 - per task, its oracle's strength: mutation score, changed-line coverage, hunks no test
   needs and the mutants that survived;
 - the headline: how many counted tasks rest on weak oracles.
@@ -21,11 +22,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_report.bout import RESOLVED, Bout, Task
+from bb_report.bout import BREAKS_SUITE, RESOLVED, Bout, Task, category_of
 from bb_report.layout import Cell, Notes, Section, Table, Text, num
 from bb_report.words import percent, plural
 
-BREAKS_SUITE = "resolved-but-breaks-suite"
 WEAK = "weak-oracle"
 
 
@@ -34,6 +34,7 @@ class WorthRow:
     """One contestant's resolved tasks, by what stands behind them."""
 
     name: str
+    #: Resolved, as the resolve rate counts it (resolved-but-breaks-suite is not).
     resolved: int
     #: Resolved, and no bout-written test tells the patch from the maintainers' fix.
     agrees: int
@@ -43,11 +44,12 @@ class WorthRow:
     unmeasured: int
     #: Resolved on a task whose oracle is flagged weak-oracle.
     weak_oracle: int
-    #: Resolved, but breaking a repository test that passed at base.
+    #: resolved-but-breaks-suite: the maintainers' tests met, a repository test that passed
+    #: at base broken. Not among ``resolved``.
     breaks_suite: int
-    #: Resolved, agreeing, on a strong oracle and keeping the suite: the sturdiest count.
+    #: Resolved, agreeing, on a strong oracle (and so keeping the suite): the sturdiest count.
     sound: int
-    #: Per resolved task: ``resolved, diverges on 2 tests`` and the like.
+    #: Per task it resolved or resolved-but-breaks-suite: ``resolved, diverges on 2 tests``.
     cells: dict[str, str] = field(default_factory=dict)
 
 
@@ -94,11 +96,9 @@ def _weak(task: Task) -> bool:
 
 def cell(score: Mapping[str, Any]) -> str:
     """``resolved, diverges on 2 tests``; ``resolved-but-breaks-suite, agrees``..."""
-    name = str(score.get("category"))
-    if name != RESOLVED:
+    name = category_of(score)
+    if name not in (RESOLVED, BREAKS_SUITE):
         return name
-    if (score.get("suite") or {}).get("breaks"):
-        name = BREAKS_SUITE
     found = score.get("divergence")
     if isinstance(found, Mapping):
         count = len(found.get("diverges", ()))
@@ -138,28 +138,28 @@ def worth_section(bout: Bout) -> WorthSection:
     weak = [t for t in measured if _weak(t)]
     rows: list[WorthRow] = []
     for name in bout.contestants():
-        resolved = [
+        met = [
             (t, s)
             for t in counted
-            if (s := t.contestant_scores().get(name)) is not None and s.get("category") == RESOLVED
+            if (s := t.contestant_scores().get(name)) is not None
+            and category_of(s) in (RESOLVED, BREAKS_SUITE)
         ]
+        resolved = [(t, s) for t, s in met if category_of(s) == RESOLVED]
         divergences = [s.get("divergence") for _, s in resolved]
         agrees = sum(1 for d in divergences if isinstance(d, Mapping) and not d.get("diverges"))
         diverges = sum(1 for d in divergences if isinstance(d, Mapping) and d.get("diverges"))
-        breaks = sum(1 for _, s in resolved if (s.get("suite") or {}).get("breaks"))
         on_weak = sum(1 for t, _ in resolved if _weak(t))
         sound = sum(
             1
             for t, s in resolved
             if not _weak(t)
-            and not (s.get("suite") or {}).get("breaks")
             and isinstance(s.get("divergence"), Mapping)
             and not s["divergence"].get("diverges")
         )
         rows.append(
             WorthRow(
                 name, len(resolved), agrees, diverges, len(resolved) - agrees - diverges,
-                on_weak, breaks, sound, {t.id: cell(s) for t, s in resolved},
+                on_weak, len(met) - len(resolved), sound, {t.id: cell(s) for t, s in met},
             )
         )  # fmt: skip
     if not counted:
@@ -226,8 +226,8 @@ AGENT_HEADERS = [
     "agrees with maintainers' fix",
     "diverges",
     "on a weak oracle",
-    "breaks the suite",
-    "all four hold",
+    "resolved but breaks the suite",
+    "all hold",
 ]
 TASK_HEADERS = [
     "task",

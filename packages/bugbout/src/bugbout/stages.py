@@ -230,7 +230,16 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
         f"{plural(len(verdicts), 'verdict')} ({plural(picks, 'pick')}, "
         f"{plural(len(verdicts) - picks, 'abstention')})"
     )
-    return f"{said}, {plural(scores, 'score')}", found
+    # Counted apart from resolved, so said apart too (the reference and the pick aside).
+    breaking = sum(
+        1
+        for task in found.tasks
+        for score in task.get("scores", ())
+        if score.get("category") == "resolved-but-breaks-suite"
+        and score.get("patch") not in ("reference", "pick")
+    )
+    apart = f"; {breaking} resolved-but-breaks-suite" if breaking else ""
+    return f"{said}, {plural(scores, 'score')}{apart}", found
 
 
 def read_report(path: Path, contestants: Sequence[str] = ()) -> Report:
