@@ -19,6 +19,7 @@ from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.command import PLUGIN_DIR, plan_targets, pytest_argv, run_environment
 from bb_core.testrun.report import Report, ReportedTest, inconsistency, tampering
 from bb_core.testrun.result import TestRun
+from bb_core.testrun.served import ForkServer, ServedRun
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
 
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
@@ -39,6 +40,7 @@ def run_pytest(
     readable: Sequence[Path] = (),
     pythonpath: Sequence[str] | None = None,
     canaries: bool = True,
+    server: ForkServer | None = None,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
@@ -52,7 +54,9 @@ def run_pytest(
     the plugin's report beside it (``<log>.report.jsonl``, its collection pass's in
     ``<log>.collection.jsonl``). ``canaries``: add canary tests (:mod:`bb_core.canaries`)
     beside the targets and collect the targets a second time to check the report against
-    (:mod:`bb_core.testrun.crosscheck`); neither for ``--collect-only``.
+    (:mod:`bb_core.testrun.crosscheck`); neither for ``--collect-only``. ``server``: run
+    in this :class:`~bb_core.testrun.served.ForkServer` (whose writable folders hold the
+    checkout) instead of a new sandbox; ``writable`` and ``readable`` are then its own.
 
     The run is void - every test ``error``, the evidence in ``tampered`` - when the
     report holds lines the plugin did not write, the plugin saw its or pytest's
@@ -85,16 +89,25 @@ def run_pytest(
     base_env = run_environment(Path(env.python), checkout, entries, getattr(env, "env", {}))
     if test_timeout:
         base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
+    if server is not None:
+        selection = server.selection_file(secrets.token_hex(8))
+        selection.write_bytes(b"{}")
+        confinement = server.confinement
+    else:
+        selection = _selection_path(log_path)
+        confinement = _confinement(selection, Path(env.python), checkout, writable, readable)
     runs = _Runs(
         argv=argv, checkout=checkout, sandbox=sandbox, log_path=log_path, select=select,
         deadline=started + timeout, test_timeout=test_timeout, base_env=base_env,
         collection_pass=checked, early_stop=crosscheck.stops_early(args),
-        confinement=_confinement(log_path, Path(env.python), checkout, writable, readable),
+        confinement=confinement, selection=selection, server=server,
     )  # fmt: skip
     try:
         runs.run()
     finally:
         planted.remove()
+        if server is not None:
+            selection.unlink(missing_ok=True)
     cap_file(log_path, LOG_LIMIT)
     evidence = runs.evidence
     if planted.targets:
@@ -123,7 +136,7 @@ def run_pytest(
 
 
 def _confinement(
-    log_path: Path,
+    selection: Path,
     python: Path,
     checkout: Path,
     writable: Sequence[Path],
@@ -134,7 +147,6 @@ def _confinement(
     The selection file is the only thing of the log folder the run sees: other runs'
     logs stay out of reach. HOME is a private, empty folder.
     """
-    selection = _selection_path(log_path)
     selection.write_bytes(b"{}")
     bound = [PLUGIN_DIR, selection, *program_roots([str(python)])]
     bound.extend(Path(path) for path in readable)
@@ -164,6 +176,8 @@ class _Runs:
     base_env: dict[str, str]
     collection_pass: bool
     early_stop: bool
+    selection: Path
+    server: ForkServer | None = None
     key: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     final: dict[str, ReportedTest] = field(default_factory=dict)
     collected: dict[str, None] = field(default_factory=dict)
@@ -202,7 +216,7 @@ class _Runs:
     def _environment(self) -> dict[str, str]:
         run_env = dict(self.base_env)
         if self.select is not None or self.stuck:
-            selection = _selection_path(self.log_path)
+            selection = self.selection
             deselect = [*self.final, *(n for n, kind in self.stuck.items() if kind == "test")]
             ignore = [n for n, kind in self.stuck.items() if kind == "collect"]
             selection.write_bytes(
@@ -225,12 +239,20 @@ class _Runs:
         if self.collection_pass:
             fds.append(_open_report(second))
             run_env["BUGBOUT_COLLECT_FD"] = str(fds[1])
+        running: Confined | ServedRun
         try:
-            running = Confined(
-                self.argv, self.sandbox, self.confinement, self.checkout, run_env,
-                stdout_path=self.log_path, stderr_path=self.log_path, append=True,
-                pass_fds=tuple(fds),
-            )  # fmt: skip
+            if self.server is not None:
+                named = {"BUGBOUT_REPORT_FD": fds[0]}
+                if self.collection_pass:
+                    named["BUGBOUT_COLLECT_FD"] = fds[1]
+                args = self.argv[3:]  # what follows "python -m pytest"
+                running = self.server.run(args, self.checkout, run_env, self.log_path, named)
+            else:
+                running = Confined(
+                    self.argv, self.sandbox, self.confinement, self.checkout, run_env,
+                    stdout_path=self.log_path, stderr_path=self.log_path, append=True,
+                    pass_fds=tuple(fds),
+                )  # fmt: skip
         except OSError as exc:
             self.problem = f"pytest could not start: {exc}"
             return None

@@ -6,9 +6,20 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
-from bb_core.sandbox import Confined
+from bb_core.sandbox import Completed
 from bb_core.testrun.report import Attempt, Report
+
+
+class Running(Protocol):
+    """A pytest process being watched: a :class:`~bb_core.sandbox.Confined`, or a run
+    in a fork server (:class:`~bb_core.testrun.served.ServedRun`)."""
+
+    def wait(self, timeout: float | None) -> bool: ...
+    def kill(self) -> None: ...
+    def finish(self) -> Completed: ...
+
 
 #: Seconds a pytest process may take to exit once it reported the end of its session.
 LINGER_GRACE = 5.0
@@ -58,7 +69,7 @@ def _stuck(attempt: Attempt, now: float, test_timeout: float | None) -> bool:
 
 
 def watch(
-    running: Confined,
+    running: Running,
     report: Report,
     deadline: float,
     test_timeout: float | None,
