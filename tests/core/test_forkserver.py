@@ -165,3 +165,32 @@ def test_a_hung_test_ends_the_server_and_the_rest_runs_in_a_new_one(
         "tests/test_hang.py::test_after": "passed",
     }
     assert result.attempts == 2 and server.starts == 2
+
+
+def test_without_a_namespace_of_its_own_it_clears_only_the_runs_session(
+    tmp_path: Path, host_env: TestEnv
+) -> None:
+    """Under ``none`` the sandbox's /tmp is the host's and its processes are the host's:
+    the server kills only what the run's session left and empties nothing."""
+    import subprocess
+    import tempfile
+
+    from bb_core.sandbox import get_sandbox
+
+    root = tmp_path / "trees"
+    keep = Path(tempfile.mkdtemp(prefix="bb-forkserver-keep-"))
+    (keep / "file").write_text("x")
+    neighbour = subprocess.Popen(["sleep", "30"])
+    try:
+        with ForkServer(
+            host_env.python, get_sandbox("none"), writable=[root.parent], files=tmp_path / "s",
+            env=run_environment(host_env.python, root, []),
+        ) as server:  # fmt: skip
+            result = served(server, tree(root / "one", SAME), host_env, tmp_path / "l")
+        assert result.outcomes["tests/test_core.py::test_two"] == "passed"
+        assert neighbour.poll() is None and (keep / "file").exists()
+    finally:
+        neighbour.kill()
+        neighbour.wait()
+        (keep / "file").unlink()
+        keep.rmdir()

@@ -24,7 +24,7 @@ from bb_core.patchcheck import outside_links
 from bb_core.patches import apply_patch
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_environment, run_pytest
-from bb_core.testrun.served import ForkServer
+from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, classify, slug
 from bb_xexam.blame import AuthorRun, author_run
@@ -46,8 +46,10 @@ def run_author(
     fork_server: bool = True,
 ) -> dict[str, AuthorRun | str]:
     """Every column's run of one author's tests, by column name (a string: why the
-    column's patch does not apply). ``fork_server`` False: each run a new sandbox and
-    interpreter instead (the same isolation, at the cost of a start-up per run)."""
+    column's patch does not apply). ``fork_server`` False - or a sandbox that gives no
+    process namespace of its own, where a server could not clear up between runs - each
+    run a new sandbox and interpreter instead (the same isolation, at the cost of a
+    start-up per run)."""
     name = slug(item.author.name) or "suite"
     root = work / "authors" / name
     root.mkdir(parents=True)
@@ -61,7 +63,7 @@ def run_author(
             found[column.name] = _run_column(
                 task, column, item, stage, root, server, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=pythonpath, logs=logs / slug(column.name),
-                served=fork_server,
+                served=fork_server and sandbox.name in OWN_NAMESPACES,
             )  # fmt: skip
     shutil.rmtree(root, ignore_errors=True)
     return found

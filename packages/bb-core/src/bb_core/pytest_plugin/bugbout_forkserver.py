@@ -1,7 +1,9 @@
 """bugbout's fork server: pytest imported once, a fresh forked child per test run.
 
-Started by bugbout inside the sandbox as ``python bugbout_forkserver.py <fd>``, where
-``<fd>`` is one end of a socket pair. It drops every capability and makes itself
+Started by bugbout inside the sandbox as ``python bugbout_forkserver.py <fd> [--sandbox]``,
+where ``<fd>`` is one end of a socket pair and ``--sandbox`` says the sandbox gives it a
+process namespace, a ``/tmp`` and a ``HOME`` of its own (bubblewrap does; without it only
+the run's own session is killed and nothing is emptied). It drops every capability and makes itself
 impossible to inspect or write from its children (``PR_SET_DUMPABLE`` 0: no ptrace, no
 ``/proc/<pid>/mem``), imports
 pytest, and then serves jobs one at a time. A job is one JSON line - the pytest
@@ -97,6 +99,7 @@ def _child(job, fds, sock):
         os.dup2(log, 2)
         os.close(null)
         os.close(log)
+        os.setsid()  # as a fresh run is started: a session of its own
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT else 0)
         env = dict(job["env"])
@@ -141,8 +144,14 @@ def _others():
         return []
 
 
-def _sweep():
-    """Kill every process of the sandbox but this one and its init; empty the scratch."""
+def _sweep(child, sandboxed):
+    """Kill every process of the sandbox but this one and its init; empty the scratch.
+
+    Not *sandboxed*: only what is left of the run's session is killed."""
+    if not sandboxed:
+        with contextlib.suppress(OSError):
+            os.killpg(child, signal.SIGKILL)
+        return
     for _ in range(100):
         with contextlib.suppress(OSError):
             os.kill(-1, signal.SIGKILL)
@@ -191,6 +200,7 @@ def _empty(folder, mounts):
 
 def main():
     sock = socket.socket(fileno=int(sys.argv[1]))
+    sandboxed = "--sandbox" in sys.argv[2:]
     guarded = _harden()
     import pytest  # noqa: F401 - the point of the server
 
@@ -209,7 +219,7 @@ def main():
         _pid, status = os.waitpid(pid, 0)
         code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -os.WTERMSIG(status)
         ended = time.monotonic() - started
-        _sweep()
+        _sweep(pid, sandboxed)
         sock.sendall(json.dumps({"exit": code, "duration": ended}).encode() + b"\n")
 
 

@@ -7,7 +7,10 @@ must be killed - its deadline, a test that hangs - takes the whole server with i
 next run starts a new one. The server's confinement is fixed when it starts, so every
 checkout it runs must lie inside one of its writable folders, and a caller must not
 start a run before the previous one has answered (runs are served one at a time; the
-server empties the sandbox between them).
+server empties the sandbox between them). Only under bubblewrap (``OWN_NAMESPACES``) does
+the server kill every other process and empty ``/tmp`` and ``HOME`` between runs; under
+another sandbox it kills only the run's session, so callers that need runs kept apart
+there start a new process per run instead.
 """
 
 from __future__ import annotations
@@ -27,6 +30,9 @@ from bb_core.sandbox import Completed, Confined, Confinement, Sandbox, program_r
 from bb_core.testrun.command import PLUGIN_DIR
 
 SERVER = PLUGIN_DIR / "bugbout_forkserver.py"
+#: Sandboxes that give the server a process namespace, /tmp and HOME of its own: only in
+#: them does it kill every other process and empty the scratch between runs.
+OWN_NAMESPACES = ("bubblewrap",)
 #: Seconds the server may take to import pytest and say it is ready.
 START_LIMIT = 60.0
 
@@ -67,6 +73,9 @@ class ForkServer:
         self.starts = 0
         self.guarded = False
 
+    def _flags(self) -> list[str]:
+        return ["--sandbox"] if self.sandbox.name in OWN_NAMESPACES else []
+
     def selection_file(self, name: str) -> Path:
         return self.files / f"{name}.selection.json"
 
@@ -74,7 +83,8 @@ class ForkServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             running = Confined(
-                [str(self.python), str(SERVER), str(theirs.fileno())], self.sandbox,
+                [str(self.python), str(SERVER), str(theirs.fileno()), *self._flags()],
+                self.sandbox,
                 self.confinement, self.cwd, self.env,
                 stdout_path=self.files / "server.log", stderr_path=self.files / "server.log",
                 append=True, pass_fds=(theirs.fileno(),),
