@@ -104,7 +104,10 @@ def watch(
                 lingered = True
                 running.kill()
                 break
-            for watched in (attempt, passed):
+            # The run collects only once its collection pass has ended: from then on, a
+            # pass that never said so (it crashed) is not hanging.
+            pass_over = attempt.current is not None or attempt.collected is not None
+            for watched in (attempt,) if pass_over else (attempt, passed):
                 if _stuck(watched, now, test_timeout):
                     hung, hung_kind = watched.current, watched.current_kind
                     break
