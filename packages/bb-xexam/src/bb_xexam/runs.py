@@ -20,8 +20,8 @@ from typing import Any
 
 from bb_core.envs import TestEnv
 from bb_core.errors import BbError
+from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
-from bb_core.patches import apply_patch
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer

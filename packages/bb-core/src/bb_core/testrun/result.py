@@ -72,6 +72,8 @@ class TestRun:
     tampered: list[str] = field(default_factory=list)
     #: pytest reported the end of its session but did not exit; it was ended.
     lingered: bool = False
+    #: Why the run is an error run, as a word: ``setup-failed`` (``[project] setup``).
+    reason: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -96,4 +98,5 @@ class TestRun:
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
             **({"tampered": list(self.tampered)} if self.tampered else {}),
+            **({"reason": self.reason} if self.reason else {}),
         } | ({"lingered": True} if self.lingered else {})

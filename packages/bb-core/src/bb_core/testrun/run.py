@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,6 +103,10 @@ def run_pytest(
         confinement=confinement, selection=selection, server=server,
     )  # fmt: skip
     try:
+        if getattr(env, "setup", ()):
+            failed = _set_up(env, checkout, sandbox, confinement, base_env, log_path, runs.deadline)
+            if failed is not None:
+                return failed.run(nodeids, time.monotonic() - started, log_path)
         runs.run()
     finally:
         planted.remove()
@@ -133,6 +137,44 @@ def run_pytest(
     )  # fmt: skip
     run.tampered = evidence
     return run
+
+
+@dataclass
+class _SetupFailure:
+    message: str
+
+    def run(self, nodeids: Sequence[str] | None, duration: float, log_path: Path) -> TestRun:
+        """The error run a failed set-up makes: every requested test ``error``."""
+        wanted = list(nodeids or ())
+        return TestRun(
+            dict.fromkeys(wanted, "error"),
+            duration,
+            None,
+            False,
+            log_path,
+            messages=dict.fromkeys(wanted, f"bugbout: {self.message}"),
+            problem=self.message,
+            reason="setup-failed",
+        )
+
+
+def _set_up(
+    env: Any,
+    checkout: Path,
+    sandbox: Sandbox,
+    confinement: Confinement,
+    run_env: Mapping[str, str],
+    log_path: Path,
+    deadline: float,
+) -> _SetupFailure | None:
+    """``[project] setup`` in *checkout*, confined like the run (see bb_core.checkout_setup)."""
+    from bb_core.checkout_setup import run_setup
+
+    failed = run_setup(
+        env.setup, checkout, python=Path(env.python), sandbox=sandbox,
+        confinement=confinement, env=run_env, log_path=log_path, deadline=deadline,
+    )  # fmt: skip
+    return None if failed is None else _SetupFailure(failed.message)
 
 
 def _confinement(
