@@ -1,6 +1,8 @@
 """What isolating every author costs: a matrix built as bb-xexam builds it - each
-author's tests in a pytest process and a tree of their own per column - next to the
-shape it replaced, every author's tests sharing one pytest run per column.
+author's tests in a pytest process and a tree of their own per column, forked from a
+fork server per author - next to the shapes it replaced: the same isolation with a new
+sandbox and interpreter per run, and every author's tests sharing one pytest run per
+column (no isolation at all).
 
 Two matrices:
 
@@ -10,8 +12,9 @@ Two matrices:
   columns (the unfixed tree too): 6 x 6 by default;
 - ``--demo``: the demo, mined and raced by the real tools, every task's matrix.
 
-For each: build_matrix (median and best of ``--rounds``) and the same trees run the old
-way, one pytest run per column covering every author; the ratio is the cost of isolation.
+For each, in the same rounds (median and best of ``--rounds``): build_matrix; build_matrix
+without fork servers; and the same trees run the old way, one pytest run per column
+covering every author. The ratios against the last are the cost of isolation.
 
     python benchmarks/bench_xexam.py [--rounds N] [--contestants N] [--demo] [--sandbox auto|none]
 """
@@ -136,34 +139,35 @@ def measure(
     label: str, repository: Path, tasks: list[dict[str, Any]], env: TestEnv, sandbox: Any,
     settings: Settings, rounds: int, work: Path,
 ) -> None:  # fmt: skip
-    def matrices() -> list[dict[str, Any]]:
+    def matrices(served: bool = True) -> list[dict[str, Any]]:
         return [
             build_matrix(
                 task, repository=str(repository), env=env, sandbox=sandbox, settings=settings,
-                logdir=work / "logs" / str(task["id"]),
+                logdir=work / "logs" / str(task["id"]), fork_server=served,
             )
             for task in tasks
         ]  # fmt: skip
 
     made = matrices()  # warm: bytecode, the sandbox probe
-    isolated = [timed(matrices)[0] for _ in range(rounds)]
-    shared = [
-        sum(shared_runs(task, repository, env, sandbox, work) for task in tasks)
-        for _ in range(rounds)
-    ]
+    served, fresh, shared = [], [], []
+    for _ in range(rounds):  # interleaved, so a change of load falls on all three
+        served.append(timed(matrices)[0])
+        fresh.append(timed(lambda: matrices(served=False))[0])
+        shared.append(sum(shared_runs(task, repository, env, sandbox, work) for task in tasks))
     cells = sum(len(m["cells"]) for m in made)
     runs = sum(len(c.get("runs", ())) for m in made for c in m["columns"])
     shape = ", ".join(f"{len(m['authors'])}x{len(m['columns'])}" for m in made)
     print(f"{label}: {len(made)} matrices ({shape} authors x columns), {cells} cells, "
           f"{rounds} rounds, sandbox {sandbox.name}")  # fmt: skip
-    new, old = statistics.median(isolated), statistics.median(shared)
-    print(f"  isolated, one run per author x column ({runs} runs): "
-          f"median {new:6.2f} s  best {min(isolated):6.2f} s")  # fmt: skip
-    print(f"  shared, one run per column:                 median {old:6.2f} s  "
-          f"best {min(shared):6.2f} s")  # fmt: skip
-    print(
-        f"  isolation costs {new / old:.2f}x (best against best {min(isolated) / min(shared):.2f}x)"
-    )
+    old = statistics.median(shared)
+    for name, times in (
+        (f"isolated, fork server per author ({runs} runs)", served),
+        (f"isolated, new process per run ({runs} runs)", fresh),
+        ("shared, one run per column", shared),
+    ):
+        new = statistics.median(times)
+        print(f"  {name:44} median {new:6.2f} s  best {min(times):6.2f} s  "
+              f"{new / old:.2f}x (best {min(times) / min(shared):.2f}x)")  # fmt: skip
 
 
 def main() -> None:

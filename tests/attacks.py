@@ -82,10 +82,90 @@ FORGED_THROUGH_EMITTER = FORGED_REPORT.replace(
     "    _os.write(_plugin._fd,", "    [_plugin._emit(_l) for _l in _lines[1:]]\n    (_plugin._fd,"
 )
 
+#: The live Session found by walking up the stack from the import (no gc, no trace), and
+#: a plugin registered on it that runs each test itself and reports it only when it
+#: passed: failing tests are never reported. {target} is the module it aims at; empty:
+#: every module.
+_SUPPRESS = """
+import sys as _sys
+_frame = _sys._getframe()
+while _frame is not None and type(_frame.f_locals.get("self")).__name__ != "Session":
+    _frame = _frame.f_back
+if _frame is not None:
+    _session = _frame.f_locals["self"]
+
+    class _Quiet:
+        def pytest_runtest_protocol(self, item, nextitem):
+            if "{target}" not in item.nodeid:
+                return None
+            from _pytest.runner import runtestprotocol
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            if all(r.passed or r.skipped for r in reports):
+                for report in reports:
+                    item.ihook.pytest_runtest_logreport(report=report)
+            return True
+
+    if not _session.config.pluginmanager.has_plugin("quiet"):
+        _session.config.pluginmanager.register(_Quiet(), "quiet")
+"""
+
+#: Failing tests' reports suppressed, in every module (canaries included).
+SUPPRESS_FAILURES = _SUPPRESS.replace("{target}", "")
+#: The same aimed at one module by name, so the canaries beside it report as they should.
+SUPPRESS_IN_MODULE = _SUPPRESS.replace("{target}", "test_double.py::")
+
+#: Passing reports invented, through pytest's own hook and the plugin's emitter, for the
+#: tests of every test module that failed to import - with the plugin's note of which
+#: test is running set to match, so the report is in its place.
+INVENT_REPORTS = """
+import sys as _sys
+_frame = _sys._getframe()
+while _frame is not None and type(_frame.f_locals.get("self")).__name__ != "Session":
+    _frame = _frame.f_back
+if _frame is not None:
+    _session = _frame.f_locals["self"]
+
+    class _Inventor:
+        done = False
+
+        def pytest_runtest_logfinish(self, nodeid, location):
+            import ast, os
+            from _pytest.reports import TestReport
+            if self.done:
+                return
+            self.done = True
+            loaded = {getattr(m, "__file__", None) for m in list(_sys.modules.values())}
+            state = _sys.modules["bugbout_pytest"]._state
+            root = str(_session.config.rootpath)
+            for folder, _dirs, files in os.walk(root):
+                for name in sorted(files):
+                    path = os.path.join(folder, name)
+                    if not name.startswith("test_") or not name.endswith(".py") or path in loaded:
+                        continue
+                    module = os.path.relpath(path, root).replace(os.sep, "/")
+                    for node in ast.parse(open(path).read()).body:
+                        if isinstance(node, ast.FunctionDef) and node.name.startswith("test"):
+                            forged = module + "::" + node.name
+                            saved = dict(state)
+                            for when in ("setup", "call", "teardown"):
+                                state.update(nodeid=forged, when=when)
+                                _session.config.hook.pytest_runtest_logreport(
+                                    report=TestReport(forged, (module, 0, node.name), {}, "passed", None, when)
+                                )
+                            state.update(saved)
+
+    if not _session.config.pluginmanager.has_plugin("inventor"):
+        _session.config.pluginmanager.register(_Inventor(), "inventor")
+"""
+
+#: Attacks on the report itself that only the collection pass sees: by name.
+REPORT_FORGERS = {"suppress-in-module": SUPPRESS_IN_MODULE, "invent-reports": INVENT_REPORTS}
+
 PACKAGE_TAMPERERS = {
     "runtest-noop": RUNTEST_NOOP,
     "gc-hookwrapper": GC_HOOKWRAPPER,
     "wrap-emitter": WRAP_EMITTER,
     "forged-report": FORGED_REPORT,
     "forged-through-emitter": FORGED_THROUGH_EMITTER,
+    "suppress-failures": SUPPRESS_FAILURES,
 }

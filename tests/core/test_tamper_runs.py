@@ -92,3 +92,94 @@ def test_canaries_look_like_their_neighbours(tmp_path: Path) -> None:
     first.remove()
     second.remove()
     assert sorted(p.name for p in folder.iterdir()) == ["slugs_test.py", "wrapping_test.py"]
+
+
+TRIPLE = {
+    "tests/test_triple.py": "from pkg.core import triple\n\ndef test_three(): assert triple(1) == 3\n"
+}
+
+
+def test_a_suppressed_report_that_spares_the_canaries_is_caught_by_the_collection_pass(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """Failing tests of one module run but are never reported: the canaries beside them
+    come out right, the audit hook sees nothing, only the collection pass disagrees."""
+    root = project(tmp_path, attacks.REPORT_FORGERS["suppress-in-module"])
+    result = run(root, host_env, bwrap_sandbox, nodeids=IDS)
+    assert result.outcomes == dict.fromkeys(IDS, "error")
+    assert result.tampered == ["collected but never reported: tests/test_double.py::test_four"], (
+        result.tampered
+    )
+    log = result.log.read_text()
+    assert "void run: collected but never reported" in log
+
+
+def test_reports_invented_for_tests_that_do_not_collect_are_caught(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """A module that cannot import (its name is missing on this code) would be ``error``;
+    passing reports forged for its tests through pytest's own hook - each in its place,
+    each authenticated - are reported but never found by the collection pass."""
+    root = project(tmp_path, attacks.REPORT_FORGERS["invent-reports"])
+    make_project(root / "repo", TRIPLE)
+    wanted = [*IDS, "tests/test_triple.py::test_three"]
+    result = run(root, host_env, bwrap_sandbox, nodeids=wanted)
+    assert result.outcomes == dict.fromkeys(wanted, "error")
+    assert any(
+        line.startswith("reported but not found by the collection pass: ")
+        and "tests/test_triple.py::test_three" in line
+        for line in result.tampered
+    ), result.tampered
+    # Without the attack the module's test is an error and nothing is void.
+    honest = project(tmp_path / "honest", "")
+    make_project(honest / "repo", TRIPLE)
+    clean = run(honest, host_env, bwrap_sandbox, nodeids=wanted)
+    assert clean.tampered == [] and clean.outcomes["tests/test_triple.py::test_three"] == "error"
+
+
+def test_a_report_out_of_its_place_is_seen_by_the_plugin(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """The invented reports without the plugin's note of the running test set to match."""
+    code = attacks.REPORT_FORGERS["invent-reports"].replace(
+        "state.update(nodeid=forged, when=when)", "pass"
+    )
+    root = project(tmp_path, code)
+    make_project(root / "repo", TRIPLE)
+    result = run(root, host_env, bwrap_sandbox)
+    assert any(
+        "a report for tests/test_triple.py::test_three arrived while" in line
+        for line in result.tampered
+    ), result.tampered
+
+
+def test_ids_that_differ_between_collections_void_the_run_and_are_named(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """Ids drawn at random cannot be checked: the evidence names them. Ids built from a
+    set come out the same in the pass and the run (a fork shares the hash seed)."""
+    files = {
+        "tests/test_ids.py": """
+            import os, pytest
+
+            @pytest.mark.parametrize("word", {"alpha", "beta", "gamma", "delta"})
+            def test_from_a_set(word): assert word
+
+            @pytest.mark.parametrize("pid", [os.getpid()])
+            def test_drawn(pid): assert pid
+        """,
+    }
+    steady = make_project(
+        tmp_path / "steady" / "repo",
+        {
+            **files,
+            "tests/test_ids.py": files["tests/test_ids.py"].split('@pytest.mark.parametrize("pid"')[
+                0
+            ],
+        },
+    ).parent
+    assert run(steady, host_env, bwrap_sandbox).tampered == []
+    drawn = make_project(tmp_path / "drawn" / "repo", files).parent
+    result = run(drawn, host_env, bwrap_sandbox)
+    assert result.problem is not None and result.problem.startswith("the run was tampered")
+    assert any("test_drawn[" in line for line in result.tampered), result.tampered

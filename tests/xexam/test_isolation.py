@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_xexam import xexam
+from bb_xexam import runs
 from xexam_helpers import Counter, Raced, cross, outcomes
 
 BASE_CONFTEST = '''import pytest
@@ -57,8 +57,8 @@ ADDED_FUNCTION = (
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter:
-    counter = Counter(xexam.run_pytest)
-    monkeypatch.setattr(xexam, "run_pytest", counter)
+    counter = Counter(runs.run_pytest)
+    monkeypatch.setattr(runs, "run_pytest", counter)
     return counter
 
 

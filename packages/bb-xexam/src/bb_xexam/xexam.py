@@ -24,7 +24,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -35,23 +34,20 @@ from typing import Any
 
 from bb_core.config import Config
 from bb_core.envs import TestEnv, import_roots
-from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
-from bb_core.patch import apply_patch
-from bb_core.patchcheck import outside_links
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
 from bb_core.task_envs import TaskEnvs, follows_history
-from bb_core.testrun import run_pytest
 
 from bb_xexam import __version__
-from bb_xexam.authors import AUTHORS_DIR, BASE, Column, authors_of, classify, columns_of, slug
-from bb_xexam.blame import AuthorRun, author_run, charge
+from bb_xexam.authors import Column, authors_of, columns_of
+from bb_xexam.blame import AuthorRun, charge
 from bb_xexam.cells import build_grid
-from bb_xexam.install import Placed, place_authors
+from bb_xexam.install import place_authors
+from bb_xexam.runs import column_record, run_author
 
 #: The hidden column of the reference patch (``reference_column`` of a task line).
 REFERENCE = "reference"
@@ -239,8 +235,12 @@ def build_matrix(
     authors: Sequence[Any] | None = None,
     columns: Sequence[Column] | None = None,
     logdir: Path | None = None,
+    fork_server: bool = True,
 ) -> dict[str, Any]:
     """Run every column of *task* and return its matrix record (no cache involved).
+
+    ``fork_server`` False starts a new sandbox and interpreter for every run instead of
+    forking each from a server per author (for measuring what the server saves).
 
     Each column's pytest log is ``<logdir>/<column>.log`` (default: under
     ``BUGBOUT_HOME/logs/xexam/<task_id>``).
@@ -260,20 +260,25 @@ def build_matrix(
             repo.materialize(str(task["base_commit"]), stage)
         placed = place_authors(stage, authors, str(task["tests"]))
         pythonpath = _pythonpath(stage, str(task["source"]), str(task["tests"]))
-        jobs = [(column, item) for column in columns for item in placed if item.targets]
+        people = [item for item in placed if item.targets]
         with ThreadPoolExecutor(RUNS_AT_ONCE, thread_name_prefix="bb-xexam-run") as pool:
             done = pool.map(
-                lambda job: _run_author(
-                    task, job[0], job[1], stage, work, env=env, sandbox=sandbox,
-                    settings=settings, pythonpath=pythonpath, logs=logs / slug(job[0].name),
+                lambda item: run_author(
+                    task, columns, item, stage, work, env=env, sandbox=sandbox,
+                    settings=settings, pythonpath=pythonpath, logs=logs,
+                    fork_server=fork_server,
                 ),
-                jobs,
+                people,
             )  # fmt: skip
-            results = {(c.name, i.author.name): r for (c, i), r in zip(jobs, done, strict=True)}
+            results = {
+                (column, item.author.name): found
+                for item, by_column in zip(people, done, strict=True)
+                for column, found in by_column.items()
+            }
         records: list[dict[str, Any]] = []
         runs: dict[tuple[str, str], AuthorRun] = {}
         for column in columns:
-            record, found = _column_record(column, placed, results)
+            record, found = column_record(column, placed, results)
             records.append(record)
             runs.update({(author, column.name): run for author, run in found.items()})
     charges = charge(placed, records, runs)
@@ -296,86 +301,6 @@ def build_matrix(
         "columns": records,
         "cells": cells,
     }
-
-
-def _run_author(
-    task: Mapping[str, Any],
-    column: Column,
-    item: Placed,
-    stage: Path,
-    work: Path,
-    *,
-    env: TestEnv,
-    sandbox: Sandbox,
-    settings: Settings,
-    pythonpath: list[str],
-    logs: Path,
-) -> AuthorRun | str:
-    """One author's tests on one column, in a process and a fresh tree of their own.
-
-    The tree is a copy of the unfixed one holding only this author's installed tests, with
-    the patch's source changes applied: one author's conftest, plugins or writes to the
-    tree never reach another author's tests. A string: why the patch does not apply.
-    """
-    if column.name != BASE and column.error is not None:
-        return column.error
-    source, tests = str(task["source"]), str(task["tests"])
-    tree = work / "columns" / slug(column.name) / (slug(item.author.name) or "suite")
-    _author_tree(stage, tree, item)
-    try:
-        if column.name != BASE:
-            try:
-                links = outside_links(column.patch)  # as scoring: never applied
-                apply_patch(
-                    column.patch,
-                    tree,
-                    include=lambda p: classify(p, source, tests) == "source" and p not in links,
-                )
-            except BbError as exc:
-                return f"the patch's source changes do not apply: {exc}"
-        result = run_pytest(
-            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
-            test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
-            pythonpath=pythonpath,
-        )  # fmt: skip
-    finally:
-        shutil.rmtree(tree, ignore_errors=True)
-    return author_run(column.name, item, result)
-
-
-def _column_record(
-    column: Column, placed: list[Placed], results: Mapping[tuple[str, str], AuthorRun | str]
-) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
-    """A column's record from its authors' runs (none when its patch did not apply)."""
-    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
-    found = [results[column.name, i.author.name] for i in placed if i.targets]
-    problem = column.error if column.name != BASE else None
-    problem = next((r for r in found if isinstance(r, str)), problem)
-    if problem is not None:
-        record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
-        return record, {}
-    runs = {r.summary["author"]: r for r in found if not isinstance(r, str)}
-    record["duration"] = round(sum(r.summary["duration"] for r in runs.values()), 3)
-    record["runs"] = [r.summary for r in runs.values()]
-    broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
-    record["collection_errors"] = sorted(broken)
-    return record, runs
-
-
-def _author_tree(stage: Path, tree: Path, item: Placed) -> None:
-    """A copy of *stage* without any other author's installed tests."""
-    mine = item.author.folder
-
-    def ignore(folder: str, names: list[str]) -> list[str]:
-        relative = Path(folder).relative_to(stage).as_posix()
-        if relative == ".":
-            return [AUTHORS_DIR] if not mine and AUTHORS_DIR in names else []
-        if relative == AUTHORS_DIR:
-            own = mine.split("/", 1)[1]
-            return [n for n in names if n not in (own, "__init__.py")]
-        return []
-
-    shutil.copytree(stage, tree, symlinks=True, ignore=ignore)
 
 
 def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:

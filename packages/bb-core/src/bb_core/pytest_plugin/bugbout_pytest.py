@@ -19,6 +19,12 @@ imported, so the code under test does not see them:
     A hex key: every report line carries ``n`` (its place in the report) and ``mac``
     (an HMAC-SHA256 of the line under this key), so a line written to the descriptor
     by anything but this plugin's emitter does not authenticate.
+``BUGBOUT_COLLECT_FD``
+    Another file descriptor: right before collecting, the plugin forks a collection
+    pass - a child that collects exactly what the run will, runs no test, reports its
+    ``collected`` ids (and its own ``tamper`` and ``integrity`` events) there, with its
+    own ``n`` sequence under the same key, and exits; the run goes on once it has.
+    bugbout compares the two (see ``bb_core.testrun.crosscheck``).
 ``BUGBOUT_SELECTION``
     A JSON file ``{"select": [...], "deselect": [...], "ignore": [...]}``. ``select``:
     node ids or their prefixes (a module, a class, a test without its parameters); only
@@ -46,6 +52,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 
 import pytest
 
@@ -53,6 +60,7 @@ _ENV_REPORT = "BUGBOUT_REPORT_FD"
 _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
 _ENV_SELECTION = "BUGBOUT_SELECTION"
 _ENV_KEY = "BUGBOUT_REPORT_KEY"
+_ENV_COLLECT = "BUGBOUT_COLLECT_FD"
 _MESSAGE_LIMIT = 4000
 
 
@@ -82,6 +90,7 @@ def _pop_float(name):
 
 
 _fd = _pop_int(_ENV_REPORT)
+_cfd = _pop_int(_ENV_COLLECT)
 _timeout = _pop_float(_ENV_TIMEOUT)
 _selection_path = os.environ.pop(_ENV_SELECTION, "")
 if _fd is not None:
@@ -89,14 +98,22 @@ if _fd is not None:
         os.set_inheritable(_fd, False)
     except OSError:
         _fd = None
+if _cfd is not None:
+    try:
+        os.set_inheritable(_cfd, False)
+    except OSError:
+        _cfd = None
 _can_alarm = _timeout is not None and hasattr(signal, "setitimer")
 
 
 def _make_emitter(fd, key, write=os.write, dumps=json.dumps, new=hmac.new, sha=hashlib.sha256):
-    """The one function that writes report lines; what it needs is bound in its closure."""
+    """The one function that writes report lines, and the one that points it at another
+    descriptor (the collection pass's); what they need is bound in their closure."""
     counter = [0]
+    target = [fd]
 
     def emit(record):
+        fd = target[0]
         if fd is None:
             return
         counter[0] += 1
@@ -111,10 +128,14 @@ def _make_emitter(fd, key, write=os.write, dumps=json.dumps, new=hmac.new, sha=h
         except OSError:
             pass
 
-    return emit
+    def redirect(fd):
+        target[0] = fd
+        counter[0] = 0
+
+    return emit, redirect
 
 
-_emit = _make_emitter(_fd, bytes.fromhex(os.environ.pop(_ENV_KEY, "") or "00"))
+_emit, _redirect = _make_emitter(_fd, bytes.fromhex(os.environ.pop(_ENV_KEY, "") or "00"))
 del _make_emitter
 
 
@@ -424,6 +445,51 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
 
+def _collection_pass(session):
+    """In the forked child: collect, report what was found, exit; never returns."""
+    status = 3
+    try:
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        if _fd is not None:
+            os.close(_fd)
+        _redirect(_cfd)
+        _emit({"event": "session", "pass": "collection", "pid": os.getpid()})
+        try:
+            session.perform_collect()
+            status = 0
+        except BaseException:  # an interrupted collection still reports what it saw
+            status = 2
+        try:
+            changed = _changes(_noted) + _hook_changes(session.config)
+        except Exception as exc:
+            changed = ["integrity check failed: %s" % type(exc).__name__]
+        _emit({"event": "integrity", "changed": changed})
+        _emit({"event": "finish", "exitstatus": status})
+    finally:
+        os._exit(status)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session):
+    """Fork the collection pass before anything of the checkout is imported, wait for it."""
+    if _cfd is None or session.config.option.collectonly:
+        return None
+    try:
+        with warnings.catch_warnings():  # "use of fork() may lead to deadlocks" (3.12+)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+    except OSError as exc:
+        _emit({"event": "tamper", "what": "the collection pass could not start: %s" % exc})
+        return None
+    if pid == 0:
+        _collection_pass(session)
+    os.close(_cfd)
+    os.waitpid(pid, 0)
+    return None
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session):
     _emit({"event": "collected", "nodeids": [item.nodeid for item in session.items]})
@@ -446,6 +512,15 @@ def pytest_collectreport(report):
 
 def pytest_runtest_logreport(report):
     fired = _state["fired"]
+    if report.nodeid != _state["nodeid"]:
+        # pytest reports a test's phases while that test runs; anything else is made up
+        _emit(
+            {
+                "event": "tamper",
+                "what": "a report for %s arrived while %s ran"
+                % (report.nodeid, _state["nodeid"] or "no test"),
+            }
+        )
     record = {
         "event": "report",
         "nodeid": report.nodeid,

@@ -1,0 +1,156 @@
+"""One author's tests on every column: a fresh tree and a fresh process per column.
+
+Each author gets a fork server of its own (:class:`bb_core.testrun.served.ForkServer`): a
+sandbox that imported pytest once and forks a new child for every column, so a column
+costs a fork, not an interpreter and pytest starting up. The sandbox may write only in
+the author's own folder, which holds one tree at a time: before each column the folder is
+emptied and the unfixed tree (with only this author's tests) is copied into it and given
+the column's source changes; after each run the server has killed every process the run
+left and emptied the sandbox's scratch folders. So one column's code never sees
+another's tree, and one author's tests never see another author's - each author's runs
+happen in a sandbox no other author's code ever ran in.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bb_core.envs import TestEnv
+from bb_core.errors import BbError
+from bb_core.patch import apply_patch
+from bb_core.patchcheck import outside_links
+from bb_core.sandbox import Sandbox
+from bb_core.testrun import run_environment, run_pytest
+from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
+
+from bb_xexam.authors import AUTHORS_DIR, BASE, Column, classify, slug
+from bb_xexam.blame import AuthorRun, author_run
+from bb_xexam.install import Placed
+
+
+def run_author(
+    task: Mapping[str, Any],
+    columns: Sequence[Column],
+    item: Placed,
+    stage: Path,
+    work: Path,
+    *,
+    env: TestEnv,
+    sandbox: Sandbox,
+    settings: Any,
+    pythonpath: list[str],
+    logs: Path,
+    fork_server: bool = True,
+) -> dict[str, AuthorRun | str]:
+    """Every column's run of one author's tests, by column name (a string: why the
+    column's patch does not apply). ``fork_server`` False - or a sandbox that gives no
+    process namespace of its own, where a server could not clear up between runs - each
+    run a new sandbox and interpreter instead (the same isolation, at the cost of a
+    start-up per run)."""
+    name = slug(item.author.name) or "suite"
+    root = work / "authors" / name
+    root.mkdir(parents=True)
+    server = ForkServer(
+        env.python, sandbox, writable=[root], files=work / "served" / name,
+        env=run_environment(env.python, root, pythonpath, env.env),
+    )  # fmt: skip
+    found: dict[str, AuthorRun | str] = {}
+    with server:
+        for column in columns:
+            found[column.name] = _run_column(
+                task, column, item, stage, root, server, env=env, sandbox=sandbox,
+                settings=settings, pythonpath=pythonpath, logs=logs / slug(column.name),
+                served=fork_server and sandbox.name in OWN_NAMESPACES,
+            )  # fmt: skip
+    shutil.rmtree(root, ignore_errors=True)
+    return found
+
+
+def _run_column(
+    task: Mapping[str, Any],
+    column: Column,
+    item: Placed,
+    stage: Path,
+    root: Path,
+    server: ForkServer,
+    *,
+    env: TestEnv,
+    sandbox: Sandbox,
+    settings: Any,
+    pythonpath: list[str],
+    logs: Path,
+    served: bool = True,
+) -> AuthorRun | str:
+    """One author's tests on one column, in a tree of their own."""
+    if column.name != BASE and column.error is not None:
+        return column.error
+    source, tests = str(task["source"]), str(task["tests"])
+    _empty(root)
+    tree = root / (slug(column.name) or "column")
+    _author_tree(stage, tree, item)
+    try:
+        if column.name != BASE:
+            try:
+                links = outside_links(column.patch)  # as scoring: never applied
+                apply_patch(
+                    column.patch,
+                    tree,
+                    include=lambda p: classify(p, source, tests) == "source" and p not in links,
+                )
+            except BbError as exc:
+                return f"the patch's source changes do not apply: {exc}"
+        result = run_pytest(
+            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+            test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
+            pythonpath=pythonpath, server=server if served else None,
+        )  # fmt: skip
+    finally:
+        _empty(root)
+    return author_run(column.name, item, result)
+
+
+def _empty(root: Path) -> None:
+    """Remove whatever the author's folder holds (links are removed, never followed)."""
+    for entry in list(root.iterdir()):
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+
+
+def column_record(
+    column: Column, placed: list[Placed], results: Mapping[tuple[str, str], AuthorRun | str]
+) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
+    """A column's record from its authors' runs (none when its patch did not apply)."""
+    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
+    found = [results[column.name, i.author.name] for i in placed if i.targets]
+    problem = column.error if column.name != BASE else None
+    problem = next((r for r in found if isinstance(r, str)), problem)
+    if problem is not None:
+        record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
+        return record, {}
+    runs = {r.summary["author"]: r for r in found if not isinstance(r, str)}
+    record["duration"] = round(sum(r.summary["duration"] for r in runs.values()), 3)
+    record["runs"] = [r.summary for r in runs.values()]
+    broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
+    record["collection_errors"] = sorted(broken)
+    return record, runs
+
+
+def _author_tree(stage: Path, tree: Path, item: Placed) -> None:
+    """A copy of *stage* without any other author's installed tests."""
+    mine = item.author.folder
+
+    def ignore(folder: str, names: list[str]) -> list[str]:
+        relative = Path(folder).relative_to(stage).as_posix()
+        if relative == ".":
+            return [AUTHORS_DIR] if not mine and AUTHORS_DIR in names else []
+        if relative == AUTHORS_DIR:
+            own = mine.split("/", 1)[1]
+            return [n for n in names if n not in (own, "__init__.py")]
+        return []
+
+    shutil.copytree(stage, tree, symlinks=True, ignore=ignore)
