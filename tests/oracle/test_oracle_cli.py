@@ -14,7 +14,8 @@ from bb_core.records import Writer
 from bb_core.store import Store, bugbout_home
 from bb_core.testrun import run_pytest
 from bb_oracle.oracle import Settings, run_oracle
-from oracle_helpers import BIN, SmallProject, lines, run_tool
+from oracle_helpers import SmallProject
+from support.tools import BIN, lines, run_tool
 
 SOURCE_V1 = "def double(x):\n    return x + x + 1\n"
 SOURCE_V2 = "def double(x):\n    return x + x\n"

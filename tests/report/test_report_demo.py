@@ -12,9 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,46 +19,23 @@ import expected
 import pytest
 from bb_core.records import read_lines
 from bb_report import Report, build_report
-from build_demo import DemoPaths, write_config
+from support.bout import DemoBout
+from support.tools import run_tool
 
-BIN = Path(sys.executable).parent
-STAGES = ("bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge")
 FOUR_OF_FOUR = (0.025**0.25, 1.0)
 NONE_OF_FOUR = (0.0, 1 - 0.025**0.25)
 
 
 @pytest.fixture(scope="module")
-def demo_bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The records of a whole demo bout, through real OS pipes between the five stages."""
-    root = tmp_path_factory.mktemp("report-demo") / "demo"
-    shutil.copytree(demo_build.root, root, symlinks=True)
-    config = str(write_config(root))
-    out = root / "judged.jsonl"
-    procs: list[subprocess.Popen[bytes]] = []
-    upstream = None
-    with out.open("wb") as sink:
-        for i, tool in enumerate(STAGES):
-            last = i == len(STAGES) - 1
-            proc = subprocess.Popen(
-                [str(BIN / tool), "--config", config, *(["--jobs", "2"] if i > 1 else [])],
-                stdin=upstream if upstream is not None else subprocess.DEVNULL,
-                stdout=sink if last else subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=root,
-            )
-            if upstream is not None:
-                upstream.close()  # the next stage owns it now
-            upstream = proc.stdout
-            procs.append(proc)
-        for tool, proc in zip(STAGES, procs, strict=True):
-            _, err = proc.communicate(timeout=600)
-            assert proc.returncode == 0, f"{tool}: {err.decode()[-2000:]}"
-    return out
+def judged(demo_bout: DemoBout) -> Path:
+    """bb-judge's output in the run's demo bout, whose five stages were joined by real OS
+    pipes (``support.bout``)."""
+    return demo_bout.output("bb-judge")
 
 
 @pytest.fixture(scope="module")
-def demo_report(demo_bout: Path) -> Report:
-    return build_report(line.record for line in read_lines([str(demo_bout)]))
+def demo_report(judged: Path) -> Report:
+    return build_report(line.record for line in read_lines([str(judged)]))
 
 
 def tasks_of(path: Path) -> list[dict[str, Any]]:
@@ -109,20 +83,20 @@ def test_demo_funnel_matches_the_mined_history(demo_report: Report) -> None:
 
 
 @pytest.mark.slow
-def test_demo_picking_against_the_records(demo_report: Report, demo_bout: Path) -> None:
+def test_demo_picking_against_the_records(demo_report: Report, judged: Path) -> None:
     rows = {row.kind: row for row in demo_report.picking.rows}
     # Only careful resolves: the best agent resolves all 4, a random one 1 in 5 of them.
     assert (rows["best-agent"].agents, rows["best-agent"].resolved) == (["careful"], 4)
     assert rows["random"].resolved == pytest.approx(4 * 1 / 5)
     assert rows["oracle"].resolved == 4
-    picks = [t["verdict"]["pick"] for t in tasks_of(demo_bout)]
+    picks = [t["verdict"]["pick"] for t in tasks_of(judged)]
     assert rows["judge"].resolved == picks.count("careful")
     assert demo_report.picking.abstained == picks.count(None)
 
 
 @pytest.mark.slow
-def test_demo_gate_against_the_verdicts(demo_report: Report, demo_bout: Path) -> None:
-    gates = [t["verdict"]["gate"] for t in tasks_of(demo_bout)]
+def test_demo_gate_against_the_verdicts(demo_report: Report, judged: Path) -> None:
+    gates = [t["verdict"]["gate"] for t in tasks_of(judged)]
     total = demo_report.gate.total
     # careful's 4 patches resolve; shortcut's, tamperer's and breaker's 12 do not; the
     # idler's 4 attempts changed nothing, so the gate never saw them.
@@ -169,13 +143,11 @@ def test_demo_pairs_are_not_read_as_a_ranking(demo_report: Report) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize(("fmt", "mark"), [("terminal", "careful"), ("markdown", "## Agents"),
                                            ("html", 'class="heatmap"'), ("json", '"kind":"report"')])  # fmt: skip
-def test_demo_report_in_every_format(demo_bout: Path, fmt: str, mark: str) -> None:
-    done = subprocess.run(
-        [str(BIN / "bb-report"), str(demo_bout), "--format", fmt],
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
-    assert (done.returncode, done.stderr) == (0, "")
-    assert mark in done.stdout
+def test_demo_report_in_every_format(judged: Path, fmt: str, mark: str) -> None:
+    done = run_tool("bb-report", judged, "--format", fmt, timeout=60)
+    assert (done.returncode, done.stderr) == (0, b"")
+    out = done.stdout.decode()
+    assert mark in out
     if fmt == "html":
-        assert len(re.findall(r'<svg class="heatmap"', done.stdout)) == len(expected.GENUINE)
-        assert re.search(r"https?:", done.stdout) is None
+        assert len(re.findall(r'<svg class="heatmap"', out)) == len(expected.GENUINE)
+        assert re.search(r"https?:", out) is None

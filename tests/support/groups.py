@@ -1,0 +1,57 @@
+"""Which tests pytest-xdist keeps on one worker (``--dist loadgroup``).
+
+A session or module fixture is built once per worker that runs a test needing it. For the
+costly ones (a demo mined and run through a stage, a whole ``bugbout run``) that would mean
+one build per worker, so every test that needs one is put in that fixture's group and runs
+on the worker that built it. Fixtures shared between workers (``support.shared``) and
+cheap ones are left out, so their tests spread over every worker.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+#: Session fixtures built once per run for every worker, or cheap enough to build in each.
+SHARED_OR_CHEAP = frozenset(
+    {
+        "bugbout_home",
+        "demo_build",
+        "demo_bout",
+        "demo_piped",
+        "demo_tasks",
+        "host_env",
+        "bwrap_sandbox",
+        "env_project",
+        "bout_records",
+        "report",
+    }
+)
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The group of *item*: the first costly session fixture it needs (by name), else
+    the module of a module-scoped fixture of the tests' own it needs; None if neither."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    session: list[str] = []
+    module = False
+    for name, defs in info.name2fixturedefs.items():
+        fixture = defs[-1]
+        if not fixture.baseid.startswith("tests") or name in SHARED_OR_CHEAP:
+            continue  # pytest's own, or shared
+        if fixture.scope == "session":
+            session.append(name)
+        elif fixture.scope == "module":
+            module = True
+    if session:
+        return sorted(session)[0]
+    if module:
+        return item.nodeid.split("::")[0]
+    return None
+
+
+def assign_groups(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (group := group_of(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
