@@ -24,6 +24,7 @@ SHARED_OR_CHEAP = frozenset(
         "env_project",
         "bout_records",
         "report",
+        "clis",
     }
 )
 
