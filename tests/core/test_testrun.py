@@ -262,7 +262,7 @@ def test_alarm_fails_only_the_slow_test(
     }
     assert result.timeouts == ["tests/test_time.py::test_sleeps"]
     assert "timed out after 1s" in result.messages["tests/test_time.py::test_sleeps"]
-    assert result.attempts == 1 and result.duration < 8
+    assert result.attempts == 1 and result.duration < 45  # well before the 60 s sleep ends
 
 
 @pytest.mark.slow
@@ -339,7 +339,7 @@ def test_whole_run_limit_kills_the_tree(
         "tests/test_slow.py::test_slow": "error",
         "tests/test_slow.py::test_never_reached": "error",
     }
-    assert 2.5 <= result.duration < 6
+    assert 2.5 <= result.duration < 20  # well before the 30 s sleep ends
 
 
 def test_project_addopts_are_ignored_and_pytest_args_used(
