@@ -37,13 +37,17 @@ from support.groups import assign_groups  # noqa: E402
 from support.shared import shared_dir  # noqa: E402
 
 
-@pytest.hookimpl(trylast=True)  # after -m and -k have deselected what will not run
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     assign_groups(items)
-    if any("demo_bout" in item.fixturenames for item in items):
-        # The bout is mostly waiting on subprocesses: start it now, beside the first tests,
-        # rather than when the first test that reads it comes up.
-        factory: pytest.TempPathFactory = config._tmp_path_factory  # type: ignore[attr-defined]
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once -m and -k have left what will run: when a test reads the demo bout, start it
+    now, beside the first tests (it mostly waits on subprocesses), rather than when that
+    test comes up."""
+    if any("demo_bout" in item.fixturenames for item in session.items):
+        factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
         threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True).start()
 
 
