@@ -37,9 +37,10 @@ from support.groups import assign_groups  # noqa: E402
 from support.shared import shared_dir  # noqa: E402
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    assign_groups(items)
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each test's xdist group, set as it is collected: before pytest-xdist reads the
+    groups (--dist loadgroup)."""
+    assign_groups([item])
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
