@@ -19,11 +19,13 @@ The expected facts about the demo are in ``examples/demo/expected.py``; import t
 from __future__ import annotations
 
 import contextlib
+import os
 import shutil
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,8 +35,8 @@ if str(DEMO_DIR) not in sys.path:
 
 from build_demo import DemoPaths, GitRepo, build_demo, write_config  # noqa: E402
 from support.bout import DemoBout, read_bout, run_bout, stop_running  # noqa: E402
-from support.groups import assign_groups  # noqa: E402
-from support.shared import shared_dir  # noqa: E402
+from support.groups import assign_groups, make_scheduler, write_groups  # noqa: E402
+from support.shared import run_temp, shared_dir  # noqa: E402
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -43,10 +45,20 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     assign_groups([item])
 
 
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return make_scheduler(config, log, run_temp(config._tmp_path_factory))  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(tryfirst=True)  # before the worker sends its collection to the controller
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Once -m and -k have left what will run: when a test reads the demo bout, start it
-    now, beside the first tests (it mostly waits on subprocesses), rather than when that
-    test comes up."""
+    """Once -m and -k have left what will run: under xdist, write this worker's groups for
+    the controller; when a test reads the demo bout, start it now, beside the first tests
+    (it mostly waits on subprocesses), rather than when that test comes up."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        write_groups(session.items, run_temp(session.config._tmp_path_factory), worker)  # type: ignore[attr-defined]
     if any("demo_bout" in item.fixturenames for item in session.items):
         factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
         threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True).start()

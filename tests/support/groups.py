@@ -9,6 +9,10 @@ cheap ones are left out, so their tests spread over every worker.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 #: Session fixtures built once per run for every worker, or cheap enough to build in each.
@@ -60,3 +64,40 @@ def assign_groups(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("xdist_group") is None and (group := group_of(item)):
             item.add_marker(pytest.mark.xdist_group(group))
+
+
+# pytest 9.2 derives a test's node id from its structured id, so pytest-xdist 3.8's way of
+# passing groups to the controller (an ``@group`` suffix written to ``item._nodeid``) is
+# lost. Each worker writes the groups it collected to the run's temporary folder instead,
+# and the controller's scheduler reads them.
+
+
+def write_groups(items: list[pytest.Item], folder: Path, worker: str) -> None:
+    groups = {item.nodeid: g for item in items if (g := group_name(item)) is not None}
+    part = folder / f"xdist-groups-{worker}.json.part"
+    part.write_text(json.dumps(groups))
+    part.rename(folder / f"xdist-groups-{worker}.json")
+
+
+def group_name(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+
+
+def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
+    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:
+                self._groups = {}
+                for path in sorted(folder.glob("xdist-groups-*.json")):
+                    self._groups.update(json.loads(path.read_text()))
+            return self._groups.get(nodeid) or super()._split_scope(nodeid)
+
+    return GroupsFromWorkers(config, log)
