@@ -9,7 +9,7 @@ from typing import Any
 import expected
 import pytest
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, diff_trees, files_in_patch
+from bb_core.patch import apply_patch, diff_trees, files_in_patch
 from support.bout import DemoBout
 from support.tools import run_tool
 

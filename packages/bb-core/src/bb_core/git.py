@@ -34,12 +34,11 @@ from dulwich.repo import Repo as DulwichRepo
 
 from bb_core.errors import GitError
 from bb_core.packs import PackFile
+from bb_core.patch import Side, pair_renames, write_file_diff
 from bb_core.store import cache_key, home_dir
-from bb_core.unified import unified_hunks
 
 _URL = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://|^[\w.-]+@[\w.-]+:")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
-_ZERO = "0" * 40
 #: URLs whose mirror was cloned or fetched by this process: later opens reuse it as is.
 _FETCHED: set[str] = set()
 #: How many parsed trees a repository keeps in memory.
@@ -608,25 +607,15 @@ class Repo:
         return self.diff_changes(changes)
 
     def diff_changes(self, changes: Iterable[Change]) -> str:
-        """The git-format diff of *changes* (as :meth:`changes` returns them)."""
-        out: list[bytes] = []
-        for change in changes:
-            if change.type == RENAME:
-                old_path = change.old_path or change.path
-                out.append(self._file_diff(old_path, change.old_mode, change.old_sha, None, None))
-                out.append(
-                    self._file_diff(change.path, None, None, change.new_mode, change.new_sha)
-                )
+        """The git-format diff of *changes* (as :meth:`changes` returns them), in path order."""
+        sides: list[tuple[str, int | None, str | None, int | None, str | None]] = []
+        for c in changes:
+            if c.type == RENAME:  # a deletion and an addition, each at its own path's place
+                sides.append((c.old_path or c.path, c.old_mode, c.old_sha, None, None))
+                sides.append((c.path, None, None, c.new_mode, c.new_sha))
             else:
-                out.append(
-                    self._file_diff(
-                        change.path,
-                        change.old_mode,
-                        change.old_sha,
-                        change.new_mode,
-                        change.new_sha,
-                    )
-                )
+                sides.append((c.path, c.old_mode, c.old_sha, c.new_mode, c.new_sha))
+        out = [self._file_diff(*side) for side in sorted(sides, key=lambda side: side[0])]
         return b"".join(out).decode("utf-8", "surrogateescape")
 
     def _file_diff(
@@ -637,29 +626,12 @@ class Repo:
         new_mode: int | None,
         new_sha: str | None,
     ) -> bytes:
-        name = path.encode("utf-8", "surrogateescape")
-        lines = [b"diff --git a/" + name + b" b/" + name + b"\n"]
-        if old_sha is None and new_mode is not None:
-            lines.append(b"new file mode %o\n" % new_mode)
-        elif new_sha is None and old_mode is not None:
-            lines.append(b"deleted file mode %o\n" % old_mode)
-        elif old_mode != new_mode and old_mode is not None and new_mode is not None:
-            lines.append(b"old mode %o\nnew mode %o\n" % (old_mode, new_mode))
-        index = b"index %s..%s" % ((old_sha or _ZERO)[:7].encode(), (new_sha or _ZERO)[:7].encode())
-        if old_mode == new_mode and old_mode is not None:
-            index += b" %o" % old_mode
-        lines.append(index + b"\n")
-        old = self._content(old_mode, old_sha)
-        new = self._content(new_mode, new_sha)
-        old_label = b"a/" + name if old_sha else b"/dev/null"
-        new_label = b"b/" + name if new_sha else b"/dev/null"
-        if b"\0" in old[:8000] or b"\0" in new[:8000]:
-            if old != new:
-                lines.append(b"Binary files " + old_label + b" and " + new_label + b" differ\n")
-        elif old != new:
-            lines.append(b"--- " + old_label + b"\n+++ " + new_label + b"\n")
-            lines.extend(unified_hunks(old, new))
-        return b"".join(lines)
+        old = new = None
+        if old_sha is not None and old_mode is not None:
+            old = Side(path, f"{old_mode:o}", self._content(old_mode, old_sha), old_sha)
+        if new_sha is not None and new_mode is not None:
+            new = Side(path, f"{new_mode:o}", self._content(new_mode, new_sha), new_sha)
+        return write_file_diff(old, new, full_index=False, binary_literals=False)
 
     def _content(self, mode: int | None, sha: str | None) -> bytes:
         if sha is None:
@@ -818,31 +790,24 @@ def _safe_path(path: str) -> bool:
 
 def _pair_renames(changes: list[Change]) -> list[Change]:
     """Turn a deletion and an addition of the same blob into one rename."""
-    deleted: dict[str, list[int]] = {}
-    for index, change in enumerate(changes):
-        if change.type == DELETE and change.old_sha:
-            deleted.setdefault(change.old_sha, []).append(index)
-    if not deleted:
-        return changes
-    drop: set[int] = set()
-    result: list[Change] = []
-    for change in changes:
-        if change.type == ADD and change.new_sha in deleted and deleted[change.new_sha]:
-            index = deleted[change.new_sha].pop(0)
-            old = changes[index]
-            drop.add(index)
-            result.append(
-                Change(
-                    change.path,
-                    old.path,
-                    RENAME,
-                    old.old_mode,
-                    change.new_mode,
-                    old.old_sha,
-                    change.new_sha,
-                )
-            )
-        else:
-            result.append(change)
-    dropped = {id(changes[i]) for i in drop}
-    return [c for c in result if id(c) not in dropped]
+    gone = {c.path: c for c in changes if c.type == DELETE and c.old_sha}
+    came = [(c.path, c.new_sha) for c in changes if c.type == ADD and c.new_sha]
+    pairs = {
+        new: gone[old] for old, new in pair_renames([(p, c.old_sha) for p, c in gone.items()], came)
+    }
+    paired = {old.path for old in pairs.values()}
+    return [
+        Change(
+            c.path,
+            pairs[c.path].path,
+            RENAME,
+            pairs[c.path].old_mode,
+            c.new_mode,
+            pairs[c.path].old_sha,
+            c.new_sha,
+        )
+        if c.type == ADD and c.path in pairs
+        else c
+        for c in changes
+        if not (c.type == DELETE and c.path in paired)
+    ]

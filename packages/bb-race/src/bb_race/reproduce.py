@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.patches import apply_patch, is_test_path
+from bb_core.patch import apply_patch, is_test_path
 from bb_core.sandbox import Sandbox
 
 from bb_race.checkout import Checkouts, remove_tree
@@ -32,7 +32,7 @@ def reproduce(
     folder: Path,
     location: str,
     checkouts: Checkouts,
-    test_env: Callable[[], Any],
+    test_env: Callable[..., Any],
     sandbox: Sandbox,
     timeout: float,
     test_timeout: float | None,
@@ -44,7 +44,7 @@ def reproduce(
     files = [str(f) for f in record.get("test_files") or []]
     if not tests or not files:
         return {}
-    env = test_env()
+    env = test_env(task)
     checkout = folder / "unfixed"
     remove_tree(checkout)
     checkouts.materialize(location, str(task["base_commit"]), checkout, [])
