@@ -20,9 +20,9 @@ bout config="bugbout.toml":
 doctor config="bugbout.toml":
     uv run --frozen bugbout doctor --config {{config}}
 
-# The whole test suite, slow tests included.
+# The whole test suite, slow tests included (`just test -n 4` for 4 pytest-xdist workers).
 test *opts:
-    uv run --frozen pytest {{opts}}
+    uv run --frozen pytest --dist loadgroup {{opts}}
 
 # The suite without the tests marked slow.
 quick *opts:

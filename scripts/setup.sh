@@ -2,7 +2,8 @@
 # Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
 # available and bwrap is missing) and the workspace's environment. Safe to run again.
 # With --with-test-tools it also installs Chromium, which renders the HTML report in a test,
-# and the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh).
+# the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh) and the smoke test's
+# wheelhouse (scripts/wheelhouse.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=false
@@ -41,6 +42,13 @@ if $test_tools; then
     echo "setup: installing the pinned agent CLIs for the real-CLI tests" >&2
     bash scripts/realcli.sh >/dev/null \
         || echo "setup: the agent CLIs could not be installed; the real-CLI tests will fail" >&2
+fi
+
+# The wheelhouse the smoke test installs from with no index (cached; see scripts/wheelhouse.sh).
+if $test_tools; then
+    echo "setup: filling the smoke test's wheelhouse from uv.lock" >&2
+    bash scripts/wheelhouse.sh >/dev/null \
+        || echo "setup: the wheelhouse could not be filled; the smoke test will fail" >&2
 fi
 
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.

@@ -1,7 +1,10 @@
 """Fixtures shared by every test: the demo bout, small hand-built git repositories, and a
 private BUGBOUT_HOME so no test touches ``~/.cache``.
 
-- ``demo_build`` (session): the demo built once; read-only, never modify it.
+- ``demo_build`` (session): the demo built once per run (shared by the xdist workers);
+  read-only, never modify it.
+- ``demo_bout`` (session): the whole demo bout through the six piped tools, built once per
+  run (``support.bout``); read-only, ``demo_bout.copy(tmp_path / "x")`` to write.
 - ``demo_project``: a fresh copy of the whole built demo for one test (``.root``,
   ``.repo``, ``.config``, ``.issues``, ``.agents``; it also works as a path to its root,
   so ``demo_project / "bugbout.toml"`` does what it says).
@@ -15,10 +18,14 @@ The expected facts about the demo are in ``examples/demo/expected.py``; import t
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +34,50 @@ if str(DEMO_DIR) not in sys.path:
     sys.path.insert(0, str(DEMO_DIR))
 
 from build_demo import DemoPaths, GitRepo, build_demo, write_config  # noqa: E402
+from support.bout import DemoBout, read_bout, run_bout, stop_running  # noqa: E402
+from support.groups import assign_groups, make_scheduler, write_groups  # noqa: E402
+from support.shared import run_temp, shared_dir  # noqa: E402
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Each test's xdist group, set as it is collected: before pytest-xdist reads the
+    groups (--dist loadgroup)."""
+    assign_groups([item])
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    return make_scheduler(config, log, run_temp(config._tmp_path_factory))  # type: ignore[attr-defined]
+
+
+@pytest.hookimpl(tryfirst=True)  # before the worker sends its collection to the controller
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Once -m and -k have left what will run: under xdist, write this worker's groups for
+    the controller; when a test reads the demo bout, start it now, beside the first tests
+    (it mostly waits on subprocesses), rather than when that test comes up."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        write_groups(session.items, run_temp(session.config._tmp_path_factory), worker)  # type: ignore[attr-defined]
+    if any("demo_bout" in item.fixturenames for item in session.items):
+        factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
+        threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True).start()
+
+
+def pytest_sessionfinish() -> None:
+    stop_running()
+
+
+def prebuild_demo_bout(factory: pytest.TempPathFactory) -> None:
+    """:func:`build_demo_bout` in the background: a failure is the fixture's to report."""
+    with contextlib.suppress(BaseException):
+        build_demo_bout(factory)
+
+
+def build_demo_bout(factory: pytest.TempPathFactory) -> Path:
+    """The run's demo bout folder (building the demo and the bout if not yet built)."""
+    demo = shared_dir(factory, "demo", build_demo)
+    return shared_dir(factory, "demo-bout", lambda dest: run_bout(demo, dest))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,8 +91,16 @@ def bugbout_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> DemoPaths:
-    """The demo, built once per session. Shared: read it, never change it."""
-    return build_demo(tmp_path_factory.mktemp("demo-build") / "demo")
+    """The demo, built once per run. Shared: read it, never change it."""
+    return DemoPaths(shared_dir(tmp_path_factory, "demo", build_demo))
+
+
+@pytest.fixture(scope="session")
+def demo_bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> DemoBout:
+    """The demo bout through the six piped tools, once per run. Shared: read it only."""
+    bout = read_bout(build_demo_bout(tmp_path_factory))
+    assert bout.returncode == 0, bout.stderr
+    return bout
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -77,12 +76,10 @@ def test_run_checks_every_agent_before_any_stage(
     demo_project: DemoPaths, entry: str, message: str
 ) -> None:
     add_contestant(demo_project, entry)
-    started = time.monotonic()
     done = tool("bugbout", "run", cwd=demo_project.root)
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == f"bugbout: bugbout.toml: {message}\n"
     assert not (demo_project.root / ".bugbout" / "tasks.jsonl").exists()  # nothing mined
-    assert time.monotonic() - started < 10
 
 
 @pytest.mark.parametrize("name", ["bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge"])

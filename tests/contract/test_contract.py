@@ -9,13 +9,12 @@ quietly when its reader closes the pipe early.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import orjson
 import pytest
+from support.tools import BIN, run_tool
 
-BIN = Path(sys.executable).parent
 STAGES = ["bb-oracle", "bb-race", "bb-xexam", "bb-judge"]
 READERS = [*STAGES, "bb-report"]
 TOOLS = ["bb-mine", *READERS, "bugbout"]
@@ -42,18 +41,12 @@ TASK_WITHOUT_STATEMENT = orjson.dumps(
 )
 
 
-def run(tool: str, stdin: bytes, cwd: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [str(BIN / tool), *args], input=stdin, cwd=cwd, capture_output=True, timeout=60
-    )
-
-
 @pytest.mark.parametrize("tool", TOOLS)
 def test_help_and_version(tool: str, tmp_path: Path) -> None:
-    helped = run(tool, b"", tmp_path, "--help")
+    helped = run_tool(tool, "--help", cwd=tmp_path, timeout=60)
     assert helped.returncode == 0
     assert b"Usage:" in helped.stdout
-    versioned = run(tool, b"", tmp_path, "--version")
+    versioned = run_tool(tool, "--version", cwd=tmp_path, timeout=60)
     assert versioned.returncode == 0
     assert versioned.stdout.decode().startswith(f"{tool} 0.")
 
@@ -61,21 +54,23 @@ def test_help_and_version(tool: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("tool", STAGES)
 @pytest.mark.parametrize("stdin", [b"", b"\n   \n\n"], ids=["empty", "blank-lines"])
 def test_empty_input_gives_empty_output(tool: str, stdin: bytes, tmp_path: Path) -> None:
-    done = run(tool, stdin, tmp_path)
+    done = run_tool(tool, cwd=tmp_path, stdin=stdin, timeout=60)
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
 
 
 @pytest.mark.parametrize("tool", STAGES)
 def test_unknown_kinds_pass_through_in_order(tool: str, tmp_path: Path) -> None:
     lines = [orjson.dumps({"kind": "note", "n": n, "z": [n]}) for n in range(5)]
-    done = run(tool, b"\n".join(lines) + b"\n", tmp_path)
+    done = run_tool(tool, cwd=tmp_path, stdin=b"\n".join(lines) + b"\n", timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == lines
 
 
 @pytest.mark.parametrize("tool", READERS)
 def test_bad_json_names_the_line_and_keeps_earlier_work(tool: str, tmp_path: Path) -> None:
-    done = run(tool, NOTE + b"\n" + b'{"kind": "task", "v": 1,\n', tmp_path)
+    done = run_tool(
+        tool, cwd=tmp_path, stdin=NOTE + b"\n" + b'{"kind": "task", "v": 1,\n', timeout=60
+    )
     assert done.returncode == 2
     error = done.stderr.decode()
     assert error.count("\n") == 1
@@ -88,14 +83,14 @@ def test_bad_json_names_the_line_and_keeps_earlier_work(tool: str, tmp_path: Pat
 def test_schema_violation_names_the_field(tool: str, tmp_path: Path) -> None:
     source = tmp_path / "tasks.jsonl"
     source.write_bytes(NOTE + b"\n" + TASK_WITHOUT_STATEMENT + b"\n")
-    done = run(tool, b"", tmp_path, str(source))
+    done = run_tool(tool, str(source), cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert done.stderr.decode() == f"{tool}: {source}:2: statement: required field missing\n"
 
 
 @pytest.mark.parametrize("tool", READERS)
 def test_missing_input_file_is_a_usage_error(tool: str, tmp_path: Path) -> None:
-    done = run(tool, b"", tmp_path, "absent.jsonl")
+    done = run_tool(tool, "absent.jsonl", cwd=tmp_path, timeout=60)
     assert done.returncode == 2
     assert done.stderr.decode().startswith(f"{tool}: cannot read absent.jsonl")
 

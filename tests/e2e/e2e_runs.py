@@ -2,21 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from build_demo import DemoPaths, write_config
+from support.tools import BIN, tool_env
 
-BIN = Path(sys.executable).parent
 BUGBOUT = BIN / "bugbout"
-PIPE = " | ".join(
-    f"{tool} --config bugbout.toml" for tool in ("bb-oracle", "bb-race", "bb-xexam", "bb-judge")
-)
 
 
 @dataclass(frozen=True)
@@ -36,11 +31,6 @@ class Ran:
     @property
     def results(self) -> Path:
         return self.root / ".bugbout"
-
-
-def tool_env() -> dict[str, str]:
-    """The environment with this workspace's tools first on PATH."""
-    return {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
 def copy_demo(demo: DemoPaths, dest: Path) -> Path:

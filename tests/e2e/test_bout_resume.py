@@ -25,7 +25,8 @@ import pytest
 from bb_core.agents import CodingAgent, Invocation, Session
 from bugbout.results import Results
 from build_demo import DemoPaths
-from e2e_runs import BUGBOUT, Ran, bugbout, copy_demo, tool_env
+from e2e_runs import BUGBOUT, Ran, bugbout, copy_demo
+from support.tools import tool_env
 
 pytestmark = pytest.mark.slow
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import expected
 import pytest
 from build_demo import DemoPaths, write_config
-from e2e_runs import BIN, copy_demo, tool_env
+from e2e_runs import copy_demo
+from support.tools import BIN, tool_env
 
 
 @pytest.fixture

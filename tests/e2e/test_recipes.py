@@ -12,7 +12,8 @@ from typing import Any
 import expected
 import pytest
 from bb_core.records import read_lines
-from e2e_runs import BIN, Ran, tool_env
+from e2e_runs import Ran
+from support.tools import BIN, tool_env
 
 pytestmark = pytest.mark.slow
 

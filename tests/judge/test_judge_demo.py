@@ -1,16 +1,13 @@
 """bb-judge at the end of a real demo bout: mined tasks, the scripted agents' race, the
 cross-examination, then the judge's verdicts and the hidden tests' scores.
 
-The oracle is written from ``examples/demo/expected.py`` (hand-derived facts), so these
-tests check the judge and the scorer, not the oracle stage.
+The bout is the run's shared demo bout (``support.bout``); its oracles are checked against
+the hand-derived facts of ``examples/demo/expected.py`` first, so these tests check the
+judge and the scorer, not the oracle stage.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +17,8 @@ from bb_core.git import open_repo
 from bb_core.records import check
 from bb_judge.divergence import describe
 from bb_judge.score import prepare, restore
-from build_demo import DemoPaths, write_config
+from support.bout import DemoBout
+from support.tools import lines, run_tool
 
 BY_TITLE = {task.pr_title or task.title: task for task in expected.GENUINE}
 
@@ -32,68 +30,26 @@ def every_persona(judged: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def stage(tool: str, source: Path, root: Path, *args: str) -> list[dict[str, Any]]:
-    """Run one bb-* stage as a command on *source*; its output lines, also kept beside it."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            tool.replace("-", "_"),
-            str(source),
-            "--config",
-            str(root / "bugbout.toml"),
-            *args,
-        ],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        timeout=600,
-        check=False,
-    )
-    assert done.returncode == 0, f"{tool}: {done.stderr}"
-    return [json.loads(line) for line in done.stdout.splitlines()]
-
-
-def write_lines(path: Path, records: list[dict[str, Any]]) -> Path:
-    path.write_text("".join(json.dumps(r) + "\n" for r in records))
-    return path
+    """Run one bb-* stage as a command on *source*: the task lines it writes."""
+    done = run_tool(tool, source, "--config", root / "bugbout.toml", *args, cwd=root)
+    assert done.returncode == 0, f"{tool}: {done.stderr.decode()}"
+    return [r for r in lines(done.stdout) if r["kind"] == "task"]
 
 
 @pytest.fixture(scope="module")
-def bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """The demo's four genuine tasks, raced, cross-examined and judged."""
-    root = tmp_path_factory.mktemp("judge-demo") / "demo"
-    shutil.copytree(demo_build.root, root, symlinks=True)
-    write_config(root)
-    done = subprocess.run(
-        [sys.executable, "-m", "bb_mine", "--config", str(root / "bugbout.toml")],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    tasks = []
-    for line in done.stdout.splitlines():
-        record = json.loads(line)
-        if record["kind"] == "task" and record["title"] in BY_TITLE:
-            fact = BY_TITLE[record["title"]]
-            record["oracle"] = {
-                "kind": "oracle",
-                "v": 1,
-                "fail_to_pass": list(fact.fail_to_pass),
-                "pass_to_pass": list(fact.pass_to_pass),
-                "flaky": list(fact.flaky),
-                "broken_after": [],
-                "runs": [],
-            }
-            tasks.append(record)
-    assert len(tasks) == len(expected.GENUINE)
-    raced = stage("bb-race", write_lines(root / "oracles.jsonl", tasks), root, "--jobs", "2")
-    examined = stage("bb-xexam", write_lines(root / "raced.jsonl", raced), root, "--jobs", "2")
-    matrices = write_lines(root / "examined.jsonl", examined)
-    judged = stage("bb-judge", matrices, root, "--jobs", "2")
-    return {"root": root, "examined": matrices, "judged": judged}
+def bout(demo_bout: DemoBout, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The demo's four genuine tasks, raced, cross-examined and judged: the run's demo bout,
+    in a copy of its own (these tests judge again and score in it). Its oracles are first
+    checked against the hand-derived facts, so what follows tests the judge and the scorer."""
+    root = demo_bout.copy(tmp_path_factory.mktemp("judge-demo") / "demo").root
+    judged = [r for r in demo_bout.records("bb-judge") if r["kind"] == "task"]
+    assert sorted(r["title"] for r in judged) == sorted(BY_TITLE)
+    for task in judged:
+        fact, oracle = BY_TITLE[task["title"]], task["oracle"]
+        assert sorted(oracle["fail_to_pass"]) == sorted(fact.fail_to_pass), task["title"]
+        assert sorted(oracle["pass_to_pass"]) == sorted(fact.pass_to_pass), task["title"]
+        assert sorted(oracle["flaky"]) == sorted(fact.flaky), task["title"]
+    return {"root": root, "examined": root / "examined.jsonl", "judged": judged}
 
 
 def scores_of(task: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -102,7 +58,7 @@ def scores_of(task: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 def failing(score: dict[str, Any], partition: str, oracle: dict[str, Any]) -> tuple[str, ...]:
     ids = oracle["fail_to_pass" if partition == "f2p" else "pass_to_pass"]
-    return tuple(t for t in ids if score["outcomes"][t] != "passed")
+    return tuple(sorted(t for t in ids if score["outcomes"][t] != "passed"))
 
 
 @pytest.mark.slow
@@ -138,8 +94,12 @@ def test_the_breaker_and_the_shortcut_are_told_apart(bout: dict[str, Any]) -> No
         scores = scores_of(task)
         breaker, shortcut = scores["breaker"], scores["shortcut"]
         assert breaker["f2p"]["passed"] == breaker["f2p"]["total"]
-        assert failing(breaker, "p2p", task["oracle"]) == expected.BREAKER_BREAKS[key]
-        assert failing(shortcut, "f2p", task["oracle"]) == expected.SHORTCUT_MISSES[key]
+        assert failing(breaker, "p2p", task["oracle"]) == tuple(
+            sorted(expected.BREAKER_BREAKS[key])
+        )
+        assert failing(shortcut, "f2p", task["oracle"]) == tuple(
+            sorted(expected.SHORTCUT_MISSES[key])
+        )
         assert failing(shortcut, "p2p", task["oracle"]) == ()
         idler = scores["idler"]
         assert idler["applied"] == [] and idler["reason"] == "the agent changed nothing"
@@ -206,7 +166,7 @@ def test_breaking_a_test_in_a_module_the_fix_modifies_is_seen_and_never_picked(
 ) -> None:
     """The base versions of the fix's test modules are in the suite, so the breaker's
     break of an existing test there is a cell against it, not only a hidden-test failure."""
-    examined = {r["id"]: r for r in map(json.loads, bout["examined"].read_text().splitlines())}
+    examined = {r["id"]: r for r in lines(bout["examined"].read_bytes()) if r["kind"] == "task"}
     for task in every_persona(bout["judged"]):
         key = BY_TITLE[task["title"]].key
         fact = BY_TITLE[task["title"]]

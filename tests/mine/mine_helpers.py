@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from typing import Any
 import orjson
 from bb_mine.cli import main
 from click.testing import CliRunner
+from support.tools import run_tool
 
 BB_MINE = str(Path(sys.executable).with_name("bb-mine"))
 
@@ -42,10 +42,7 @@ class Mined:
 
 def run_bb_mine(*args: str, cwd: Path, env: Mapping[str, str] | None = None) -> Mined:
     """bb-mine as a subprocess, the way a person runs it."""
-    done = subprocess.run(
-        [BB_MINE, *args], cwd=cwd, env={**os.environ, **(env or {})},
-        capture_output=True, timeout=120, check=False,
-    )  # fmt: skip
+    done = run_tool("bb-mine", *args, cwd=cwd, env={**os.environ, **(env or {})}, timeout=120)
     records = [orjson.loads(line) for line in done.stdout.splitlines()]
     return Mined(done.returncode, records, done.stderr.decode())
 

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import pytest
 from build_demo import DemoPaths, GitRepo, write_config
-from oracle_helpers import OracleDemo, SmallProject, lines, run_tool
+from oracle_helpers import OracleDemo, SmallProject
+from support.tools import lines, run_tool
 
 
 @pytest.fixture(scope="session")

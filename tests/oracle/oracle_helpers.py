@@ -1,8 +1,7 @@
-"""Helpers for bb-oracle's tests: running the tools, reading their lines, small projects."""
+"""Helpers for bb-oracle's tests: the demo after the oracle, and small projects."""
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,21 +11,9 @@ from typing import Any
 import orjson
 from bb_core.git import open_repo
 from build_demo import GitRepo
+from support.tools import lines
 
-BIN = Path(sys.executable).parent
 PYTHON_VERSION = f"{sys.version_info.major}.{sys.version_info.minor}"
-
-
-def run_tool(
-    tool: str, *args: str, cwd: Path, stdin: bytes = b"", timeout: float = 600
-) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [str(BIN / tool), *args], input=stdin, cwd=cwd, capture_output=True, timeout=timeout
-    )
-
-
-def lines(data: bytes) -> list[dict[str, Any]]:
-    return [orjson.loads(line) for line in data.splitlines() if line.strip()]
 
 
 @dataclass(frozen=True)

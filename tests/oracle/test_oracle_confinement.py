@@ -6,7 +6,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-from oracle_helpers import SmallProject, lines, run_tool
+from oracle_helpers import SmallProject
+from support.tools import lines, run_tool
 
 pytestmark = pytest.mark.slow
 

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from oracle_helpers import SmallProject, lines, run_tool
+from oracle_helpers import SmallProject
+from support.tools import lines, run_tool
 
 #: 2019-era code: packaging's LegacyVersion, removed in packaging 22.
 OLD_SETUP = "from setuptools import setup\nsetup(name='pkg', install_requires=['packaging<22'])\n"

@@ -10,7 +10,8 @@ from bb_core.patch import parse_patch
 from bb_core.records import check
 from bb_oracle.mutants import mutants, pick
 from bb_oracle.strength import Thresholds, changes, revert_hunk, same_code, weaknesses
-from oracle_helpers import SmallProject, lines, run_tool
+from oracle_helpers import SmallProject
+from support.tools import lines, run_tool
 
 SOURCE = '''\
 def f(a, b):

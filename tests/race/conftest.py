@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
@@ -21,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-BIN = Path(sys.executable).parent
+from support.tools import run_tool
 
 #: What every scripted agent starts with: the prompt from stdin, and ``note(event)``,
 #: which appends a JSON line (event, task issue, agent, time) to $NOTES.
@@ -215,10 +213,9 @@ def run_race(
     env: Mapping[str, str] | None = None,
     timeout: float = 120,
 ) -> Raced:
-    done = subprocess.run(
-        [str(BIN / "bb-race"), str(tasks), "--config", str(project.config), *args],
-        cwd=project.root, capture_output=True, check=False, timeout=timeout,
-        env=race_env(env),
+    done = run_tool(
+        "bb-race", tasks, "--config", project.config, *args,
+        cwd=project.root, timeout=timeout, env=race_env(env),
     )  # fmt: skip
     return Raced(done.returncode, done.stdout, done.stderr.decode())
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +10,9 @@ import expected
 import pytest
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees, files_in_patch
+from support.bout import DemoBout
+from support.tools import run_tool
 
-BIN = Path(sys.executable).parent
 RECOGNISED = [
     expected.CAMEL_FIRST_WORD,
     expected.LONE_PUNCTUATION,
@@ -24,28 +23,30 @@ CONTESTANTS = ["careful", "shortcut", "tamperer", "breaker", "idler"]
 
 
 @pytest.fixture(scope="module")
-def demo_race(demo_build: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """bb-mine then bb-race on a private copy of the demo, as a person would run them."""
-    import shutil
+def demo_race(demo_bout: DemoBout) -> dict[str, Any]:
+    """bb-race in the run's demo bout (``support.bout``): what it read from bb-oracle, what
+    it wrote, its stderr. Read only."""
+    return {
+        "root": demo_bout.root,
+        "given": demo_bout.output("bb-oracle").read_bytes(),
+        "raced": demo_bout.output("bb-race").read_bytes(),
+        "stderr": demo_bout.stage_stderr("bb-race").encode(),
+    }
 
-    from build_demo import write_config
 
-    root = tmp_path_factory.mktemp("demo-race") / "demo"
-    shutil.copytree(demo_build.root, root, symlinks=True)
-    write_config(root)
-    mined = subprocess.run(
-        [str(BIN / "bb-mine")], cwd=root, capture_output=True, check=True, timeout=120
-    )
-    (root / "tasks.jsonl").write_bytes(mined.stdout)
-    raced = subprocess.run(
-        [str(BIN / "bb-race"), "tasks.jsonl"],
-        cwd=root,
-        capture_output=True,
-        timeout=600,
-        check=False,
-    )
+@pytest.fixture(scope="module")
+def unrecognised_race(demo_bout: DemoBout, tmp_path_factory: pytest.TempPathFactory) -> bytes:
+    """bb-race on the one mined task no scripted agent recognises (the oracle drops it
+    from the bout), in a copy of the demo bout's project."""
+    root = demo_bout.copy(tmp_path_factory.mktemp("demo-race") / "demo").root
+    [line] = [
+        line
+        for line in demo_bout.output("bb-mine").read_bytes().splitlines()
+        if expected.SNAKE_TRAILING_ACRONYM.reported_input in json.loads(line).get("statement", "")
+    ]
+    raced = run_tool("bb-race", "--config", "bugbout.toml", cwd=root, stdin=line + b"\n")
     assert raced.returncode == 0, raced.stderr.decode()
-    return {"root": root, "mined": mined.stdout, "raced": raced.stdout, "stderr": raced.stderr}
+    return raced.stdout
 
 
 def by_key(race: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -60,7 +61,7 @@ def by_key(race: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 @pytest.mark.slow
 def test_output_keeps_input_order_and_passes_other_kinds_through(demo_race: dict[str, Any]) -> None:
-    mined = demo_race["mined"].splitlines()
+    mined = demo_race["given"].splitlines()
     raced = demo_race["raced"].splitlines()
     assert len(raced) == len(mined)
     for before, after in zip(mined, raced, strict=True):
@@ -105,8 +106,8 @@ def test_each_scripted_agent_leaves_its_kind_of_patch(demo_race: dict[str, Any],
 
 
 @pytest.mark.slow
-def test_an_unrecognised_task_gets_no_change_from_everyone(demo_race: dict[str, Any]) -> None:
-    task = by_key(demo_race)[expected.SNAKE_TRAILING_ACRONYM.key]
+def test_an_unrecognised_task_gets_no_change_from_everyone(unrecognised_race: bytes) -> None:
+    task = by_key({"raced": unrecognised_race})[expected.SNAKE_TRAILING_ACRONYM.key]
     assert {a["status"] for a in task["attempts"]} == {"no-change"}
 
 

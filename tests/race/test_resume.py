@@ -53,6 +53,18 @@ def wait_for(condition: Any, timeout: float = 30) -> None:
         time.sleep(0.05)
 
 
+def running(script: Path) -> bool:
+    """Whether any process on this machine runs *script* (a path unique to one test)."""
+    needle = str(script).encode()
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and needle in (proc / "cmdline").read_bytes():
+                return True
+        except OSError:  # it ended while we looked
+            continue
+    return False
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_killing_the_race_and_running_again_repeats_no_finished_attempt(
@@ -77,9 +89,10 @@ def test_killing_the_race_and_running_again_repeats_no_finished_attempt(
     if sig == signal.SIGTERM:
         assert proc.returncode == 130
         assert err.decode().strip() == "bb-race: interrupted; finished work is kept"
-    # The slow agent died with the race: let it go, and it does not finish.
+    # The slow agent died with the race (no process of it is left): let it go, and it does
+    # not finish.
+    wait_for(lambda: not running(project.root / "agents" / "slow.py"))
     (project.shared / "go").touch()
-    time.sleep(1.0)
     assert [n["event"] for n in project.read_notes()] == ["start", "end", "start"]
 
     second = race_cli(project, tasks)

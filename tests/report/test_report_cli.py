@@ -8,23 +8,22 @@ import os
 import pty
 import select
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from bb_report import build_report, render
+from support.tools import BIN, run_tool
 
 BOUT = Path(__file__).resolve().parent / "fixtures" / "bout.jsonl"  # as in conftest.py
 
-BB_REPORT = str(Path(sys.executable).parent / "bb-report")
+BB_REPORT = str(BIN / "bb-report")
 UMASK = os.umask(0)
 os.umask(UMASK)
 
 
 def run(*args: str, stdin: bytes = b"", env: dict[str, str] | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
-    return subprocess.run(
-        [BB_REPORT, *args], input=stdin, capture_output=True, timeout=60, env=env, cwd=cwd
-    )
+    """bb-report with *args*: ``run_tool`` with this module's one tool and a short timeout."""
+    return run_tool("bb-report", *args, cwd=cwd, stdin=stdin, env=env, timeout=60)
 
 
 def on_a_terminal(*args: str, env: dict[str, str]) -> bytes:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,46 +22,23 @@ import pytest
 from bb_core.records import read_lines
 from bb_report import Report, build_report, render
 from bb_report.bout import CATEGORIES
-from build_demo import DemoPaths, write_config
+from support.bout import DemoBout
 
 BIN = Path(sys.executable).parent
-STAGES = ("bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge")
 FIVE_OF_FIVE = (0.025**0.2, 1.0)
 NONE_OF_FIVE = (0.0, 1 - 0.025**0.2)
 
 
 @pytest.fixture(scope="module")
-def demo_bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The records of a whole demo bout, through real OS pipes between the five stages."""
-    root = tmp_path_factory.mktemp("report-demo") / "demo"
-    shutil.copytree(demo_build.root, root, symlinks=True)
-    config = str(write_config(root))
-    out = root / "judged.jsonl"
-    procs: list[subprocess.Popen[bytes]] = []
-    upstream = None
-    with out.open("wb") as sink:
-        for i, tool in enumerate(STAGES):
-            last = i == len(STAGES) - 1
-            proc = subprocess.Popen(
-                [str(BIN / tool), "--config", config, *(["--jobs", "2"] if i > 1 else [])],
-                stdin=upstream if upstream is not None else subprocess.DEVNULL,
-                stdout=sink if last else subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=root,
-            )
-            if upstream is not None:
-                upstream.close()  # the next stage owns it now
-            upstream = proc.stdout
-            procs.append(proc)
-        for tool, proc in zip(STAGES, procs, strict=True):
-            _, err = proc.communicate(timeout=600)
-            assert proc.returncode == 0, f"{tool}: {err.decode()[-2000:]}"
-    return out
+def judged(demo_bout: DemoBout) -> Path:
+    """bb-judge's output in the run's demo bout, whose five stages were joined by real OS
+    pipes (``support.bout``)."""
+    return demo_bout.output("bb-judge")
 
 
 @pytest.fixture(scope="module")
-def demo_report(demo_bout: Path) -> Report:
-    return build_report(line.record for line in read_lines([str(demo_bout)]))
+def demo_report(judged: Path) -> Report:
+    return build_report(line.record for line in read_lines([str(judged)]))
 
 
 def tasks_of(path: Path) -> list[dict[str, Any]]:
@@ -112,20 +88,20 @@ def test_demo_funnel_matches_the_mined_history(demo_report: Report) -> None:
 
 
 @pytest.mark.slow
-def test_demo_picking_against_the_records(demo_report: Report, demo_bout: Path) -> None:
+def test_demo_picking_against_the_records(demo_report: Report, judged: Path) -> None:
     rows = {row.kind: row for row in demo_report.picking.rows}
     # careful resolves all 5 and the shortcut the weak-oracle task: the best agent resolves
     # 5, a random one of the five contestants (5 + 1) / 5 on average.
     assert (rows["best-agent"].agents, rows["best-agent"].resolved) == (["careful"], 5)
     assert rows["random"].resolved == pytest.approx((5 + 1) / 5)
     assert rows["oracle"].resolved == 5
-    picks = [t["verdict"]["pick"] for t in tasks_of(demo_bout)]
+    picks = [t["verdict"]["pick"] for t in tasks_of(judged)]
     assert rows["judge"].resolved == picks.count("careful")
     assert demo_report.picking.abstained == picks.count(None)
 
 
 @pytest.mark.slow
-def test_demo_gate_against_the_verdicts(demo_report: Report, demo_bout: Path) -> None:
+def test_demo_gate_against_the_verdicts(demo_report: Report, judged: Path) -> None:
     keys = {t.task_title: t.key for t in expected.GENUINE}
     total = demo_report.gate.total
     # careful's 5 patches and the shortcut's on the weak-oracle task resolve; the other 12
@@ -136,7 +112,7 @@ def test_demo_gate_against_the_verdicts(demo_report: Report, demo_bout: Path) ->
     assert total.no_patch == 7
     approvals = [
         expected.CATEGORIES[name][keys[t["title"]]] == "resolved"
-        for t in tasks_of(demo_bout)
+        for t in tasks_of(judged)
         for name, said in t["verdict"]["gate"].items()
         if said == "approve"
     ]
@@ -209,9 +185,9 @@ def test_demo_shows_its_weak_oracle_and_the_divergence(demo_report: Report) -> N
 @pytest.mark.slow
 @pytest.mark.parametrize(("fmt", "mark"), [("terminal", "careful"), ("markdown", "## Agents"),
                                            ("html", 'class="heatmap"'), ("json", '"kind":"report"')])  # fmt: skip
-def test_demo_report_in_every_format(demo_bout: Path, fmt: str, mark: str) -> None:
+def test_demo_report_in_every_format(judged: Path, fmt: str, mark: str) -> None:
     done = subprocess.run(
-        [str(BIN / "bb-report"), str(demo_bout), "--format", fmt],
+        [str(BIN / "bb-report"), str(judged), "--format", fmt],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert (done.returncode, done.stderr) == (0, "")

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from xexam_helpers import NOTE, RACED, Crossed, Raced, make_attempt, run_tool, task_key
+from support.tools import run_tool
+from xexam_helpers import NOTE, RACED, Crossed, Raced, make_attempt, task_key
 
 
 @pytest.fixture(scope="session")
@@ -26,7 +27,7 @@ def raced_demo(demo_build: Any, tmp_path_factory: pytest.TempPathFactory) -> Rac
     root = tmp_path_factory.mktemp("xexam-demo") / "demo"
     shutil.copytree(demo_build.root, root, symlinks=True)
     write_config(root)
-    mined = run_tool("bb-mine", root)
+    mined = run_tool("bb-mine", cwd=root)
     assert mined.returncode == 0, mined.stderr.decode()
     wanted = {fact.key for fact in RACED}
     picked = [
@@ -34,7 +35,7 @@ def raced_demo(demo_build: Any, tmp_path_factory: pytest.TempPathFactory) -> Rac
         if json.loads(line)["kind"] == "task" and task_key(json.loads(line)) in wanted
     ]  # fmt: skip
     assert len(picked) == len(RACED)
-    raced = run_tool("bb-race", root, "-j", "2", stdin=b"\n".join(picked) + b"\n")
+    raced = run_tool("bb-race", "-j", "2", cwd=root, stdin=b"\n".join(picked) + b"\n")
     assert raced.returncode == 0, raced.stderr.decode()
     lines = raced.stdout.splitlines()
     tasks = {task_key(r): r for r in map(json.loads, lines) if r["kind"] == "task"}
@@ -46,7 +47,7 @@ def crossed_demo(raced_demo: Raced) -> Crossed:
     """``bb-xexam -j 2`` on the raced demo, with a line of another kind between the tasks."""
     lines = list(raced_demo.lines)
     stdin = b"\n".join([lines[0], NOTE, *lines[1:]]) + b"\n"
-    done = run_tool("bb-xexam", raced_demo.root, "-j", "2", "-", stdin=stdin)
+    done = run_tool("bb-xexam", "-j", "2", "-", cwd=raced_demo.root, stdin=stdin)
     assert done.returncode == 0, done.stderr.decode()
     return Crossed(raced_demo, stdin, done)
 

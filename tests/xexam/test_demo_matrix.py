@@ -17,7 +17,8 @@ import expected
 import pytest
 from bb_core.records import check
 from bb_xexam.authors import AUTHORS_DIR, slug
-from xexam_helpers import NOTE, RACED, Crossed, run_tool
+from support.tools import run_tool
+from xexam_helpers import NOTE, RACED, Crossed
 
 pytestmark = pytest.mark.slow
 
@@ -166,7 +167,7 @@ def test_a_second_run_is_answered_from_kept_matrices(crossed_demo: Crossed) -> N
         Path(c["runs"][0]["log"]).parent for k in KEYS for c in crossed_demo.matrix(k)["columns"]
     }
     before = Counter(p for d in logdirs for p in d.iterdir())
-    again = run_tool("bb-xexam", raced.root, "-", stdin=crossed_demo.stdin, timeout=60)
+    again = run_tool("bb-xexam", "-", cwd=raced.root, stdin=crossed_demo.stdin, timeout=60)
     assert again.returncode == 0, again.stderr.decode()
     assert again.stdout == crossed_demo.done.stdout
     assert Counter(p for d in logdirs for p in d.iterdir()) == before

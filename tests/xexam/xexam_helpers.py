@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,7 +23,6 @@ from bb_core.testrun import TestRun
 from bb_race.authored import authored_tests
 from bb_xexam import xexam
 
-BIN = Path(sys.executable).parent
 #: The demo tasks raced: camelCase's first word, and lone punctuation (whose careful fix
 #: adds a function that its own regression test imports).
 RACED = (expected.CAMEL_FIRST_WORD, expected.LONE_PUNCTUATION)
@@ -39,14 +37,6 @@ class Raced:
     @property
     def config(self) -> Path:
         return self.root / "bugbout.toml"
-
-
-def run_tool(tool: str, root: Path, *args: str, stdin: bytes | None = None,
-             timeout: float = 300) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
-    return subprocess.run(
-        [str(BIN / tool), *args], cwd=root, input=stdin, capture_output=True,
-        timeout=timeout, check=False,
-    )  # fmt: skip
 
 
 def task_key(record: Mapping[str, Any]) -> str | None:

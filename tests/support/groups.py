@@ -1,0 +1,103 @@
+"""Which tests pytest-xdist keeps on one worker (``--dist loadgroup``).
+
+A session or module fixture is built once per worker that runs a test needing it. For the
+costly ones (a demo mined and run through a stage, a whole ``bugbout run``) that would mean
+one build per worker, so every test that needs one is put in that fixture's group and runs
+on the worker that built it. Fixtures shared between workers (``support.shared``) and
+cheap ones are left out, so their tests spread over every worker.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Session fixtures built once per run for every worker, or cheap enough to build in each.
+SHARED_OR_CHEAP = frozenset(
+    {
+        "bugbout_home",
+        "demo_build",
+        "demo_bout",
+        "demo_piped",
+        "demo_tasks",
+        "host_env",
+        "bwrap_sandbox",
+        "env_project",
+        "bout_records",
+        "report",
+        "clis",
+    }
+)
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """The group of *item*: the first costly session fixture it needs (by name), else
+    the module of a module-scoped fixture of the tests' own it needs; None if neither."""
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return None
+    session: list[str] = []
+    module = False
+    for name, defs in info.name2fixturedefs.items():
+        fixture = defs[-1]
+        if not fixture.baseid.startswith("tests") or name in SHARED_OR_CHEAP:
+            continue  # pytest's own, or shared
+        if fixture.scope == "session":
+            session.append(name)
+        elif fixture.scope == "module":
+            module = True
+    if session:
+        # The one the others are built on (crossed_demo is raced_demo cross-examined).
+        roots = [
+            n for n in session if not set(info.name2fixturedefs[n][-1].argnames) & set(session)
+        ]
+        return sorted(roots or session)[0]
+    if module:
+        return item.nodeid.split("::")[0]
+    return None
+
+
+def assign_groups(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None and (group := group_of(item)):
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+# pytest 9.2 derives a test's node id from its structured id, so pytest-xdist 3.8's way of
+# passing groups to the controller (an ``@group`` suffix written to ``item._nodeid``) is
+# lost. Each worker writes the groups it collected to the run's temporary folder instead,
+# and the controller's scheduler reads them.
+
+
+def write_groups(items: list[pytest.Item], folder: Path, worker: str) -> None:
+    groups = {item.nodeid: g for item in items if (g := group_name(item)) is not None}
+    part = folder / f"xdist-groups-{worker}.json.part"
+    part.write_text(json.dumps(groups))
+    part.rename(folder / f"xdist-groups-{worker}.json")
+
+
+def group_name(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    if mark is None:
+        return None
+    return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+
+
+def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
+    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote."""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
+        _groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._groups is None:
+                self._groups = {}
+                for path in sorted(folder.glob("xdist-groups-*.json")):
+                    self._groups.update(json.loads(path.read_text()))
+            return self._groups.get(nodeid) or super()._split_scope(nodeid)
+
+    return GroupsFromWorkers(config, log)
