@@ -30,28 +30,88 @@ class Unparseable(Exception):
 
 @dataclass(slots=True)
 class Collected:
-    """One test function as collected: its definition and its parametrize cases."""
+    """One test function as collected: where its definition is, and its parametrize cases.
+
+    No syntax tree is kept: a long history collects tens of thousands of tests, and their
+    trees kept alive cost more in the cycle collector and at exit than parsing them again.
+    The few tests whose :attr:`fingerprint` is needed (renamed or edited ones) have their
+    source parsed again, once.
+    """
 
     qualname: str
-    node: ast.FunctionDef | ast.AsyncFunctionDef
+    lineno: int
+    #: The definition's source lines: equal text is an unchanged test, without comparing
+    #: syntax trees.
+    text: bytes
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     #: The source the definition was parsed from (its piece, or the whole module).
     source: bytes = b""
-
-    @property
-    def text(self) -> bytes:
-        """The definition's source lines: equal text is an unchanged test, without
-        comparing syntax trees (read only for tests in both versions of a module)."""
-        lines = self.source.splitlines()
-        return b"\n".join(lines[self.node.lineno - 1 : self.node.end_lineno])
+    _print: str | None = None
 
     @property
     def fingerprint(self) -> str:
         """The test's arguments and body, without its name, position or docstring."""
-        body = self.node.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:]
-        return ast.dump(self.node.args) + "".join(ast.dump(stmt) for stmt in body)
+        if self._print is None:
+            node = _alone(self.text, self.qualname) if _utf8(self.source) else None
+            if node is None:
+                node = _definitions(self.source)[self.lineno]
+            self._print = _fingerprint(node)
+        return self._print
+
+
+def _alone(text: bytes, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The definition *text* parsed on its own (a method inside a stand-in class, its
+    lines and their indentation untouched), or None when it does not parse so."""
+    indented = text[:1] in (b" ", b"\t")
+    try:
+        tree = ast.parse(b"class _:\n" + text if indented else text)
+    except (SyntaxError, ValueError):
+        return None
+    body = tree.body
+    if indented and len(body) == 1 and isinstance(body[0], ast.ClassDef):
+        body = body[0].body
+    node = body[0] if len(body) == 1 else None
+    name = qualname.rsplit("::", 1)[-1]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+        return node
+    return None
+
+
+def _utf8(source: bytes) -> bool:
+    """Whether *source* is read as UTF-8 (no coding declaration naming another)."""
+    head = source[:200]
+    return b"coding" not in head or bool(_UTF8_CODING.search(head))
+
+
+_DEFINED: OrderedDict[bytes, dict[int, ast.FunctionDef | ast.AsyncFunctionDef]] = OrderedDict()
+_DEFINED_KEPT = 4
+
+
+def _definitions(source: bytes) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions *source* (which parsed before) defines at module level or in classes,
+    by line; the last few sources are kept, as the edited tests of one change share them."""
+    found = _DEFINED.get(source)
+    if found is not None:
+        return found
+    found = {}
+    stack: list[ast.stmt] = list(ast.parse(source).body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[node.lineno] = node
+        elif isinstance(node, ast.ClassDef):
+            stack.extend(node.body)
+    _DEFINED[source] = found
+    if len(_DEFINED) > _DEFINED_KEPT:
+        _DEFINED.popitem(last=False)
+    return found
+
+
+def _fingerprint(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return ast.dump(node.args) + "".join(ast.dump(stmt) for stmt in body)
 
 
 @dataclass(slots=True)
@@ -118,6 +178,7 @@ def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
             found[qualname] = test
 
 
+_UTF8_CODING = re.compile(rb"coding[:=]\s*(utf-?8|ascii)", re.IGNORECASE)
 _CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
 _PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
@@ -130,8 +191,7 @@ def _pieces(source: bytes) -> list[bytes] | None:
     Trailing blank lines are left out: they parse to nothing, and without them the last
     piece of a module reads the same once another test is added after it.
     """
-    head = source[:200]
-    if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
+    if not _utf8(source):
         return None
     pieces: list[bytes] = []
     pending = b""
@@ -213,18 +273,22 @@ def _collect_body(
     out: dict[str, Collected],
     names: TestNames = DEFAULT,
     source: bytes = b"",
+    lines: list[bytes] | None = None,
 ) -> None:
+    if lines is None:
+        lines = source.splitlines()
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names.is_test_function(
             node.name
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            out[qualname] = Collected(qualname, node, cases, source)
+            text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
+            out[qualname] = Collected(qualname, node.lineno, text, cases, source)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names, source)
+            _collect_body(node.body, qualname, cases, out, names, source, lines)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
