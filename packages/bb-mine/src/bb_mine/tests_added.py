@@ -212,12 +212,101 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     if cached is not None:
         _PIECES.move_to_end(key)
         return cached
-    tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
-    found: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), found, names, piece)
+    found = _class_tests(piece, names) if piece.count(b"\n") >= _SPLIT_LINES else None
+    if found is None:
+        tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
+        found = {}
+        _collect_body(tree.body, "", frozenset(), found, names, piece)
     _PIECES[key] = found
     if len(_PIECES) > _PIECES_KEPT:
         _PIECES.popitem(last=False)
+    return found
+
+
+#: A top-level class of at least this many lines is read member by member.
+_SPLIT_LINES = 40
+_MEMBER_CUT = re.compile(rb"([ \t]+)(?:def |async def |class |@)")
+_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]]]
+_MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
+
+
+def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
+    """The tests of a piece that is one long class, read member by member: test classes
+    of thousands of lines are common, and a change to one test would otherwise parse the
+    whole class again. Each member (a method and its decorators, with what follows it up
+    to the next one) is parsed inside a stand-in class, its lines untouched, and kept by
+    its text. None when the piece is not cut so safely (a line at the margin inside the
+    class, a member that does not parse alone): the caller then parses the piece whole.
+    """
+    lines = [line + b"\n" for line in piece.split(b"\n")]
+    lines[-1] = lines[-1][:-1]
+    start = next((i for i, line in enumerate(lines) if line.startswith(b"class ")), None)
+    if start is None or (start and not lines[0].startswith(b"@")):
+        return None
+    indent: bytes | None = None
+    cuts: list[int] = []
+    decorating = False
+    for index in range(start + 1, len(lines)):
+        line = lines[index]
+        if not line.strip():
+            continue
+        if line[:1] not in (b" ", b"\t"):
+            return None  # a line at the margin: a string's text, or code after the class
+        found = _MEMBER_CUT.match(line)
+        if found is None:
+            continue
+        if indent is None:
+            indent = found.group(1)
+        if found.group(1) != indent:
+            continue
+        if not decorating:  # a decorator keeps what it decorates
+            cuts.append(index)
+        decorating = line[len(indent) :].startswith(b"@")
+    if indent is None or not cuts:
+        return None
+    try:
+        header = ast.parse(b"".join(lines[: cuts[0]]) + indent + b"pass\n").body
+    except (SyntaxError, ValueError):
+        return None
+    if len(header) != 1 or not isinstance(header[0], ast.ClassDef):
+        return None
+    node = header[0]
+    if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in node.body):
+        return None
+    qualname = node.name if _is_test_class(node, names) else ""
+    cases = _cases(node.decorator_list)
+    tests: dict[str, Collected] = {}
+    for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
+        member = _member_tests(b"".join(lines[begin:end]), names, qualname, cases)
+        if member is None:
+            return None
+        tests.update(member)
+    return tests
+
+
+def _member_tests(
+    text: bytes, names: TestNames, owner: str, cases: frozenset[tuple[str, str]]
+) -> dict[str, Collected] | None:
+    """The tests one member of class *owner* defines (none when *owner* is ``""``, a class
+    pytest does not collect: the member is still parsed, so a syntax error is found)."""
+    key = (text, names, owner, cases)
+    found = _MEMBERS.get(key)
+    if found is not None:
+        _MEMBERS.move_to_end(key)
+        return found
+    source = b"class _:\n" + text
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    if len(body) != 1 or not isinstance(body[0], ast.ClassDef):
+        return None
+    found = {}
+    if owner:
+        _collect_body(body[0].body, owner, cases, found, names, source)
+    _MEMBERS[key] = found
+    if len(_MEMBERS) > _PIECES_KEPT:
+        _MEMBERS.popitem(last=False)
     return found
 
 
