@@ -57,6 +57,9 @@ SOURCES = {
     "not a test class": _long_class().replace(b"class TestLong:", b"class Helpers:"),
     "unittest class": _long_class().replace(b"class TestLong:", b"class Long(unittest.TestCase):"),
     "code after the class": _long_class(b"\nX = 1\nif X:\n    def test_hidden():\n        pass\n"),
+    "main guard after the class": _long_class(
+        b'\n\nif __name__ == "__main__":\n    pytest.main()\n'
+    ),
     "tabs": _long_class().replace(b"    ", b"\t"),
 }
 
@@ -87,7 +90,9 @@ def test_a_member_that_does_not_parse_still_fails_the_whole_module() -> None:
         collect_module(broken, "m")
 
 
-def test_the_margin_and_a_cut_inside_a_string_leave_the_class_whole() -> None:
-    for name in ("line at the margin in a string", "code after the class"):
+def test_code_after_the_class_leaves_it_whole_and_a_string_at_the_margin_does_not() -> None:
+    after = tests_added._pieces(SOURCES["code after the class"])[1]  # type: ignore[index]
+    assert tests_added._class_tests(after, tests_added.DEFAULT) is None
+    for name in ("line at the margin in a string", "main guard after the class"):
         piece = tests_added._pieces(SOURCES[name])[1]  # type: ignore[index]
-        assert tests_added._class_tests(piece, tests_added.DEFAULT) is None, name
+        assert tests_added._class_tests(piece, tests_added.DEFAULT) is not None, name

@@ -275,9 +275,7 @@ class _Compiler:
 def _unique(values: list[Any]) -> bool:
     """No two items of *values* are equal as JSON sees them (``1`` and ``1.0`` are equal,
     ``1`` and ``true`` are not)."""
-    return not any(
-        _json_equal(a, b) for i, a in enumerate(values) for b in values[i + 1 :]
-    )
+    return not any(_json_equal(a, b) for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 def compile_schema(schema: Mapping[str, Any], registry: Registry) -> Check:

@@ -298,8 +298,8 @@ def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[st
     paths.update(
         p for p in conftest_candidates(sorted(files)) if repo.read_blob(sha, p) is not None
     )
-    for name in PYTEST_CONFIG_FILES:
-        blob = repo.blob_id(sha, name)
+    blobs = repo.root_blob_ids(sha, PYTEST_CONFIG_FILES)
+    for name, blob in zip(PYTEST_CONFIG_FILES, blobs, strict=True):
         if blob is not None and _holds_config(repo, name, blob):
             paths.add(name)
     return sorted(paths)

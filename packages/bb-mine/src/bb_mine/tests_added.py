@@ -226,7 +226,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
 #: A top-level class of at least this many lines is read member by member.
 _SPLIT_LINES = 40
 _MEMBER_CUT = re.compile(rb"([ \t]+)(?:def |async def |class |@)")
-_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]]]
+_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool]
 _MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
 
 
@@ -235,8 +235,10 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     of thousands of lines are common, and a change to one test would otherwise parse the
     whole class again. Each member (a method and its decorators, with what follows it up
     to the next one) is parsed inside a stand-in class, its lines untouched, and kept by
-    its text. None when the piece is not cut so safely (a line at the margin inside the
-    class, a member that does not parse alone): the caller then parses the piece whole.
+    its text. A line at the margin is a string's text when its member still parses as one
+    class; code after the class ends its last member. None when the
+    piece is not cut so safely (a member that does not parse alone as the only statement of
+    a class): the caller then parses the piece whole.
     """
     lines = [line + b"\n" for line in piece.split(b"\n")]
     lines[-1] = lines[-1][:-1]
@@ -250,8 +252,6 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
         line = lines[index]
         if not line.strip():
             continue
-        if line[:1] not in (b" ", b"\t"):
-            return None  # a line at the margin: a string's text, or code after the class
         found = _MEMBER_CUT.match(line)
         if found is None:
             continue
@@ -277,7 +277,8 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     cases = _cases(node.decorator_list)
     tests: dict[str, Collected] = {}
     for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
-        member = _member_tests(b"".join(lines[begin:end]), names, qualname, cases)
+        text = b"".join(lines[begin:end])
+        member = _member_tests(text, names, qualname, cases, last=end == len(lines))
         if member is None:
             return None
         tests.update(member)
@@ -285,11 +286,14 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
 
 
 def _member_tests(
-    text: bytes, names: TestNames, owner: str, cases: frozenset[tuple[str, str]]
+    text: bytes, names: TestNames, owner: str, cases: frozenset[tuple[str, str]], *, last: bool
 ) -> dict[str, Collected] | None:
     """The tests one member of class *owner* defines (none when *owner* is ``""``, a class
-    pytest does not collect: the member is still parsed, so a syntax error is found)."""
-    key = (text, names, owner, cases)
+    pytest does not collect: the member is still parsed, so a syntax error is found).
+
+    The *last* member may be followed by code at the margin (the piece runs to the next
+    top-level definition); any other member must be all there is in the stand-in."""
+    key = (text, names, owner, cases, last)
     found = _MEMBERS.get(key)
     if found is not None:
         _MEMBERS.move_to_end(key)
@@ -299,7 +303,7 @@ def _member_tests(
         body = ast.parse(source).body
     except (SyntaxError, ValueError):
         return None
-    if len(body) != 1 or not isinstance(body[0], ast.ClassDef):
+    if not isinstance(body[0], ast.ClassDef) or (len(body) != 1 and not last):
         return None
     found = {}
     if owner:

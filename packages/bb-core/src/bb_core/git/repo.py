@@ -213,6 +213,17 @@ class Repo:
             return None
         return entry[1].decode()
 
+    def root_blob_ids(self, sha: str, names: Sequence[str]) -> tuple[str | None, ...]:
+        """:meth:`blob_id` of each of *names*, files at the root, with one tree read."""
+        tree = self.objects.tree_of(sha)
+        items = self.objects.items(tree) if tree is not None else {}
+        found: list[str | None] = []
+        for name in names:
+            entry = items.get(name)
+            usable = entry is not None and entry[0] != 0o160000 and not stat.S_ISDIR(entry[0])
+            found.append(entry[1].decode() if entry is not None and usable else None)
+        return tuple(found)
+
     def read_blob(self, sha: str, path: str) -> bytes | None:
         """The contents of *path* at commit *sha*, or None when it is absent or a folder."""
         blob = self.blob_id(sha, path)
