@@ -37,7 +37,7 @@ def _view(source: bytes) -> list[tuple[str, Any, bytes, str]]:
 
 def _whole(source: bytes, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, Any, bytes, str]]:
     with monkeypatch.context() as patch:
-        patch.setattr(tests_added, "_SPLIT_LINES", 10**9)
+        patch.setattr(tests_added, "MIN_LINES", 10**9)
         patch.setattr(tests_added, "_PIECES", type(tests_added._PIECES)())
         return _view(source)
 

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 from bb_core.discovery import DEFAULT, TestNames
 
+from bb_mine.members import MIN_LINES, member_cuts
+
 
 class Unparseable(Exception):
     """A test module that is not valid Python."""
@@ -212,7 +214,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     if cached is not None:
         _PIECES.move_to_end(key)
         return cached
-    found = _class_tests(piece, names) if piece.count(b"\n") >= _SPLIT_LINES else None
+    found = _class_tests(piece, names) if piece.count(b"\n") >= MIN_LINES else None
     if found is None:
         tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
         found = {}
@@ -223,9 +225,6 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     return found
 
 
-#: A top-level class of at least this many lines is read member by member.
-_SPLIT_LINES = 40
-_MEMBER_CUT = re.compile(rb"([ \t]+)(?:def |async def |class |@)")
 _MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool]
 _MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
 
@@ -242,28 +241,10 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     """
     lines = [line + b"\n" for line in piece.split(b"\n")]
     lines[-1] = lines[-1][:-1]
-    start = next((i for i, line in enumerate(lines) if line.startswith(b"class ")), None)
-    if start is None or (start and not lines[0].startswith(b"@")):
+    found = member_cuts(lines, 0, len(lines))
+    if found is None:
         return None
-    indent: bytes | None = None
-    cuts: list[int] = []
-    decorating = False
-    for index in range(start + 1, len(lines)):
-        line = lines[index]
-        if not line.strip():
-            continue
-        found = _MEMBER_CUT.match(line)
-        if found is None:
-            continue
-        if indent is None:
-            indent = found.group(1)
-        if found.group(1) != indent:
-            continue
-        if not decorating:  # a decorator keeps what it decorates
-            cuts.append(index)
-        decorating = line[len(indent) :].startswith(b"@")
-    if indent is None or not cuts:
-        return None
+    indent, cuts = found
     try:
         header = ast.parse(b"".join(lines[: cuts[0]]) + indent + b"pass\n").body
     except (SyntaxError, ValueError):
