@@ -125,6 +125,12 @@ def test_dry_run_counts_the_work_and_races_nothing(demo_project: DemoPaths) -> N
     )
     assert lines[3] == f"attempts: {mined} tasks x 6 agents = {mined * 6}; 0 kept from earlier " \
         f"runs, {mined * 6} to run"  # fmt: skip
+    # One environment for the project (the demo's session may have built it already).
+    assert re.fullmatch(
+        r"test environments: 1 distinct environment \((1 built, 0 failed before, 0|0 built, 0 "
+        r"failed before, 1) to build\)",
+        lines[-2],
+    ), lines[-2]
     # The demo's time limit is 120 s: the worst case is every run hitting it.
     assert lines[-1] == (
         f"worst case: {mined * 6} runs x 2 min time limit ([run] timeout) = "
@@ -296,3 +302,25 @@ def test_a_url_without_network_is_one_line(tmp_path: Path) -> None:
         "bb-mine: https://git.example.invalid/team/project.git: cannot clone: cannot reach "
         "git.example.invalid: the name does not resolve (no network, or no DNS)\n"
     )
+
+
+def test_dry_run_counts_the_environments_history_needs(demo_project: DemoPaths) -> None:
+    from bb_core.declarations import declared_at
+    from bb_core.git import open_repo
+
+    config = demo_project.root / "bugbout.toml"
+    config.write_text(
+        config.read_text().replace("[project]\n", '[project]\nenvironments = "history"\n', 1)
+    )
+    done = tool("bugbout", "run", "--dry-run", cwd=demo_project.root)
+    assert done.returncode == 0, done.stderr
+    tasks = [
+        json.loads(line)
+        for line in (demo_project.root / ".bugbout" / "tasks.jsonl").read_text().splitlines()
+    ]
+    with open_repo(demo_project.root / "repo") as repo:
+        distinct = {
+            tuple(declared_at(repo, t["base_commit"])) for t in tasks if t["kind"] == "task"
+        }
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("test environments:")]
+    assert line.startswith(f"test environments: {len(distinct)} distinct environment")

@@ -43,6 +43,8 @@ pytest-args = ["-p", "no:cacheprovider"]
 env = { DATABASE_URL = "sqlite://" }
 install-project = false
 interpreter = "venv/bin/python"
+environments = "history"
+setup = ["echo 'VERSION = \\"1\\"' > src/pkg/_version.py", ["python", "-m", "pkg.prepare"]]
 
 [tasks]
 since = 2023-01-31
@@ -182,6 +184,8 @@ def test_every_key_is_read(folder: Path) -> None:
         env={"DATABASE_URL": "sqlite://"},
         install_project=False,
         interpreter=str(folder.resolve() / "venv/bin/python"),
+        environments="history",
+        setup=["echo 'VERSION = \"1\"' > src/pkg/_version.py", ["python", "-m", "pkg.prepare"]],
     )
     assert config.tasks == TasksConfig(
         since=dt.date(2023, 1, 31),

@@ -83,7 +83,7 @@ def test_the_footprint_is_what_the_base_trees_test_run_creates(demo_tasks: Any) 
     footprints = Footprints(
         checkouts=checkouts,
         repository=lambda _task: str(demo_tasks.repo),
-        test_env=lambda: env,
+        test_env=lambda task: env,
         sandbox=NoSandbox(),
         timeout=120,
         test_timeout=60,

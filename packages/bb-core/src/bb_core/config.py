@@ -31,6 +31,7 @@ from bb_core.config_doc import (
     read_toml,
     show,
 )
+from bb_core.eras import era_problem
 from bb_core.errors import ConfigError
 from bb_core.git import is_url
 
@@ -56,12 +57,18 @@ class ProjectConfig:
     repository: str = "."
     github: str | None = None
     python: str = "3.12"
-    test_dependencies: list[str] = field(default_factory=lambda: ["pytest"])
+    #: A list, or eras (``"<2019-01-01"``, ``">=2019-01-01"``, ``"A..B"``, ``"default"``)
+    #: each mapped to a list, in the file's order; see :mod:`bb_core.eras`.
+    test_dependencies: list[str] | dict[str, list[str]] = field(default_factory=lambda: ["pytest"])
     pytest_args: list[str] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
     install_project: bool = True
     #: An absolute path when the file gave a path, else a command name such as python3.12.
     interpreter: str | None = None
+    #: ``"project"``: one environment; ``"history"``: one per base commit's declarations.
+    environments: str = "project"
+    #: Commands run in each checkout before every test run: a string (``sh -c``) or argv.
+    setup: list[str | list[str]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -249,6 +256,11 @@ def build(
             p[key] = [_clean(f) for f in p[key]] if isinstance(p[key], list) else _clean(p[key])
     if "/" in p.get("interpreter", ""):
         p["interpreter"] = str(_resolve(root, p["interpreter"]))
+    deps = p.get("test_dependencies")
+    if isinstance(deps, dict):
+        wrong = era_problem(deps)
+        if wrong is not None:
+            raise fail(key_path(["project", "test-dependencies", wrong[0]]), wrong[1])
     if "issues" in t:
         t["issues"] = _resolve(root, t["issues"])
     if "since" in t:

@@ -31,6 +31,9 @@ PATTERN_WORDS = {
     r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$": "a date YYYY-MM-DD",
     r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$": "owner/name",
     r"^(?!/)(?!~)(?!.*(^|/)\.\.(/|$))[^\\]+$": "a path relative to the repository root",
+    r"^(default|<[0-9]{4}-[0-9]{2}-[0-9]{2}|>=[0-9]{4}-[0-9]{2}-[0-9]{2}|\S*\.\.\S+)$": (
+        'an era: "default", "<YYYY-MM-DD", ">=YYYY-MM-DD" or a commit range "A..B"'
+    ),
 }
 
 _TYPE_WORDS = {
@@ -222,7 +225,12 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
 def _branch_error(error: ValidationError) -> ValidationError | None:
     """For a value that matches no branch of an ``anyOf``: the problem in the branch of its
     own type (a bad path in a list of paths), or None when no branch has its type."""
-    inner = [e for e in error.context or () if e.validator != "type"]
+    depth = len(error.absolute_path)
+    inner = [
+        e
+        for e in error.context or ()
+        if e.validator != "type" or len(e.absolute_path) > depth  # a wrong item inside
+    ]
     return min(inner, key=lambda e: len(e.absolute_path)) if inner else None
 
 
@@ -234,6 +242,8 @@ def _where(error: ValidationError) -> list[Any]:
             return _where(inner)
     path = list(error.absolute_path)
     instance = error.instance
+    if "propertyNames" in error.absolute_schema_path:  # a key of a table: name the key
+        return [*path, str(instance)]
     if error.validator == "required":
         missing = [k for k in error.validator_value if k not in instance]
         if path == [] and missing[:1] == ["project"]:

@@ -11,6 +11,14 @@
   installed: each checkout goes on PYTHONPATH, so the code under test is always the
   tree being tested.
 
+With ``environments = "history"`` and a task's base commit (:func:`plan_env` with
+``repo`` and ``base``), the dependencies are what that commit declares
+(:mod:`bb_core.declarations`), so each distinct set of declarations gets its own cached
+environment; ``test-dependencies`` given per era (:mod:`bb_core.eras`) are chosen by the
+base commit in either mode. A build that failed is remembered per key
+(``<key>.failed.json`` beside the environments, with uv's log) and raised again for every
+task that needs it, without building again; removing the file retries it.
+
 An environment is built in a temporary folder and renamed into place when complete,
 under a lock, so stages running in parallel build it once and a killed build leaves
 nothing half-made behind. uv never downloads a Python: a version that is not installed
@@ -64,6 +72,8 @@ class TestEnv:
     pytest_args: tuple[str, ...] = ()
     root: Path | None = None
     versions: dict[str, str] = field(default_factory=dict)
+    #: ``[project] setup``: commands run in each checkout before every test run.
+    setup: tuple[str | tuple[str, ...], ...] = ()
 
 
 class EnvBuildFailed(EnvironmentFailed):
@@ -125,26 +135,72 @@ def _read_pyproject(repo_root: Path) -> bytes | None:
         return None
 
 
-def ensure_env(project: Any, repo_root: Path) -> TestEnv:
-    """The test environment for *project* (``Config.project``), built on first use.
+@dataclass(frozen=True)
+class EnvPlan:
+    """What an environment is made of, before it is built: ``key`` names it (None for a
+    configured interpreter), ``dependencies`` are what uv installs."""
+
+    python: str
+    dependencies: tuple[str, ...]
+    key: str | None
+
+
+def plan_env(
+    project: Any, repo_root: Path, *, repo: Any = None, base: str | None = None
+) -> EnvPlan:
+    """The environment *project* needs for a task whose base commit is *base* in *repo*
+    (both None: the project's one environment)."""
+    from bb_core.declarations import declared_at
+    from bb_core.eras import era_dependencies
+
+    version = str(getattr(project, "python", "3.12"))
+    deps = era_dependencies(project, repo, base)
+    if getattr(project, "install_project", True):
+        history = getattr(project, "environments", "project") == "history"
+        if history and repo is not None and base is not None:
+            deps += declared_at(repo, base)
+        else:
+            deps += project_dependencies(Path(repo_root))
+    if getattr(project, "interpreter", None):
+        return EnvPlan(version, tuple(deps), None)
+    return EnvPlan(version, tuple(deps), env_key(version, deps))
+
+
+def ensure_env(
+    project: Any, repo_root: Path, *, repo: Any = None, base: str | None = None
+) -> TestEnv:
+    """The test environment for *project* (``Config.project``), built on first use; for a
+    task's base commit *base* in *repo* when given (see :func:`plan_env`).
 
     A second call with the same inputs costs a few file checks. Raises
     :class:`ConfigError` for a Python that is not there and :class:`EnvBuildFailed`
-    (an :class:`EnvironmentFailed`) when uv cannot install the dependencies.
+    (an :class:`EnvironmentFailed`) when uv cannot install the dependencies - at once,
+    without building, when a build of the same key failed before.
     """
     extra = {str(k): str(v) for k, v in dict(getattr(project, "env", {}) or {}).items()}
     roots = import_roots(getattr(project, "source", None))
     args = tuple(getattr(project, "pytest_args", ()) or ())
+    setup = setup_commands(project)
     interpreter = getattr(project, "interpreter", None)
     if interpreter:
         python, key, versions = _check_interpreter(str(interpreter))
-        return TestEnv(python, extra, key, roots, args, None, versions)
-    version = str(getattr(project, "python", "3.12"))
-    deps = list(getattr(project, "test_dependencies", ["pytest"]))
-    if getattr(project, "install_project", True):
-        deps += project_dependencies(Path(repo_root))
-    root, versions = _build(version, deps)
-    return TestEnv(root / "bin" / "python", extra, root.name, roots, args, root, versions)
+        key = _with_setup(key, setup)
+        return TestEnv(python, extra, key, roots, args, None, versions, setup)
+    plan = plan_env(project, repo_root, repo=repo, base=base)
+    root, versions = _build(plan.python, plan.dependencies)
+    key = _with_setup(root.name, setup)
+    return TestEnv(root / "bin" / "python", extra, key, roots, args, root, versions, setup)
+
+
+def setup_commands(project: Any) -> tuple[str | tuple[str, ...], ...]:
+    """``[project] setup`` as a tuple: a string stays a shell line, a list becomes argv."""
+    commands = getattr(project, "setup", ()) or ()
+    return tuple(c if isinstance(c, str) else tuple(str(a) for a in c) for c in commands)
+
+
+def _with_setup(key: str, setup: Sequence[object]) -> str:
+    """The environment's name, marked with its set-up commands (results depend on them)."""
+    return f"{key}-setup-{cache_key('setup', list(map(str, setup)))[:8]}" if setup else key
 
 
 # --- a configured interpreter -----------------------------------------------------------
@@ -218,6 +274,25 @@ def env_key(python: str, deps: Sequence[str]) -> str:
     return cache_key("env", ENV_VERSION, python, normal, sys.platform, platform.machine())[:20]
 
 
+def failure_marker(key: str) -> Path:
+    """Where a failed build of environment *key* is remembered."""
+    return home_dir("envs") / f"{key}.failed.json"
+
+
+def remembered_failure(key: str) -> EnvBuildFailed | None:
+    """The failure of an earlier build of *key*, or None when none is remembered."""
+    meta = _read_meta(failure_marker(key))
+    if meta is None:
+        return None
+    log = meta.get("log")
+    return EnvBuildFailed(
+        str(meta.get("message", "the test environment could not be built")),
+        output=str(meta.get("output", "")),
+        log=Path(log) if isinstance(log, str) and log else None,
+        hint=meta.get("hint") if isinstance(meta.get("hint"), str) else None,
+    )
+
+
 def _build(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
     key = env_key(python, deps)
     envs = home_dir("envs")
@@ -225,17 +300,38 @@ def _build(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
     meta = _read_meta(root / META)
     if meta is not None:
         return root, dict(meta.get("versions", {}))
+    failed = remembered_failure(key)
+    if failed is not None:
+        raise failed
     with _locked(envs / f"{key}.lock"):
         meta = _read_meta(root / META)
         if meta is not None:
             return root, dict(meta.get("versions", {}))
+        failed = remembered_failure(key)
+        if failed is not None:
+            raise failed
         if root.exists():  # left by a build that crashed after the rename
             shutil.rmtree(root, ignore_errors=True)
         log = envs / f"{key}.log"
         tmp = envs / f".{key}.building"
         shutil.rmtree(tmp, ignore_errors=True)
         try:
-            versions = _build_into(tmp, python, deps, log)
+            try:
+                versions = _build_into(tmp, python, deps, log)
+            except EnvBuildFailed as exc:
+                write_json(
+                    failure_marker(key),
+                    {
+                        "message": exc.message,
+                        "hint": exc.hint,
+                        "output": exc.output[-8000:],
+                        "log": str(exc.log or ""),
+                        "python": python,
+                        "dependencies": sorted(set(deps)),
+                        "failed": time.time(),
+                    },
+                )
+                raise
             write_json(
                 tmp / META,
                 {

@@ -119,6 +119,8 @@ class TestRun:
     tampered: list[str] = field(default_factory=list)
     #: pytest reported the end of its session but did not exit; it was ended.
     lingered: bool = False
+    #: Why the run is an error run, as a word: ``setup-failed`` (``[project] setup``).
+    reason: str | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -143,6 +145,7 @@ class TestRun:
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
             **({"tampered": list(self.tampered)} if self.tampered else {}),
+            **({"reason": self.reason} if self.reason else {}),
         } | ({"lingered": True} if self.lingered else {})
 
 
@@ -603,6 +606,10 @@ def _run_pytest(
     bound.extend(Path(path) for path in readable)
     confinement = Confinement(writable=[checkout, *writable], network=False, readable=bound)
     deadline = started + timeout
+    if getattr(env, "setup", ()):
+        failed = _set_up(env, checkout, sandbox, confinement, base_env, log_path, deadline)
+        if failed is not None:
+            return failed.run(nodeids, time.monotonic() - started, log_path)
     final: dict[str, _Test] = {}
     collected: dict[str, None] = {}
     collectors: dict[str, dict[str, Any]] = {}
@@ -711,6 +718,44 @@ def _run_pytest(
     )
     run.tampered = evidence
     return run
+
+
+@dataclass
+class _SetupFailure:
+    message: str
+
+    def run(self, nodeids: Sequence[str] | None, duration: float, log_path: Path) -> TestRun:
+        """The error run a failed set-up makes: every requested test ``error``."""
+        wanted = list(nodeids or ())
+        return TestRun(
+            dict.fromkeys(wanted, "error"),
+            duration,
+            None,
+            False,
+            log_path,
+            messages=dict.fromkeys(wanted, f"bugbout: {self.message}"),
+            problem=self.message,
+            reason="setup-failed",
+        )
+
+
+def _set_up(
+    env: Any,
+    checkout: Path,
+    sandbox: Sandbox,
+    confinement: Confinement,
+    run_env: Mapping[str, str],
+    log_path: Path,
+    deadline: float,
+) -> _SetupFailure | None:
+    """``[project] setup`` in *checkout*, confined like the run (see bb_core.checkout_setup)."""
+    from bb_core.checkout_setup import run_setup
+
+    failed = run_setup(
+        env.setup, checkout, python=Path(env.python), sandbox=sandbox,
+        confinement=confinement, env=run_env, log_path=log_path, deadline=deadline,
+    )  # fmt: skip
+    return None if failed is None else _SetupFailure(failed.message)
 
 
 def _seen(

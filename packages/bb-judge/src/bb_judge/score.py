@@ -25,7 +25,7 @@ from typing import Any
 
 from bb_core import scratch
 from bb_core.config import Config, is_url
-from bb_core.envs import TestEnv, ensure_env
+from bb_core.envs import TestEnv
 from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
 from bb_core.limits import TestLimits
@@ -35,6 +35,7 @@ from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
+from bb_core.task_envs import TaskEnvs
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_judge.grading import NO_FIX_STATUS, grade, source_filter
@@ -196,7 +197,7 @@ class Scorer:
         self.runs = 0
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.jobs)
-        self._envs: dict[str, TestEnv | EnvironmentFailed] = {}
+        self._envs = TaskEnvs()
         self._sandbox: Sandbox | None = None
         self._swept = False
 
@@ -219,31 +220,18 @@ class Scorer:
         return str(path.resolve())
 
     def environment(self, repo: Repo, task: Mapping[str, Any]) -> TestEnv:
-        """The project's test environment, built once per repository.
+        """The task's test environment: the project's, or with ``environments =
+        "history"`` its base commit's; each built once and shared.
 
         Without ``[project] source`` in the configuration, the task's own package and tests
         folders are used, so tasks carry enough to be scored without a bugbout.toml.
         """
-        with self._lock:
-            known = self._envs.get(repo.location)
-            if known is None:
-                configured = self.config.repository_path()
-                root = (
-                    configured
-                    if isinstance(configured, Path) and configured.exists()
-                    else repo.path
-                )
-                project = self.config.project
-                if not project.source:
-                    project = replace(project, source=task["source"], tests=task["tests"])
-                try:
-                    known = ensure_env(project, root)
-                except EnvironmentFailed as exc:
-                    known = exc
-                self._envs[repo.location] = known
-        if isinstance(known, EnvironmentFailed):
-            raise known
-        return known
+        configured = self.config.repository_path()
+        root = configured if isinstance(configured, Path) and configured.exists() else repo.path
+        project = self.config.project
+        if not project.source:
+            project = replace(project, source=task["source"], tests=task["tests"])
+        return self._envs.get(project, root, repo=repo, base=str(task["base_commit"]))
 
     # -- one task -------------------------------------------------------------------------
 

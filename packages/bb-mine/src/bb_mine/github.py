@@ -46,6 +46,7 @@ class Item:
     body: str
     is_pull_request: bool
     url: str
+    labels: tuple[str, ...] = ()
 
 
 class GitHubUnavailable(Exception):
@@ -253,4 +254,13 @@ def _item(data: dict[str, Any]) -> Item:
         body=str(data.get("body") or ""),
         is_pull_request=bool(data.get("pull_request")),
         url=str(data.get("html_url") or ""),
+        labels=label_names(data.get("labels")),
     )
+
+
+def label_names(value: Any) -> tuple[str, ...]:
+    """The names of GitHub's ``labels`` (objects with a ``name``, or plain strings)."""
+    if not isinstance(value, list):
+        return ()
+    names = [item.get("name") if isinstance(item, dict) else item for item in value]
+    return tuple(str(n) for n in names if isinstance(n, str) and n)

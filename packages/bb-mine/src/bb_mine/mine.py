@@ -43,8 +43,8 @@ from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub, repo_from_remote
 from bb_mine.options import NEW_TESTS, REASONS, MineOptions
-from bb_mine.rules import ChangeText, IssueRef, category
-from bb_mine.statements import IssueExport, StatementFinder, choose
+from bb_mine.rules import BUG_LABELS, ChangeText, IssueRef, category
+from bb_mine.statements import IssueExport, StatementFinder, choose, labels_of
 from bb_mine.verdicts import Rules, Verdict
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
@@ -131,6 +131,8 @@ class Miner:
         self.repository = _identity(repo)
         self.fact_finder = FactFinder(repo, self.layout)
         self.rules = Rules(options, self.source, repo.name)
+        # With an export or GitHub, the linked issue's labels decide the category.
+        self.rules.labels = export is not None or github is not None
 
         self._reached_since = False  # the walk met a change older than --since
 
@@ -234,7 +236,8 @@ class Miner:
                     record, keys = self._task(entry.sha, facts)
                     taken = [k for k in keys if k in claimed]
                     if record.get("kind") == "skip":
-                        reason = ("no-statement", record["message"], record["detail"])
+                        code = str(record.get("code", "no-statement"))
+                        reason = (code, record["message"], record["detail"])
                     elif taken:
                         reason = (
                             "duplicate-issue",
@@ -344,6 +347,21 @@ class Miner:
                 self.cache.remember(sha, facts)
         candidates = self.finder.find(refs, change)
         keys = sorted(candidates[0].keys)
+        labels = labels_of(candidates)
+        signals = list(facts.get("signals", []))
+        if set(labels) & BUG_LABELS:
+            signals.append("label")
+        kind = category(facts["title"], signals, labels)
+        included = self.picked(sha, self.options.include)
+        if kind not in self.options.categories and not included:
+            return {
+                "kind": "skip",
+                "code": "category",
+                "message": f"the linked issue or pull request is labelled a {kind} "
+                f"({', '.join(labels) or 'no labels'}), not one of tasks.categories "
+                f"({', '.join(self.options.categories)})",
+                "detail": {"category": kind, "labels": labels},
+            }, keys
         chosen, fallbacks = choose(
             candidates,
             facts["names"],
@@ -359,8 +377,7 @@ class Miner:
             }, keys
         statement, redacted = chosen.statement, chosen.redacted
         added = self.rules.new_tests(facts)
-        signals = list(facts.get("signals", []))
-        if self.picked(sha, self.options.include):
+        if included:
             signals.append("included")
         record: dict[str, Any] = {
             "kind": "task",
@@ -401,10 +418,12 @@ class Miner:
             "protected_paths": facts["protected_paths"],
             "new_tests": added,
             "fix_signals": signals,
-            "category": category(facts["title"], facts.get("signals", [])),
+            "category": kind,
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
         }
+        if labels:
+            record["labels"] = labels
         if facts.get("other_files"):
             record["other_files"] = facts["other_files"]
         if facts.get("changed"):

@@ -20,7 +20,7 @@ import orjson
 from bb_core.errors import BadRecord, UsageError
 from bb_core.records import json_type
 
-from bb_mine.github import GitHub, GitHubUnavailable, NotFound
+from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count
 from bb_mine.rules import ChangeText, IssueRef, closing_refs
 
@@ -40,6 +40,8 @@ class Issue:
     closes: tuple[int, ...] = ()
     url: str = ""
     repo: str | None = None
+    #: Its labels (``bug``, ``regression``, ``enhancement`` ...).
+    labels: tuple[str, ...] = ()
 
 
 #: What a statement can be, in the order it falls back.
@@ -195,7 +197,15 @@ def _parse_export_line(raw: bytes, source: str, lineno: int) -> Issue:
                 source, lineno, f"closes[{index}]", f"expected an integer, got {json_type(item)}"
             )
     url = need("url", (str,), "a string") or need("html_url", (str,), "a string") or ""
-    return Issue(number, title, body, is_pr, tuple(closes), url)
+    labels = need("labels", (list,), "an array") or []
+    for index, item in enumerate(labels):
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str):
+            raise BadRecord(
+                source, lineno, f"labels[{index}]",
+                f"expected a string or an object with a name, got {json_type(item)}",
+            )  # fmt: skip
+    return Issue(number, title, body, is_pr, tuple(closes), url, labels=label_names(labels))
 
 
 class StatementFinder:
@@ -280,8 +290,16 @@ class StatementFinder:
                 r.number for r in closing_refs(item.body, self.github.repo) if r.repo is None
             )
         return Issue(
-            item.number, item.title, item.body, item.is_pull_request, closes, item.url, ref.repo
-        ), "github"
+            item.number, item.title, item.body, item.is_pull_request, closes, item.url, ref.repo,
+            item.labels,
+        ), "github"  # fmt: skip
+
+
+def labels_of(found: list[Statement]) -> list[str]:
+    """The labels of every issue and pull request among *found*, lower-cased, sorted."""
+    return sorted(
+        {label.strip().lower() for s in found if s.issue is not None for label in s.issue.labels}
+    )
 
 
 def _without_trailers(body: str) -> str:

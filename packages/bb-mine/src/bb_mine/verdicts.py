@@ -25,6 +25,9 @@ class Rules:
         self.options = options
         self.source = source
         self.repo_name = repo_name
+        #: Whether the linked issues' labels can be read (an export or GitHub): then a
+        #: change whose wording is not among the categories waits for its labels.
+        self.labels = False
 
     def picked(self, sha: str, picks: tuple[str, ...]) -> bool:
         return bool(picks) and matches_pick(sha, f"{self.repo_name}-{sha[:10]}", picks)
@@ -116,7 +119,8 @@ class Rules:
             return
         yield "no-test-added", None
         kind = category(facts["title"], signals)
-        if kind not in opts.categories and not included:
+        waits = self.labels and bool(facts.get("refs"))  # decided once labels are read
+        if kind not in opts.categories and not included and not waits:
             yield (
                 "category",
                 (

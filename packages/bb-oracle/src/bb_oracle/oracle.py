@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env
+from bb_core.envs import EnvBuildFailed, TestEnv
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.limits import TestLimits
@@ -33,6 +33,7 @@ from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.stage import run_stage
 from bb_core.store import Store, home_dir
+from bb_core.task_envs import TaskEnvs
 from bb_core.testrun import TestRun, run_pytest
 
 from bb_oracle.cache import OracleCache
@@ -52,6 +53,7 @@ REASONS = {
     "timed-out": "a whole test run hit its time limit",
     "test-run-failed": "pytest's report of a run was missing or at odds with its exit status",
     "environment-failed": "the project's test environment could not be built",
+    "setup-failed": "a [project] setup command failed in a checkout before its tests ran",
     "no-test-modules": "the fix touched no test module to run",
     "unknown-commit": "a commit of the task is not in the repository",
 }
@@ -154,8 +156,7 @@ class Oracle:
         self._lock = threading.Lock()
         self._ready = False
         self._sandbox: Sandbox | None = None
-        self._envs: dict[str, TestEnv | EnvironmentFailed] = {}
-        self._env_locks: dict[str, threading.Lock] = {}
+        self._task_envs = TaskEnvs()
         self._local = threading.local()
         self._repos: list[Repo] = []
         self._paths: dict[str, str] = {}
@@ -191,7 +192,7 @@ class Oracle:
         if not sides.modules:
             touched = ", ".join(task.get("test_files", [])) or "nothing"
             raise Skip("no-test-modules", f"the fix touched no test module (test files: {touched})")
-        env = self._env(repo)
+        env = self._env(repo, task)
         sandbox = self._sandbox
         assert sandbox is not None
         key = ""
@@ -351,26 +352,23 @@ class Oracle:
             path = self.config.root / path
         return str(path.resolve())
 
-    def _env(self, repo: Repo) -> TestEnv:
-        """The project's test environment, built once and shared; its failure skips tasks."""
-        with self._lock:
-            lock = self._env_locks.setdefault(repo.location, threading.Lock())
-        with lock:
-            known = self._envs.get(repo.location)
-            if known is None:
-                try:
-                    known = ensure_env(self.config.project, _repo_root(self.config, repo))
-                except EnvironmentFailed as exc:
-                    known = exc
-                self._envs[repo.location] = known
-        if isinstance(known, EnvironmentFailed):
+    def _env(self, repo: Repo, task: Mapping[str, Any]) -> TestEnv:
+        """The task's test environment (the project's, or its base commit's with
+        ``environments = "history"``), built once and shared; its failure skips tasks."""
+        try:
+            return self._task_envs.get(
+                self.config.project,
+                _repo_root(self.config, repo),
+                repo=repo,
+                base=str(task["base_commit"]),
+            )
+        except EnvironmentFailed as known:
             detail: dict[str, Any] = {}
             if isinstance(known, EnvBuildFailed):
                 detail = {"uv_output": known.output[-4000:], "log": str(known.log or "")}
             raise Skip(
                 "environment-failed", f"the test environment could not be built: {known}", detail
-            )
-        return known
+            ) from known
 
     def close(self) -> None:
         with self._lock:
@@ -419,7 +417,7 @@ def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
     if broken:
         first = broken[0]
         raise Skip(
-            "test-run-failed",
+            "setup-failed" if first.get("reason") == "setup-failed" else "test-run-failed",
             f"{first['side']} run {first['repeat']} cannot be trusted: {first['problem']} "
             f"(log: {first['log']})",
             detail,

@@ -38,7 +38,7 @@ class Footprints:
         *,
         checkouts: Checkouts,
         repository: Callable[[Mapping[str, Any]], str],
-        test_env: Callable[[], Any],
+        test_env: Callable[..., Any],
         sandbox: Sandbox,
         timeout: float,
         test_timeout: float | None,
@@ -77,7 +77,7 @@ class Footprints:
         from bb_core.testrun import run_pytest
 
         try:
-            env = self.test_env()
+            env = self.test_env(task)
         except Exception:
             return frozenset()  # nothing runs, so nothing is created
         folder = home_dir("work", "footprints", key[:16])

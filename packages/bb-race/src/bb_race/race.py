@@ -58,7 +58,8 @@ def select_agents(agents: Sequence[CodingAgent], only: Sequence[str]) -> list[Co
 
 
 class ProjectTests:
-    """The project's test environment and the command that runs its tests, found once."""
+    """The project's test environment and the command that runs its tests, found once;
+    with ``environments = "history"`` (or test dependencies per era), each task's own."""
 
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -66,13 +67,42 @@ class ProjectTests:
         self._problem: str | None = None
         self._lock = threading.Lock()
         self._done = False
+        self._task_envs: Any = None
 
-    def env(self) -> Any:
-        """The :class:`bb_core.envs.TestEnv`; raises when it cannot be built."""
+    def env(self, task: Mapping[str, Any] | None = None) -> Any:
+        """The :class:`bb_core.envs.TestEnv` (of *task*'s base commit when the project's
+        environments follow history); raises when it cannot be built."""
         self._build()
+        if task is not None and self._follows():
+            return self._task_env(task)
         if self._env is None:
             raise BbError(self._problem or "the project's test environment is unavailable")
         return self._env
+
+    def _local(self) -> Path:
+        root = self.config.repository_path()
+        return root if isinstance(root, Path) else self.config.root
+
+    def _follows(self) -> bool:
+        from bb_core.task_envs import follows_history
+
+        return follows_history(self.config.project)
+
+    def _task_env(self, task: Mapping[str, Any]) -> Any:
+        from bb_core.git import open_repo
+        from bb_core.task_envs import TaskEnvs
+
+        with self._lock:
+            if self._task_envs is None:
+                self._task_envs = TaskEnvs()
+        location = self.config.repository_path() if self.config.path else task["repository"]
+        try:
+            with open_repo(str(location)) as repo:
+                return self._task_envs.get(
+                    self.config.project, self._local(), repo=repo, base=str(task["base_commit"])
+                )
+        except (BbError, OSError) as exc:
+            raise BbError(f"the task's test environment cannot be built: {exc}") from exc
 
     def _build(self) -> None:
         with self._lock:
@@ -82,9 +112,7 @@ class ProjectTests:
             try:
                 from bb_core.envs import ensure_env
 
-                root = self.config.repository_path()
-                local = root if isinstance(root, Path) else self.config.root
-                self._env = ensure_env(self.config.project, local)
+                self._env = ensure_env(self.config.project, self._local())
             except (ImportError, BbError, OSError) as exc:
                 self._problem = f"the project's test environment cannot be built: {exc}"
                 warn(PROG, f"{self._problem}; agents are told to run plain `python -m pytest`")
@@ -93,10 +121,15 @@ class ProjectTests:
         self._build()
         source, tests = str(task["source"]), str(task["tests"])
         project = self.config.project
-        if self._env is None:
-            return pytest_command("python", source, tests, pytest_args=project.pytest_args)
         env = self._env
-        return pytest_command(
+        if self._follows():
+            try:
+                env = self._task_env(task)
+            except BbError:
+                env = None
+        if env is None:
+            return pytest_command("python", source, tests, pytest_args=project.pytest_args)
+        command = pytest_command(
             str(env.python),
             source,
             tests,
@@ -104,6 +137,13 @@ class ProjectTests:
             env=getattr(env, "env", None) or project.env,
             pythonpath=getattr(env, "pythonpath", None),
         )
+        setup = getattr(env, "setup", ())
+        if not setup:
+            return command
+        from bb_core.checkout_setup import shown
+
+        steps = [f"( {shown(c)} )" if isinstance(c, str) else shown(c) for c in setup]
+        return " && ".join([*steps, command])
 
     def readable(self) -> list[Path]:
         """Folders the sandbox must keep readable for the tests to run."""
@@ -111,7 +151,10 @@ class ProjectTests:
             return []
         # The environment's install and its base Python's, narrowed like any program's
         # (a Python in ~/bin shows ~/bin, never the whole home).
-        return program_roots([str(self._env.python)])
+        roots = program_roots([str(self._env.python)])
+        if self._follows() and self._env.root is not None:
+            roots.append(self._env.root.parent)  # every task's environment lives there
+        return roots
 
 
 class Race:

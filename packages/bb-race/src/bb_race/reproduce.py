@@ -32,7 +32,7 @@ def reproduce(
     folder: Path,
     location: str,
     checkouts: Checkouts,
-    test_env: Callable[[], Any],
+    test_env: Callable[..., Any],
     sandbox: Sandbox,
     timeout: float,
     test_timeout: float | None,
@@ -44,7 +44,7 @@ def reproduce(
     files = [str(f) for f in record.get("test_files") or []]
     if not tests or not files:
         return {}
-    env = test_env()
+    env = test_env(task)
     checkout = folder / "unfixed"
     remove_tree(checkout)
     checkouts.materialize(location, str(task["base_commit"]), checkout, [])

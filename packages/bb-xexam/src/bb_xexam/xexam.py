@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.envs import TestEnv, ensure_env, import_roots
+from bb_core.envs import TestEnv, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
@@ -44,6 +44,7 @@ from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir
 from bb_core.store import Store, atomic_write, cache_key, home_dir, read_json
+from bb_core.task_envs import TaskEnvs, follows_history
 from bb_core.testrun import run_pytest
 
 from bb_xexam import __version__
@@ -93,7 +94,7 @@ class CrossExamination:
         self.settings = settings or Settings.from_config(config)
         self.store = store or Store(config.root)
         self._lock = threading.Lock()
-        self._env: TestEnv | None = None
+        self._envs = TaskEnvs()
         self._sandbox: Sandbox | None = None
 
     # -- the stage's handler ---------------------------------------------------------
@@ -120,7 +121,7 @@ class CrossExamination:
         if not patch.strip() or not authors:
             return None
         column = Column(name=REFERENCE, patch_of=None, patch=patch)
-        env, sandbox = self.env(), self.sandbox()
+        env, sandbox = self.env(task), self.sandbox()
         key = cache_key(
             "xexam-reference", __version__, _task_inputs(task), patch,
             [(a.name, a.role, a.vendor, a.patch, a.declared) for a in authors],
@@ -144,7 +145,7 @@ class CrossExamination:
         """The task's matrix, from the cache when nothing it depends on has changed."""
         authors = authors_of(task, run_suite=self.settings.run_suite)
         columns = columns_of(task)
-        env = self.env()
+        env = self.env(task)
         sandbox = self.sandbox()
         key = cache_key(
             "xexam", __version__, _task_inputs(task),
@@ -179,11 +180,16 @@ class CrossExamination:
 
     # -- shared resources ------------------------------------------------------------
 
-    def env(self) -> TestEnv:
-        with self._lock:
-            if self._env is None:
-                self._env = ensure_env(self.config.project, _repo_root(self.config))
-            return self._env
+    def env(self, task: Mapping[str, Any] | None = None) -> TestEnv:
+        """The task's test environment: the project's, or with ``environments =
+        "history"`` (or test dependencies per era) its base commit's."""
+        project = self.config.project
+        if task is None or not follows_history(project):
+            return self._envs.get(project, _repo_root(self.config))
+        with open_repo(self.repository(task)) as repo:
+            return self._envs.get(
+                project, _repo_root(self.config), repo=repo, base=str(task["base_commit"])
+            )
 
     def sandbox(self) -> Sandbox:
         with self._lock:

@@ -26,7 +26,7 @@ from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
-from bb_core.errors import ConfigError, UsageError
+from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.preflight import check_agents, check_sandbox
 from bb_report import Report
 
@@ -264,7 +264,22 @@ class Bout:
             only=self.only,
             retry_failed=self.retry_failed,
             refresh=self.refresh_attempts,
+            environments=self._environments,
         )
+
+    def _environments(self, tasks: Sequence[Mapping[str, Any]]) -> str | None:
+        """The dry run's line on test environments: how many the tasks need."""
+        from bb_core.git import open_repo
+        from bb_core.task_envs import census
+
+        bases = [str(t["base_commit"]) for t in tasks if t.get("base_commit")]
+        configured = self.config.repository_path()
+        local = configured if isinstance(configured, Path) else self.config.root
+        try:
+            with open_repo(str(configured)) as repo:
+                return census(self.config.project, local, repo, bases).line()
+        except BbError as exc:
+            return f"test environments: cannot be counted ({exc.message})"
 
     def report(self) -> Report:
         """The report object of what ``.bugbout/`` holds, without running anything."""

@@ -28,6 +28,7 @@ from bb_core.git import open_repo
 from bb_core.limits import run_limit
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
+from bb_core.task_envs import follows_history
 from bb_core.testrun import run_pytest
 
 from bugbout.detect import MINORS, python_available
@@ -284,7 +285,13 @@ class Doctor:
         self.env = env
         versions = ", ".join(f"{k} {v}" for k, v in sorted(env.versions.items()))
         where = env.root or env.python
-        return ok("environment", f"{versions} ({where})")
+        detail = f"{versions} ({where})"
+        if follows_history(self.config.project):
+            detail += (
+                "; each task gets its base commit's environment (`bugbout run --dry-run` "
+                "counts them)"
+            )
+        return ok("environment", detail)
 
     def check_suite(self) -> Check:
         missing = [

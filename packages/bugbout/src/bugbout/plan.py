@@ -13,8 +13,9 @@ again, saying so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bb_core.agents import CodingAgent
 from bb_core.store import Store
@@ -40,6 +41,8 @@ class Plan:
     grounded: bool  # the task count is after ground truth (else: mined, some may drop)
     agents: list[AgentPlan]
     timeout: int  # seconds per attempt
+    #: What the tasks need of test environments (see bb_core.envs.census), when known.
+    environments: str | None = None
 
     @property
     def runs(self) -> int:
@@ -78,6 +81,8 @@ class Plan:
                 f"  {agent.name}: {agent.to_run} to run, {agent.kept} kept "
                 f"(at most {hours:.1f} agent-hours)"
             )
+        if self.environments:
+            out.append(self.environments)
         out.append(
             f"worst case: {plural(self.runs, 'run')} x {self.timeout // 60} min time limit "
             f"([run] timeout) = {self.agent_hours:.1f} agent-hours"
@@ -94,6 +99,7 @@ def plan(
     only: Sequence[str] = (),
     retry_failed: bool = False,
     refresh: bool = False,
+    environments: Callable[[Sequence[Mapping[str, Any]]], str | None] | None = None,
 ) -> Plan:
     grounded = "oracle" in results.finished()
     tasks = tally(results.stream("oracle")).tasks if grounded else mined.tasks
@@ -109,4 +115,5 @@ def plan(
             elif stored is not None:
                 kept += 1
         rows.append(AgentPlan(agent.name, agent.role, len(tasks), kept, to_run))
-    return Plan(len(tasks), grounded, rows, timeout)
+    counted = environments(tasks) if environments is not None else None
+    return Plan(len(tasks), grounded, rows, timeout, counted)
