@@ -82,6 +82,11 @@ def test_quick_check_agrees_with_jsonschema(kind: str, record: dict[str, Any]) -
         ({"type": "array", "uniqueItems": True}, [1, True], True),
         ({"type": "array", "uniqueItems": True}, [{"a": [1]}, {"a": [2]}], True),
         ({"type": "array", "uniqueItems": False}, [1, 1], True),
+        ({"type": "object", "minProperties": 1}, {}, False),
+        ({"type": "object", "maxProperties": 1}, {"a": 1, "b": 2}, False),
+        ({"minProperties": 1}, [], True),
+        ({"type": "object", "propertyNames": {"pattern": "^a"}}, {"ab": 1, "b": 2}, False),
+        ({"type": "object", "propertyNames": {"pattern": "^a"}}, {"ab": 1}, True),
     ],
 )
 def test_edge_cases_match_json_schema_semantics(schema: dict, value: Any, valid: bool) -> None:

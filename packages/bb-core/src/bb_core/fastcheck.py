@@ -179,6 +179,13 @@ class _Compiler:
                 return lambda value: not isinstance(value, list) or len(value) >= argument
             case "maxItems":
                 return lambda value: not isinstance(value, list) or len(value) <= argument
+            case "propertyNames":
+                key = self.compile(argument, base)
+                return lambda value: not isinstance(value, dict) or all(key(k) for k in value)
+            case "minProperties":
+                return lambda value: not isinstance(value, dict) or len(value) >= argument
+            case "maxProperties":
+                return lambda value: not isinstance(value, dict) or len(value) <= argument
             case "maxLength":
                 return lambda value: not isinstance(value, str) or len(value) <= argument
             case "uniqueItems":
