@@ -23,7 +23,7 @@ from typing import Any
 
 from bb_core.config import load_config
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, diff_trees, read_tree, split_patch
+from bb_core.patch import apply_patch, diff_trees, read_tree, split_patch
 from bb_core.records import Writer
 
 ROOT = Path(__file__).resolve().parents[1]

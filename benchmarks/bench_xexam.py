@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "demo"
 
 from bb_core.envs import TestEnv
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, diff_trees
+from bb_core.patch import apply_patch, diff_trees
 from bb_core.sandbox import get_sandbox
 from bb_core.testrun import run_pytest
 from bb_xexam.authors import authors_of, classify, columns_of

@@ -11,7 +11,8 @@ from pathlib import Path
 import expected
 import pytest
 from bb_core.errors import GitError
-from bb_core.git import open_repo, unified_hunks
+from bb_core.git import open_repo
+from bb_core.patch import unified_hunks
 from unidiff import PatchSet
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bb_core.patch import apply_patch, diff_trees
 from bb_core.patchcheck import (
     binary_files,
     find_credentials,
@@ -12,7 +13,6 @@ from bb_core.patchcheck import (
     redact_patch,
     suspicious_lines,
 )
-from bb_core.patches import apply_patch, diff_trees
 
 
 def patch_of(

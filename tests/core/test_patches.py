@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from bb_core.patches import (
+from bb_core.patch import (
     PatchError,
     apply_patch,
     compare_trees,

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from bb_core.config import Config, ProjectConfig, load_config
 from bb_core.git import open_repo
-from bb_core.patches import diff_trees
+from bb_core.patch import diff_trees
 from bb_core.records import check
 from bb_judge.score import Scorer, ScoreSettings, remove_stale
 from build_demo import GitRepo

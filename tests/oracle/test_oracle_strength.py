@@ -6,7 +6,7 @@ import ast
 import subprocess
 
 import pytest
-from bb_core.patches import parse_patch
+from bb_core.patch import parse_patch
 from bb_core.records import check
 from bb_oracle.mutants import mutants, pick
 from bb_oracle.strength import Thresholds, changes, revert_hunk, weaknesses

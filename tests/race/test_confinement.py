@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, files_in_patch, parse_patch, read_tree
+from bb_core.patch import apply_patch, files_in_patch, parse_patch, read_tree
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 

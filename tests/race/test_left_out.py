@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from bb_core.ignores import GitIgnores
-from bb_core.patches import compare_trees
+from bb_core.patch import compare_trees
 from bb_core.sandbox import NoSandbox
 from bb_race.checkout import Checkouts
 from bb_race.footprint import Footprints, leave_out

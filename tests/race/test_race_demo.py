@@ -11,7 +11,7 @@ from typing import Any
 import expected
 import pytest
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, diff_trees, files_in_patch
+from bb_core.patch import apply_patch, diff_trees, files_in_patch
 
 BIN = Path(sys.executable).parent
 RECOGNISED = [

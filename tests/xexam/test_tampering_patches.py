@@ -18,7 +18,7 @@ import expected
 import pytest
 from bb_core.config import load_config
 from bb_core.git import open_repo
-from bb_core.patches import apply_patch, diff_trees
+from bb_core.patch import apply_patch, diff_trees
 from bb_judge.judge import judge_task
 from bb_judge.policies import POLICIES
 from bb_judge.score import Scorer

@@ -18,7 +18,7 @@ from typing import Any
 import expected
 from bb_core.config import load_config
 from bb_core.git import open_repo
-from bb_core.patches import diff_trees, files_in_patch, split_patch
+from bb_core.patch import diff_trees, files_in_patch, split_patch
 from bb_core.store import Store
 from bb_core.testrun import TestRun
 from bb_race.authored import authored_tests
@@ -85,7 +85,7 @@ def make_attempt(
     work: Path,
 ) -> dict[str, Any]:
     """An attempt whose patch turns the task's unfixed tree into one with *files* written
-    (None deletes), diffed by :func:`bb_core.patches.diff_trees`."""
+    (None deletes), diffed by :func:`bb_core.patch.diff_trees`."""
     base, edited = work / f"{agent}-base", work / f"{agent}-work"
     with open_repo(repository) as repo:
         for dest in (base, edited):

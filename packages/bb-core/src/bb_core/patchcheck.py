@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 
-from bb_core.patches import MODE_LINK, FilePatch, PatchError, link_leaves_tree, parse_patch
+from bb_core.patch import MODE_LINK, FilePatch, PatchError, link_leaves_tree, parse_patch
 
 #: Names of files that carry code or data no diff shows: archives, compiled modules.
 BINARY_SUFFIXES = (

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from bb_core.patches import is_test_path
+from bb_core.patch import is_test_path
 
 RESOLVED = "resolved"
 FIXED_BUT_BROKE = "fixed-but-broke"

@@ -12,9 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core.agents import guess_vendor
+from bb_core.patch import PatchError, lines_changed
 from bb_core.schemas import VERSION
-from unidiff import PatchSet
-from unidiff.errors import UnidiffParseError
 
 from bb_judge.gate import decision, gate
 from bb_judge.grading import NO_FIX_STATUS
@@ -49,8 +48,8 @@ def patch_size(patch: str) -> int:
     if not patch.strip():
         return 0
     try:
-        return sum(f.added + f.removed for f in PatchSet(patch))
-    except UnidiffParseError:
+        return lines_changed(patch)
+    except PatchError:
         return sum(
             1
             for line in patch.splitlines()

@@ -29,8 +29,8 @@ from bb_core.envs import TestEnv
 from bb_core.errors import EnvironmentFailed, UsageError
 from bb_core.git import Repo, open_repo
 from bb_core.limits import TestLimits
+from bb_core.patch import PatchError, apply_patch
 from bb_core.patchcheck import binary_files, outside_links, suspicious_lines
-from bb_core.patches import PatchError, apply_patch
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.schemas import VERSION
 from bb_core.scratch import area_root, scratch_dir

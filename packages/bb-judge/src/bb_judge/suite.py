@@ -25,8 +25,8 @@ from typing import Any
 
 from bb_core.envs import TestEnv
 from bb_core.git import Repo
+from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
-from bb_core.patches import apply_patch
 from bb_core.store import Store, cache_key, home_dir, read_json, write_json
 from bb_core.testrun import TestRun
 

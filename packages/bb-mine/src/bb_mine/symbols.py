@@ -14,7 +14,7 @@ from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from bb_core.unified import line_opcodes
+from bb_core.patch import line_opcodes
 
 from bb_mine.members import MIN_LINES, member_cuts
 

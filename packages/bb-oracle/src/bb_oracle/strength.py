@@ -32,7 +32,7 @@ from typing import Any
 
 import coverage
 from bb_core.envs import TestEnv
-from bb_core.patches import FilePatch, Hunk, PatchError, parse_patch
+from bb_core.patch import FilePatch, Hunk, PatchError, parse_patch
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.ignores import GitIgnores
-from bb_core.patches import read_tree
+from bb_core.patch import read_tree
 from bb_core.sandbox import Sandbox
 from bb_core.scratch import remove_tree
 from bb_core.store import cache_key, home_dir, read_json

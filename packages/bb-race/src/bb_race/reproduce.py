@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.patches import apply_patch, is_test_path
+from bb_core.patch import apply_patch, is_test_path
 from bb_core.sandbox import Sandbox
 
 from bb_race.checkout import Checkouts, remove_tree

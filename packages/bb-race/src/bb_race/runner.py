@@ -32,8 +32,8 @@ from bb_core.agents import (
     read_tail,
     scrub,
 )
+from bb_core.patch import compare_trees, files_in_patch, is_test_path, split_patch
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
-from bb_core.patches import compare_trees, files_in_patch, is_test_path, split_patch
 from bb_core.records import check
 from bb_core.sandbox import (
     Bubblewrap,

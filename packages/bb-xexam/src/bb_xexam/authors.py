@@ -22,7 +22,7 @@ from typing import Any
 
 from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
-from bb_core.patches import PatchError, files_in_patch
+from bb_core.patch import PatchError, files_in_patch
 
 #: The column of the unfixed tree.
 BASE = "base"

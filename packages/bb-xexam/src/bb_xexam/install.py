@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bb_core.discovery import TestNames, names_in
 from bb_core.errors import BbError
-from bb_core.patches import apply_patch
+from bb_core.patch import apply_patch
 
 from bb_xexam.authors import AUTHORS_DIR, SUITE, Author
 

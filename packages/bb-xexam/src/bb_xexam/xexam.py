@@ -38,8 +38,8 @@ from bb_core.envs import TestEnv, import_roots
 from bb_core.errors import BbError
 from bb_core.git import open_repo
 from bb_core.limits import TestLimits
+from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
-from bb_core.patches import apply_patch
 from bb_core.records import check
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.scratch import area_root, remove_stale, scratch_dir

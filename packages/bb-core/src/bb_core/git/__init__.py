@@ -18,7 +18,7 @@ from __future__ import annotations
 from bb_core.git.model import ADD, DELETE, MODIFY, RENAME, Change, Commit
 from bb_core.git.remote import is_url, network_problem
 from bb_core.git.repo import Repo, open_repo
-from bb_core.unified import unified_hunks
+from bb_core.patch import unified_hunks
 
 __all__ = [
     "ADD",

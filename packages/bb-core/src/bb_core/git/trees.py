@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from bb_core.git.model import ADD, DELETE, MODIFY, RENAME, Change, norm
 from bb_core.git.objects import Entry, Objects
+from bb_core.patch import pair_renames as _pair
 
 
 def tree_changes(
@@ -74,31 +75,22 @@ def roots(paths: Sequence[str] | None) -> list[str]:
 
 def pair_renames(changes: list[Change]) -> list[Change]:
     """Turn a deletion and an addition of the same blob into one rename."""
-    deleted: dict[str, list[int]] = {}
-    for index, change in enumerate(changes):
-        if change.type == DELETE and change.old_sha:
-            deleted.setdefault(change.old_sha, []).append(index)
-    if not deleted:
-        return changes
-    drop: set[int] = set()
-    result: list[Change] = []
-    for change in changes:
-        if change.type == ADD and change.new_sha in deleted and deleted[change.new_sha]:
-            index = deleted[change.new_sha].pop(0)
-            old = changes[index]
-            drop.add(index)
-            result.append(
-                Change(
-                    change.path,
-                    old.path,
-                    RENAME,
-                    old.old_mode,
-                    change.new_mode,
-                    old.old_sha,
-                    change.new_sha,
-                )
-            )
-        else:
-            result.append(change)
-    dropped = {id(changes[i]) for i in drop}
-    return [c for c in result if id(c) not in dropped]
+    gone = {c.path: c for c in changes if c.type == DELETE and c.old_sha}
+    came = [(c.path, c.new_sha) for c in changes if c.type == ADD and c.new_sha]
+    pairs = {new: gone[old] for old, new in _pair([(p, c.old_sha) for p, c in gone.items()], came)}
+    paired = {old.path for old in pairs.values()}
+    return [
+        Change(
+            c.path,
+            pairs[c.path].path,
+            RENAME,
+            pairs[c.path].old_mode,
+            c.new_mode,
+            pairs[c.path].old_sha,
+            c.new_sha,
+        )
+        if c.type == ADD and c.path in pairs
+        else c
+        for c in changes
+        if not (c.type == DELETE and c.path in paired)
+    ]

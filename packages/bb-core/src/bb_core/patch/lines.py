@@ -1,8 +1,15 @@
-"""Unified diffs of two byte strings, as git writes them and unidiff reads them.
+"""The ``@@`` hunks of a unified diff of two byte strings, as git writes them.
 
-difflib compares whole files; git's diffs of source files mostly differ in a few lines
-in the middle, so the common head and tail are matched first and difflib only sees what
-is left.
+Only ``\\n`` ends a line, as in git: a lone ``\\r`` (or any other byte) is part of its
+line, so a file with a bare carriage return mid-line diffs the way ``git diff`` shows it.
+A line without its ``\\n`` (the last line of a file) is followed by git's
+``\\ No newline at end of file``.
+
+The lines are matched as git's xdiff starts: the common head and tail are set aside
+first, and difflib compares only the middle (without its "popular line" heuristic, which
+would give up on a long middle's blank lines and make a longer hunk than git's). Hunk
+headers carry no function name, as ``git diff`` writes them for a file whose diff driver
+names none.
 """
 
 from __future__ import annotations
@@ -11,8 +18,23 @@ import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+CONTEXT = 3
 
-def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int, int, int]]:
+Opcode = tuple[str, int, int, int, int]
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """Lines of *data*, each with its ``\\n``; only ``\\n`` ends a line (``\\r`` is content)."""
+    if not data:
+        return []
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
+def line_opcodes(a: Sequence[Any], b: Sequence[Any], *, autojunk: bool = True) -> list[Opcode]:
     """difflib opcodes from *a* to *b*, with the common head and tail matched first.
 
     Most changes touch a few lines of a long file; trimming what is equal at both ends
@@ -20,7 +42,7 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int
     """
     head = _shared(a, b, min(len(a), len(b)), from_end=False)
     tail = _shared(a, b, min(len(a), len(b)) - head, from_end=True)
-    codes: list[tuple[str, int, int, int, int]] = []
+    codes: list[Opcode] = []
     if head:
         codes.append(("equal", 0, head, 0, head))
     a_end, b_end = len(a) - tail, len(b) - tail
@@ -29,12 +51,12 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any]) -> list[tuple[str, int, int
     elif head == b_end and head < a_end:  # lines only removed
         codes.append(("delete", head, a_end, head, head))
     elif head < a_end and head < b_end:
-        middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end])
+        middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=autojunk)
         for tag, i1, i2, j1, j2 in middle.get_opcodes():
             codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:
         codes.append(("equal", len(a) - tail, len(a), len(b) - tail, len(b)))
-    merged: list[tuple[str, int, int, int, int]] = []
+    merged: list[Opcode] = []
     for code in codes:
         if merged and code[0] == "equal" and merged[-1][0] == "equal":
             merged[-1] = ("equal", merged[-1][1], code[2], merged[-1][3], code[4])
@@ -63,12 +85,11 @@ def _shared(a: Sequence[Any], b: Sequence[Any], limit: int, *, from_end: bool) -
     return low
 
 
-def unified_hunks(old: bytes, new: bytes, context: int = 3) -> list[bytes]:
-    """The ``@@`` hunks of a unified diff from *old* to *new*, as git writes them."""
-    a = old.splitlines(keepends=True)
-    b = new.splitlines(keepends=True)
+def unified_hunks(old: bytes, new: bytes, context: int = CONTEXT) -> list[bytes]:
+    """The ``@@`` hunks of a unified diff from *old* to *new*, line by line, as git writes them."""
+    a, b = split_lines(old), split_lines(new)
     out: list[bytes] = []
-    for group in _grouped(line_opcodes(a, b), context):
+    for group in _grouped(line_opcodes(a, b, autojunk=False), context):
         first, last = group[0], group[-1]
         out.append(b"@@ -%s +%s @@\n" % (_range(first[1], last[2]), _range(first[3], last[4])))
         for tag, i1, i2, j1, j2 in group:
@@ -93,9 +114,7 @@ def _range(start: int, stop: int) -> bytes:
     return b"%d,%d" % (start + 1 if length else start, length)
 
 
-def _grouped(
-    codes: list[tuple[str, int, int, int, int]], context: int
-) -> Iterator[list[tuple[str, int, int, int, int]]]:
+def _grouped(codes: list[Opcode], context: int) -> Iterator[list[Opcode]]:
     """Opcodes in hunks with *context* lines around each change (difflib's grouping)."""
     if not codes:
         return
@@ -106,7 +125,7 @@ def _grouped(
     if codes[-1][0] == "equal":
         tag, i1, i2, j1, j2 = codes[-1]
         codes[-1] = tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)
-    group: list[tuple[str, int, int, int, int]] = []
+    group: list[Opcode] = []
     for tag, i1, i2, j1, j2 in codes:
         if tag == "equal" and i2 - i1 > 2 * context:
             group.append((tag, i1, min(i2, i1 + context), j1, min(j2, j1 + context)))
