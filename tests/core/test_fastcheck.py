@@ -74,6 +74,19 @@ def test_quick_check_agrees_with_jsonschema(kind: str, record: dict[str, Any]) -
         ({"type": "array", "items": {"minimum": 0}}, [0, 1, -1], False),
         ({"oneOf": [{"type": "string"}, {"minLength": 1}]}, "x", False),
         ({"anyOf": [{"type": "string"}, {"type": "null"}]}, None, True),
+        ({"type": "array", "maxItems": 2}, [1, 2], True),
+        ({"type": "array", "maxItems": 2}, [1, 2, 3], False),
+        ({"maxItems": 0}, "not an array", True),
+        ({"type": "string", "maxLength": 2}, "abc", False),
+        ({"type": "array", "uniqueItems": True}, [1, 1.0], False),
+        ({"type": "array", "uniqueItems": True}, [1, True], True),
+        ({"type": "array", "uniqueItems": True}, [{"a": [1]}, {"a": [2]}], True),
+        ({"type": "array", "uniqueItems": False}, [1, 1], True),
+        ({"type": "object", "minProperties": 1}, {}, False),
+        ({"type": "object", "maxProperties": 1}, {"a": 1, "b": 2}, False),
+        ({"minProperties": 1}, [], True),
+        ({"type": "object", "propertyNames": {"pattern": "^a"}}, {"ab": 1, "b": 2}, False),
+        ({"type": "object", "propertyNames": {"pattern": "^a"}}, {"ab": 1}, True),
     ],
 )
 def test_edge_cases_match_json_schema_semantics(schema: dict, value: Any, valid: bool) -> None:
@@ -82,6 +95,16 @@ def test_edge_cases_match_json_schema_semantics(schema: dict, value: Any, valid:
     from jsonschema import Draft202012Validator
 
     assert Draft202012Validator(document).is_valid(value) is valid
+
+
+@pytest.mark.parametrize("kind", ["task", "oracle", "config", "skip", "summary"])
+def test_every_record_schema_compiles(kind: str) -> None:
+    """A schema the quick check cannot compile sends every record through jsonschema,
+    which costs mining most of its time on a long history."""
+    from bb_core.schemas import _loaded
+
+    registry, by_name = _loaded()
+    compile_schema(by_name[kind], registry)
 
 
 def test_unknown_keywords_are_refused_not_ignored() -> None:

@@ -77,7 +77,7 @@ def test_every_packed_object_reads_as_dulwich_reads_it(
         shas = list(store)
         assert len(shas) > 1000
         for sha in shas:
-            assert repo._raw(sha) == store.get_raw(sha)
+            assert repo.objects.raw(sha) == store.get_raw(sha)
         with pytest.raises(KeyError):
-            repo._raw(b"0" * 40)
-        assert repo._fast, "the pack reader handed over to dulwich"
+            repo.objects.raw(b"0" * 40)
+        assert repo.objects.fast, "the pack reader handed over to dulwich"

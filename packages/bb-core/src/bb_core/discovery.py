@@ -256,7 +256,7 @@ def names_at(repo: Any, sha: str, override: Sequence[str] | None = None) -> Test
     Remembered by the configuration files' object ids: along a history they rarely
     change, so each version is read and parsed once.
     """
-    key = (tuple(repo.blob_id(sha, name) for name in CONFIG_FILES), tuple(override or ()))
+    key = (repo.root_blob_ids(sha, CONFIG_FILES), tuple(override or ()))
     found = _AT.get(key)
     if found is None:
         found = read_names(lambda name: repo.read_blob(sha, name), override)

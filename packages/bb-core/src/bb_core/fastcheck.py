@@ -177,6 +177,21 @@ class _Compiler:
                 return lambda value: not isinstance(value, str) or len(value) >= argument
             case "minItems":
                 return lambda value: not isinstance(value, list) or len(value) >= argument
+            case "maxItems":
+                return lambda value: not isinstance(value, list) or len(value) <= argument
+            case "propertyNames":
+                key = self.compile(argument, base)
+                return lambda value: not isinstance(value, dict) or all(key(k) for k in value)
+            case "minProperties":
+                return lambda value: not isinstance(value, dict) or len(value) >= argument
+            case "maxProperties":
+                return lambda value: not isinstance(value, dict) or len(value) <= argument
+            case "maxLength":
+                return lambda value: not isinstance(value, str) or len(value) <= argument
+            case "uniqueItems":
+                if not argument:
+                    return lambda _value: True
+                return lambda value: not isinstance(value, list) or _unique(value)
             case "minimum":
                 return lambda value: not _is_type(value, "number") or value >= argument
             case "exclusiveMinimum":
@@ -258,6 +273,12 @@ class _Compiler:
             slot.append(self.compile(resolved.contents, target_base))
             self.by_ref[key] = slot[0]
         return self.by_ref[key]
+
+
+def _unique(values: list[Any]) -> bool:
+    """No two items of *values* are equal as JSON sees them (``1`` and ``1.0`` are equal,
+    ``1`` and ``true`` are not)."""
+    return not any(_json_equal(a, b) for i, a in enumerate(values) for b in values[i + 1 :])
 
 
 def compile_schema(schema: Mapping[str, Any], registry: Registry) -> Check:

@@ -281,8 +281,26 @@ def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[st
     paths.update(
         p for p in conftest_candidates(sorted(files)) if repo.read_blob(sha, p) is not None
     )
-    for name in PYTEST_CONFIG_FILES:
-        content = repo.read_blob(sha, name)
-        if content is not None and holds_pytest_config(name, content):
+    blobs = repo.root_blob_ids(sha, PYTEST_CONFIG_FILES)
+    for name, blob in zip(PYTEST_CONFIG_FILES, blobs, strict=True):
+        if blob is not None and _holds_config(repo, name, blob):
             paths.add(name)
     return sorted(paths)
+
+
+_HOLDS: dict[tuple[str, str], bool] = {}
+_HOLDS_KEPT = 1024
+
+
+def _holds_config(repo: Repo, name: str, blob: str) -> bool:
+    """Whether config file *name* with object id *blob* holds pytest's settings: along a
+    history each version is read and parsed once."""
+    key = (name, blob)
+    found = _HOLDS.get(key)
+    if found is None:
+        content = repo.read_object(blob)
+        found = content is not None and holds_pytest_config(name, content)
+        if len(_HOLDS) >= _HOLDS_KEPT:
+            _HOLDS.clear()
+        _HOLDS[key] = found
+    return found

@@ -16,6 +16,8 @@ from collections.abc import Iterable
 
 from bb_core.patch import line_opcodes
 
+from bb_mine.members import MIN_LINES, member_cuts
+
 
 def changed_lines(old: bytes | None, new: bytes | None) -> tuple[set[int], set[int]]:
     """1-based line numbers that differ: those removed from *old*, those added in *new*."""
@@ -175,12 +177,64 @@ def _partial(source: bytes | None, lines: set[int]) -> ast.Module | None:
         at = bisect_left(wanted, start + 1)
         if at == len(wanted) or wanted[at] > end:
             continue  # no changed line in lines start+1 .. end
+        members = _class_members(text, start, end, wanted) if end - start >= MIN_LINES else None
+        if members is not None:
+            body.extend(members)
+            continue
         try:  # blank lines first: the piece's nodes carry the module's line numbers
             piece = ast.parse(b"\n" * start + b"\n".join(text[start:end]))
         except (SyntaxError, ValueError):
             return None
         body.extend(piece.body)
     return ast.Module(body=body, type_ignores=[])
+
+
+def _class_members(
+    text: list[bytes], start: int, end: int, wanted: list[int]
+) -> list[ast.stmt] | None:
+    """The class that lines *start* to *end* hold, with only its members that hold any of
+    the *wanted* lines (and what follows the class, when its last member is one), parsed
+    at their own line numbers: a fix to one method of a 1,000-line class parses that
+    method. The class keeps its own header (decorators, bases, docstring, attributes).
+    Enough for the names a change touches: a member without a changed line is not
+    visited, and its definitions are in the old version too. None when the class is not
+    cut so safely (see :mod:`bb_mine.members`)."""
+    found = member_cuts(text, start, end, margin=False)
+    if found is None:
+        return None
+    indent, cuts = found
+    try:
+        header = ast.parse(
+            b"\n" * start + b"\n".join(text[start : cuts[0]]) + b"\n" + indent + b"pass"
+        ).body
+    except (SyntaxError, ValueError):
+        return None
+    if len(header) != 1 or not isinstance(header[0], ast.ClassDef):
+        return None
+    node = header[0]
+    own = node.body[:-1]  # less the stand-in pass
+    if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in own):
+        return None
+    after: list[ast.stmt] = []
+    last_line = cuts[-1] + 1  # a line inside the class, when the last member is not read
+    for begin, stop in zip(cuts, [*cuts[1:], end], strict=True):
+        at = bisect_left(wanted, begin + 1)
+        if at == len(wanted) or wanted[at] > stop:
+            continue  # no changed line in this member
+        try:  # the stand-in class sits on the line before the member
+            parsed = ast.parse(b"\n" * (begin - 1) + b"class _:\n" + b"\n".join(text[begin:stop]))
+        except (SyntaxError, ValueError):
+            return None
+        stand_in = parsed.body[0] if parsed.body else None
+        if not isinstance(stand_in, ast.ClassDef) or (len(parsed.body) > 1 and stop != end):
+            return None
+        own.extend(stand_in.body)
+        if stop == end:
+            last_line = stand_in.end_lineno or last_line
+            after = parsed.body[1:]
+    node.body = own or [ast.Pass(lineno=node.lineno, col_offset=0)]
+    node.end_lineno = last_line
+    return [node, *after]
 
 
 def _piece_starts(lines: list[bytes]) -> list[int]:

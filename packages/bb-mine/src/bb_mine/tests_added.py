@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 from bb_core.discovery import DEFAULT, TestNames
 
+from bb_mine.members import MIN_LINES, member_cuts
+
 
 class Unparseable(Exception):
     """A test module that is not valid Python."""
@@ -30,28 +32,88 @@ class Unparseable(Exception):
 
 @dataclass(slots=True)
 class Collected:
-    """One test function as collected: its definition and its parametrize cases."""
+    """One test function as collected: where its definition is, and its parametrize cases.
+
+    No syntax tree is kept: a long history collects tens of thousands of tests, and their
+    trees kept alive cost more in the cycle collector and at exit than parsing them again.
+    The few tests whose :attr:`fingerprint` is needed (renamed or edited ones) have their
+    source parsed again, once.
+    """
 
     qualname: str
-    node: ast.FunctionDef | ast.AsyncFunctionDef
+    lineno: int
+    #: The definition's source lines: equal text is an unchanged test, without comparing
+    #: syntax trees.
+    text: bytes
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     #: The source the definition was parsed from (its piece, or the whole module).
     source: bytes = b""
-
-    @property
-    def text(self) -> bytes:
-        """The definition's source lines: equal text is an unchanged test, without
-        comparing syntax trees (read only for tests in both versions of a module)."""
-        lines = self.source.splitlines()
-        return b"\n".join(lines[self.node.lineno - 1 : self.node.end_lineno])
+    _print: str | None = None
 
     @property
     def fingerprint(self) -> str:
         """The test's arguments and body, without its name, position or docstring."""
-        body = self.node.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:]
-        return ast.dump(self.node.args) + "".join(ast.dump(stmt) for stmt in body)
+        if self._print is None:
+            node = _alone(self.text, self.qualname) if _utf8(self.source) else None
+            if node is None:
+                node = _definitions(self.source)[self.lineno]
+            self._print = _fingerprint(node)
+        return self._print
+
+
+def _alone(text: bytes, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The definition *text* parsed on its own (a method inside a stand-in class, its
+    lines and their indentation untouched), or None when it does not parse so."""
+    indented = text[:1] in (b" ", b"\t")
+    try:
+        tree = ast.parse(b"class _:\n" + text if indented else text)
+    except (SyntaxError, ValueError):
+        return None
+    body = tree.body
+    if indented and len(body) == 1 and isinstance(body[0], ast.ClassDef):
+        body = body[0].body
+    node = body[0] if len(body) == 1 else None
+    name = qualname.rsplit("::", 1)[-1]
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
+        return node
+    return None
+
+
+def _utf8(source: bytes) -> bool:
+    """Whether *source* is read as UTF-8 (no coding declaration naming another)."""
+    head = source[:200]
+    return b"coding" not in head or bool(_UTF8_CODING.search(head))
+
+
+_DEFINED: OrderedDict[bytes, dict[int, ast.FunctionDef | ast.AsyncFunctionDef]] = OrderedDict()
+_DEFINED_KEPT = 4
+
+
+def _definitions(source: bytes) -> dict[int, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions *source* (which parsed before) defines at module level or in classes,
+    by line; the last few sources are kept, as the edited tests of one change share them."""
+    found = _DEFINED.get(source)
+    if found is not None:
+        return found
+    found = {}
+    stack: list[ast.stmt] = list(ast.parse(source).body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            found[node.lineno] = node
+        elif isinstance(node, ast.ClassDef):
+            stack.extend(node.body)
+    _DEFINED[source] = found
+    if len(_DEFINED) > _DEFINED_KEPT:
+        _DEFINED.popitem(last=False)
+    return found
+
+
+def _fingerprint(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    body = node.body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    return ast.dump(node.args) + "".join(ast.dump(stmt) for stmt in body)
 
 
 @dataclass(slots=True)
@@ -118,6 +180,7 @@ def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
             found[qualname] = test
 
 
+_UTF8_CODING = re.compile(rb"coding[:=]\s*(utf-?8|ascii)", re.IGNORECASE)
 _CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
 _PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
@@ -130,8 +193,7 @@ def _pieces(source: bytes) -> list[bytes] | None:
     Trailing blank lines are left out: they parse to nothing, and without them the last
     piece of a module reads the same once another test is added after it.
     """
-    head = source[:200]
-    if b"coding" in head and not re.search(rb"coding[:=]\s*(utf-?8|ascii)", head, re.IGNORECASE):
+    if not _utf8(source):
         return None
     pieces: list[bytes] = []
     pending = b""
@@ -152,12 +214,84 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     if cached is not None:
         _PIECES.move_to_end(key)
         return cached
-    tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
-    found: dict[str, Collected] = {}
-    _collect_body(tree.body, "", frozenset(), found, names, piece)
+    found = _class_tests(piece, names) if piece.count(b"\n") >= MIN_LINES else None
+    if found is None:
+        tree = ast.parse(piece)  # SyntaxError: the caller parses the whole module
+        found = {}
+        _collect_body(tree.body, "", frozenset(), found, names, piece)
     _PIECES[key] = found
     if len(_PIECES) > _PIECES_KEPT:
         _PIECES.popitem(last=False)
+    return found
+
+
+_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool]
+_MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
+
+
+def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
+    """The tests of a piece that is one long class, read member by member: test classes
+    of thousands of lines are common, and a change to one test would otherwise parse the
+    whole class again. Each member (a method and its decorators, with what follows it up
+    to the next one) is parsed inside a stand-in class, its lines untouched, and kept by
+    its text. A line at the margin is a string's text when its member still parses as one
+    class; code after the class ends its last member. None when the
+    piece is not cut so safely (a member that does not parse alone as the only statement of
+    a class): the caller then parses the piece whole.
+    """
+    lines = [line + b"\n" for line in piece.split(b"\n")]
+    lines[-1] = lines[-1][:-1]
+    found = member_cuts(lines, 0, len(lines))
+    if found is None:
+        return None
+    indent, cuts = found
+    try:
+        header = ast.parse(b"".join(lines[: cuts[0]]) + indent + b"pass\n").body
+    except (SyntaxError, ValueError):
+        return None
+    if len(header) != 1 or not isinstance(header[0], ast.ClassDef):
+        return None
+    node = header[0]
+    if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in node.body):
+        return None
+    qualname = node.name if _is_test_class(node, names) else ""
+    cases = _cases(node.decorator_list)
+    tests: dict[str, Collected] = {}
+    for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
+        text = b"".join(lines[begin:end])
+        member = _member_tests(text, names, qualname, cases, last=end == len(lines))
+        if member is None:
+            return None
+        tests.update(member)
+    return tests
+
+
+def _member_tests(
+    text: bytes, names: TestNames, owner: str, cases: frozenset[tuple[str, str]], *, last: bool
+) -> dict[str, Collected] | None:
+    """The tests one member of class *owner* defines (none when *owner* is ``""``, a class
+    pytest does not collect: the member is still parsed, so a syntax error is found).
+
+    The *last* member may be followed by code at the margin (the piece runs to the next
+    top-level definition); any other member must be all there is in the stand-in."""
+    key = (text, names, owner, cases, last)
+    found = _MEMBERS.get(key)
+    if found is not None:
+        _MEMBERS.move_to_end(key)
+        return found
+    source = b"class _:\n" + text
+    try:
+        body = ast.parse(source).body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(body[0], ast.ClassDef) or (len(body) != 1 and not last):
+        return None
+    found = {}
+    if owner:
+        _collect_body(body[0].body, owner, cases, found, names, source)
+    _MEMBERS[key] = found
+    if len(_MEMBERS) > _PIECES_KEPT:
+        _MEMBERS.popitem(last=False)
     return found
 
 
@@ -213,18 +347,22 @@ def _collect_body(
     out: dict[str, Collected],
     names: TestNames = DEFAULT,
     source: bytes = b"",
+    lines: list[bytes] | None = None,
 ) -> None:
+    if lines is None:
+        lines = source.splitlines()
     for node in body:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and names.is_test_function(
             node.name
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            out[qualname] = Collected(qualname, node, cases, source)
+            text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
+            out[qualname] = Collected(qualname, node.lineno, text, cases, source)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | _cases(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names, source)
+            _collect_body(node.body, qualname, cases, out, names, source, lines)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:

@@ -36,6 +36,8 @@ class Rules:
 
     def first_failure(self, sha: str, facts: dict[str, Any]) -> Verdict:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
+        if not facts["fix"] and not self.options.exclude and not self.options.include:
+            return _not_a_fix()  # most commits of a history: the same verdict, sooner
         for _rule, verdict in self.verdicts(sha, facts):
             if verdict is not None:
                 return verdict
@@ -55,7 +57,7 @@ class Rules:
         included = self.picked(sha, opts.include)
         signals = facts.get("signals", [])
         if not facts["fix"] and not included:
-            yield "not-a-fix", ("not-a-fix", "nothing says the change is a fix", {})
+            yield "not-a-fix", _not_a_fix()
             return
         yield "not-a-fix", None
         if not facts.get("refs") and not included:
@@ -143,3 +145,7 @@ class Rules:
         if rule == "cases":
             return list(facts.get("added", []))
         return [*facts.get("added", []), *facts.get("changed", [])]
+
+
+def _not_a_fix() -> Verdict:
+    return ("not-a-fix", "nothing says the change is a fix", {})
