@@ -7,8 +7,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
-# python3 downloads (its pip) and the smoke test's environments use it too.
+# The smoke test's environments use python3; pip (run by uv, since python3 may be a venv's
+# or a distribution's without pip) downloads the wheels for its version.
 python=$(command -v python3)
+pip=(uv tool run --quiet --from "pip>=24" pip)
 version=$("$python" -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 key=$( { cat uv.lock; echo "$version"; } | sha256sum | cut -c1-16)
 cache="${BUGBOUT_WHEELHOUSE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bugbout/wheelhouse}"
@@ -18,10 +20,10 @@ if [ ! -f "$house/.complete" ]; then
     rm -rf "$house.part" && mkdir -p "$house.part"
     uv export --quiet --frozen --all-packages --no-dev --no-emit-workspace --no-header \
         --no-annotate --output-file "$house.part/requirements.txt"
-    "$python" -m pip download --quiet --disable-pip-version-check --no-deps \
+    "${pip[@]}" download --quiet --disable-pip-version-check --no-deps \
         --only-binary=:all: --python-version "$version" --dest "$house.part" \
         --requirement "$house.part/requirements.txt" >&2
-    "$python" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
+    "${pip[@]}" download --quiet --disable-pip-version-check --only-binary=:all: \
         --python-version "$version" --dest "$house.part" "hatchling>=1.25" >&2
     touch "$house.part/.complete"
     rm -rf "$house" && mv "$house.part" "$house"

@@ -66,7 +66,7 @@ ITEMS = [
 
 def mine(repo: GitRepo, *args: str, **env: str) -> Mined:
     result = invoke(
-        str(repo.path), "--no-cache", "--limit", "0", "--source", "pkg", *args, env=env or None
+        str(repo.path), "--refresh", "--limit", "0", "--source", "pkg", *args, env=env or None
     )
     assert result.code == 0, result.stderr
     return result
@@ -121,7 +121,7 @@ def test_without_labels_the_wording_decides(history: GitRepo, tmp_path: Path) ->
 
 def test_a_bad_label_in_the_export_is_one_line(history: GitRepo, tmp_path: Path) -> None:
     export = _export(tmp_path, {"number": 9, "title": "x", "body": "y", "labels": [3]})
-    result = invoke(str(history.path), "--no-cache", "--source", "pkg", "--issues", str(export))
+    result = invoke(str(history.path), "--refresh", "--source", "pkg", "--issues", str(export))
     assert result.code == 2
     assert f"{export}:1: labels[0]: expected a string or an object with a name, got " in (
         result.stderr

@@ -200,7 +200,11 @@ def _selection_path(log_path: Path) -> Path:
 
 
 def _open_report(path: Path) -> int:
-    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND, 0o644)
+    """A new, empty report file at *path*. Whatever was there is unlinked first, not
+    truncated: a process of an earlier, killed run that still holds the old file keeps
+    writing into that one, never into this run's report."""
+    path.unlink(missing_ok=True)
+    return os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
 
 
 @dataclass
