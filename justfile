@@ -22,7 +22,7 @@ doctor config="bugbout.toml":
 
 # The whole test suite, slow tests included (`just test -n 4` for 4 pytest-xdist workers).
 test *opts:
-    uv run --frozen pytest --dist loadgroup {{opts}}
+    uv run --frozen pytest -n "${BUGBOUT_TEST_WORKERS:-4}" --dist loadgroup {{opts}}
 
 # The suite without the tests marked slow.
 quick *opts:
