@@ -20,7 +20,7 @@ bout config="bugbout.toml":
 doctor config="bugbout.toml":
     uv run --frozen bugbout doctor --config {{config}}
 
-# The whole test suite, slow tests included (`just test -n 4` for 4 pytest-xdist workers).
+# The whole test suite, slow tests included, in 4 pytest-xdist workers (BUGBOUT_TEST_WORKERS sets another number).
 test *opts:
     uv run --frozen pytest -n "${BUGBOUT_TEST_WORKERS:-4}" --dist loadgroup {{opts}}
 
