@@ -44,7 +44,7 @@ def _handler(fake: FakeGitHub) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:
             fake.requests.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
             if fake.mode == "slow":
-                time.sleep(3)
+                time.sleep(30)  # far past any client timeout a test sets
             if fake.mode == "rate-limit":
                 self._reply(403, {"message": "API rate limit exceeded"}, {
                     "X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0",
