@@ -217,7 +217,7 @@ class CodingAgent(ABC):
         return []
 
     def version(self) -> str | None:
-        """The CLI's version, when ``version_args`` can get it within a few seconds."""
+        """The CLI's version, when ``version_args`` can get it within :data:`VERSION_LIMIT`."""
         if self.version_args is None:
             return None
         return cli_version(self.command(), tuple(self.version_args))
@@ -249,15 +249,21 @@ def read_tail(path: Path, limit: int) -> str:
     return data.decode("utf-8", errors="replace")[-limit:]
 
 
+#: How long a CLI may take to print its version, in seconds. A node CLI's first start in
+#: a fresh install, on a busy machine, takes well over ten.
+VERSION_LIMIT = 30
+
+
 @functools.cache
 def cli_version(executable: str, args: tuple[str, ...]) -> str | None:
-    """The first line *executable args* prints, or None when it cannot run quickly."""
+    """The first line *executable args* prints, or None when it cannot within
+    :data:`VERSION_LIMIT`."""
     try:
         done = subprocess.run(
             [executable, *args],
             capture_output=True,
             text=True,
-            timeout=10,
+            timeout=VERSION_LIMIT,
             stdin=subprocess.DEVNULL,
             check=False,
         )
