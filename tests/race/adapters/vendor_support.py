@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from support.tomlw import toml_value
+
 STANDINS = Path(__file__).resolve().parent / "standins"
 BIN = Path(sys.executable).parent
 CLIS = {"codex": "codex", "claude-code": "claude", "gemini-cli": "gemini", "mini-swe-agent": "mini"}
@@ -78,18 +80,6 @@ class ModelServer:
 
     def close(self) -> None:
         self.sock.close()
-
-
-def toml_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{k} = {toml_value(v)}" for k, v in value.items()) + " }"
-    raise TypeError(value)
 
 
 def install_standins(dest: Path, scenario: dict[str, Any]) -> Path:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from support.tomlw import toml_value
 from vendors import Standin, Step
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -117,18 +118,6 @@ class RealRace:
         )
 
 
-def toml(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {toml(v)}" for k, v in value.items()) + " }"
-    raise TypeError(value)
-
-
 def race_real(
     root: Path,
     demo_tasks: Any,
@@ -171,10 +160,10 @@ def race_real(
         (root / "bugbout.toml").write_text(
             "[project]\n"
             f'source = "{expected.SOURCE}"\ntests = "{expected.TESTS}"\n'
-            f"repository = {toml(str(demo_tasks.repo))}\n"
-            f"interpreter = {toml(sys.executable)}\n\n"
+            f"repository = {toml_value(str(demo_tasks.repo))}\n"
+            f"interpreter = {toml_value(sys.executable)}\n\n"
             f"[run]\ntimeout = {timeout}\n\n"
-            "[[contestants]]\n" + "".join(f"{k} = {toml(v)}\n" for k, v in entry.items())
+            "[[contestants]]\n" + "".join(f"{k} = {toml_value(v)}\n" for k, v in entry.items())
         )
         tasks = root / "tasks.jsonl"
         tasks.write_text(json.dumps(task) + "\n")
