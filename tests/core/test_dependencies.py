@@ -24,6 +24,9 @@ DISTRIBUTIONS = {
     "coverage": "coverage",
     **{p.name.replace("-", "_"): p.name for p in PACKAGES},
 }
+#: Import name -> distribution, for the optional extras (``bb-core[ray]``); imported only
+#: when their feature is asked for, and declared in ``[project.optional-dependencies]``.
+OPTIONAL = {"ray": "ray"}
 
 
 def _imported(package: Path) -> set[str]:
@@ -45,13 +48,37 @@ def _declared(package: Path) -> set[str]:
     return {re.split(r"[<>=!~ \[]", dep, maxsplit=1)[0] for dep in project["dependencies"]}
 
 
+def _optional_imports(package: Path) -> set[str]:
+    found: set[str] = set()
+    for source in (package / "src").rglob("*.py"):
+        for node in ast.walk(ast.parse(source.read_text(), str(source))):
+            if isinstance(node, ast.Import):
+                found.update(alias.name.split(".")[0] for alias in node.names)
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                found.add(node.module.split(".")[0])
+    return {OPTIONAL[n] for n in found if n in OPTIONAL}
+
+
+def _declared_extras(package: Path) -> set[str]:
+    project = tomllib.loads((package / "pyproject.toml").read_text())["project"]
+    extras = project.get("optional-dependencies", {})
+    return {re.split(r"[<>=!~ \[]", d, maxsplit=1)[0] for deps in extras.values() for d in deps}
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
+def test_optional_imports_are_declared_extras(package: Path) -> None:
+    assert _optional_imports(package) <= _declared_extras(package)
+
+
 @pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.name)
 def test_declared_dependencies_are_the_imported_ones(package: Path) -> None:
     assert _declared(package) == _imported(package)
 
 
 def test_nothing_outside_the_allowed_dependencies_is_imported() -> None:
-    allowed = set(DISTRIBUTIONS) | set(sys.stdlib_module_names) | {"_pytest", "pytest"}
+    allowed = (
+        set(DISTRIBUTIONS) | set(OPTIONAL) | set(sys.stdlib_module_names) | {"_pytest", "pytest"}
+    )
     strays = set()
     for package in PACKAGES:
         for source in (package / "src").rglob("*.py"):

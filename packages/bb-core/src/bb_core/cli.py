@@ -268,3 +268,23 @@ def refresh_option(help_text: str, *, deprecated: str | None = None) -> Callable
 
 def version_option(package: str) -> Callable[[F], F]:
     return click.version_option(package_name=package, message="%(prog)s %(version)s")
+
+
+def executor_options(func: F) -> F:
+    """``--executor [local|ray]`` and ``--ray-address ADDRESS``: where the units run."""
+    from bb_core.units import EXECUTORS
+
+    func = click.option(
+        "--ray-address",
+        default=None,
+        metavar="ADDRESS",
+        help="The Ray cluster --executor ray connects to: auto, ray://host:port or host:port; "
+        "overrides [run] ray-address (default: a Ray of this machine alone).",
+    )(func)
+    return click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default=None,
+        help="Run the units of work on this machine's threads (local) or on a Ray cluster's "
+        "nodes (ray, with pip install 'bugbout[ray]'); overrides [run] executor, local.",
+    )(func)

@@ -119,6 +119,10 @@ class RunConfig:
     timeout: int = 1800
     test_timeout: int = 60
     quotas: dict[str, int] = field(default_factory=dict)
+    #: Where the stages' units run: ``local`` or ``ray`` (see bb_core.units).
+    executor: str = "local"
+    #: The Ray cluster for ``executor = "ray"``; None starts a Ray of this machine alone.
+    ray_address: str | None = None
     max_patch_bytes: int = 8 * 1024 * 1024
     max_attempt_disk: int = 2 * 1024 * 1024 * 1024
 

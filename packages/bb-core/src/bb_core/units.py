@@ -23,6 +23,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bb_core.config import Config
 from bb_core.errors import ConfigError
 from bb_core.lanes import Lanes, LaneState
 
@@ -139,6 +140,26 @@ class ExecutorSettings:
     def __post_init__(self) -> None:
         if self.kind not in EXECUTORS:
             raise ConfigError(f"executor {self.kind!r} is not one of {', '.join(EXECUTORS)}")
+
+
+def executor_settings(
+    config: Config,
+    *,
+    kind: str | None = None,
+    address: str | None = None,
+    jobs: int = 1,
+    cap: int | None = None,
+) -> ExecutorSettings:
+    """The executor a stage runs on: *kind* and *address* as given (``--executor``,
+    ``--ray-address``), else ``[run] executor`` and ``[run] ray-address``; lanes as wide
+    as ``[run] quotas`` and the shared one as *jobs*."""
+    return ExecutorSettings(
+        kind=kind or config.run.executor,
+        address=address or config.run.ray_address,
+        jobs=jobs,
+        quotas=dict(config.run.quotas),
+        cap=cap,
+    )
 
 
 def make_executor(

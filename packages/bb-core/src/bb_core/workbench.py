@@ -75,6 +75,9 @@ class Workbench:
         self._opened: list[Repo] = []
         #: Location -> the local path it was opened from (a URL's mirror, a source).
         self._paths: dict[str, str] = {}
+        #: A task's ``repository`` as written -> the location it resolved to, kept so a
+        #: worker on another machine resolves it the same way (see :mod:`bb_core.portable`).
+        self._resolved: dict[str, str] = {}
 
     # -- the repository -----------------------------------------------------------------
 
@@ -90,10 +93,14 @@ class Workbench:
         """A URL as it is; a path from the current folder, else from the config's folder."""
         if is_url(location):
             return location
+        known = self._resolved.get(location)
+        if known is not None:
+            return known
         path = Path(location).expanduser()
         if not path.is_absolute() and not path.exists():
             path = self.config.root / path
-        return str(path.resolve())
+        resolved = self._resolved[location] = str(path.resolve())
+        return resolved
 
     def repo(self, task_or_location: Mapping[str, Any] | str) -> Repo:
         """This thread's handle on a task's repository (or on a location)."""

@@ -9,6 +9,7 @@ from bb_core.cli import (
     BbCommand,
     config_option,
     debug_option,
+    executor_options,
     inputs_argument,
     jobs_option,
     refresh_option,
@@ -18,6 +19,7 @@ from bb_core.cli import (
 from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
+from bb_core.units import executor_settings, make_executor
 
 from bb_oracle.oracle import count_tasks, default_store
 from bb_oracle.settings import OracleSettings
@@ -49,6 +51,7 @@ from bb_oracle.stage import run_oracle
     help="At most this many mutants per task; default: [oracle] max-mutants, 20.",
 )
 @test_run_options("one whole pytest run")
+@executor_options
 @refresh_option("Ignore cached results and run every task again (the new results replace them).")
 @debug_option
 @version_option("bb-oracle")
@@ -62,6 +65,8 @@ def main(
     test_timeout: int | None,
     run_timeout: int | None,
     sandbox: str | None,
+    executor: str | None,
+    ray_address: str | None,
     refresh: bool,
     debug: bool,
 ) -> None:
@@ -91,8 +96,18 @@ def main(
         max_mutants=max_mutants,
     )
     progress = Progress("bb-oracle", count_tasks(inputs) if sys.stderr.isatty() else None)
-    stats = run_oracle(
-        inputs, config, settings, jobs=jobs, store=default_store(config), progress=progress
-    )
+    units = make_executor(executor_settings(config, kind=executor, address=ray_address, jobs=jobs))
+    try:
+        stats = run_oracle(
+            inputs,
+            config,
+            settings,
+            jobs=jobs,
+            store=default_store(config),
+            progress=progress,
+            executor=units,
+        )
+    finally:
+        units.close()
     if stats.tasks and (debug or progress.enabled):
         click.echo(f"bb-oracle: {stats.line()}", err=True)
