@@ -36,6 +36,7 @@ if str(DEMO_DIR) not in sys.path:
 from build_demo import DemoPaths, GitRepo, build_demo, write_config  # noqa: E402
 from support.bout import DemoBout, read_bout, run_bout, stop_running  # noqa: E402
 from support.groups import assign_groups, make_scheduler, write_groups  # noqa: E402
+from support.ray_cluster import ray_cluster  # noqa: E402, F401
 from support.shared import run_temp, shared_dir  # noqa: E402
 
 

@@ -19,7 +19,7 @@ from bb_core.store import bugbout_home
 from bb_core.units import ExecutorSettings, Failed, Unit
 from ray_work import Recorder, journal
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_cluster")]
 ray.cloudpickle.register_pickle_by_value(ray_work)
 
 

@@ -1,0 +1,90 @@
+"""bb-oracle with ``--executor ray`` on a two-node cluster writes the local executor's lines.
+
+The cluster's workers keep their own BUGBOUT_HOME and read the demo's repository from the
+bundle the workbench is packed into, so the same lines (their log paths under the tests'
+home, the logs themselves there too) show that nothing was read from the driver's disk
+or left only on the workers'."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from build_demo import write_config
+from oracle_helpers import OracleDemo
+from support.tools import lines, run_tool, tool_env
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_cluster")]
+
+
+def steady(value: Any) -> Any:
+    """*value* without the seconds things took, which differ from run to run."""
+    if isinstance(value, dict):
+        return {k: steady(v) for k, v in value.items() if k != "duration"}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
+def test_the_ray_executor_writes_the_local_executors_lines(
+    oracle_demo: OracleDemo, ray_cluster: Any, tmp_path: Path
+) -> None:
+    root = tmp_path / "demo"
+    shutil.copytree(
+        oracle_demo.root, root, symlinks=True, ignore=shutil.ignore_patterns(".bugbout")
+    )
+    write_config(root)
+    started = time.time()
+    done = run_tool(
+        "bb-oracle",
+        "--jobs",
+        "2",
+        "--executor",
+        "ray",
+        "--ray-address",
+        ray_cluster.address,
+        "--config",
+        "bugbout.toml",
+        str(root / "tasks.jsonl"),
+        cwd=root,
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert steady(lines(done.stdout)) == steady(oracle_demo.records)
+    logs = [
+        Path(run["log"])
+        for record in lines(done.stdout)
+        if record["kind"] == "task"
+        for run in record["oracle"]["runs"]
+    ]
+    # Written by this run (shipped from the workers' home), not left by the local one.
+    assert logs and all(log.is_file() and log.stat().st_mtime >= started for log in logs)
+    assert not any(str(ray_cluster.worker_home) in str(log) for log in logs)
+    # The workers opened the bundle's clone, never the driver's repository folder.
+    clones = list((ray_cluster.worker_home / "portable").glob("*/repos/*.git"))
+    assert clones
+
+
+def test_without_the_ray_package_the_ray_executor_says_how_to_install_it(
+    oracle_demo: OracleDemo, tmp_path: Path
+) -> None:
+    blocked = tmp_path / "no-ray"
+    (blocked / "ray").mkdir(parents=True)
+    (blocked / "ray" / "__init__.py").write_text("raise ImportError('no ray here')\n")
+    done = run_tool(
+        "bb-oracle",
+        "--executor",
+        "ray",
+        "--config",
+        "bugbout.toml",
+        str(oracle_demo.tasks_file),
+        cwd=oracle_demo.root,
+        env=tool_env({"PYTHONPATH": str(blocked)}),
+    )
+    assert done.returncode == 2
+    assert done.stderr.decode().strip().splitlines() == [
+        "bb-oracle: the ray executor needs the ray package: pip install 'bugbout[ray]'"
+    ]
+    assert done.stdout == b""
