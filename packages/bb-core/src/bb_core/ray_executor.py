@@ -29,6 +29,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -354,6 +355,19 @@ def connect(ray: Any, address: str | None) -> bool:
     except ConnectionError as exc:
         raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
     return True
+
+
+@contextmanager
+def session(address: str | None) -> Iterator[None]:
+    """This process connected to the cluster at *address* while the block runs, so the
+    executors made in it share one connection (and one local Ray, when none is given)."""
+    ray = import_ray()
+    owned = connect(ray, address)
+    try:
+        yield
+    finally:
+        if owned:
+            ray.shutdown()
 
 
 def _benches(work: Any) -> Iterator[Any]:

@@ -18,13 +18,14 @@ it is never dropped.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bb_core.config import Config
-from bb_core.errors import ConfigError
+from bb_core.errors import ConfigError, UsageError
 from bb_core.lanes import Lanes, LaneState
 
 #: The executors ``--executor`` and ``[run] executor`` accept.
@@ -160,6 +161,29 @@ def executor_settings(
         quotas=dict(config.run.quotas),
         cap=cap,
     )
+
+
+def require_local(settings: ExecutorSettings, prog: str) -> None:
+    """Stop at once, before any work, when *settings* asks a stage that runs its units on
+    this machine only (*prog*) for another executor."""
+    if settings.kind != "local":
+        raise UsageError(
+            f"{prog} runs its units on this machine only; --executor {settings.kind} "
+            'is for bb-oracle (use --executor local, or [run] executor = "local")'
+        )
+
+
+@contextmanager
+def executor_session(settings: ExecutorSettings) -> Iterator[None]:
+    """One connection to the cluster for several stages' executors (a whole bout): made
+    on entry when *settings* names a remote executor, closed on exit."""
+    if settings.kind != "ray":
+        yield
+        return
+    from bb_core.ray_executor import session
+
+    with session(settings.address):
+        yield
 
 
 def make_executor(

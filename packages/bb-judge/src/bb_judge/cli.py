@@ -7,6 +7,7 @@ from bb_core.cli import (
     BbCommand,
     config_option,
     debug_option,
+    executor_options,
     inputs_argument,
     jobs_option,
     refresh_option,
@@ -15,6 +16,7 @@ from bb_core.cli import (
 from bb_core.config import load_config
 from bb_core.kinds import POLICIES
 from bb_core.preflight import preflight
+from bb_core.units import executor_settings, require_local
 
 from bb_judge.run import run_judge
 
@@ -34,6 +36,7 @@ from bb_judge.run import run_judge
     is_flag=True,
     help="Only judge from the matrix: run no hidden tests, write no scores.",
 )
+@executor_options
 @refresh_option("Score every patch again instead of reusing .bugbout/cache/score/.")
 @debug_option
 @version_option("bb-judge")
@@ -43,6 +46,8 @@ def main(
     policy: str | None,
     jobs: int,
     no_score: bool,
+    executor: str | None,
+    ray_address: str | None,
     refresh: bool,
     debug: bool,
 ) -> None:
@@ -54,5 +59,8 @@ def main(
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
     config = load_config(config_path)
+    require_local(
+        executor_settings(config, kind=executor, address=ray_address, jobs=jobs), "bb-judge"
+    )
     preflight(config, sandbox=not no_score)
     run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not refresh)

@@ -9,6 +9,7 @@ from bb_core.cli import (
     agent_option,
     config_option,
     debug_option,
+    executor_options,
     inputs_argument,
     jobs_option,
     refresh_option,
@@ -18,6 +19,7 @@ from bb_core.cli import (
 )
 from bb_core.config import load_config
 from bb_core.preflight import preflight
+from bb_core.units import executor_settings, require_local
 
 from bb_race.race import race
 
@@ -32,6 +34,7 @@ from bb_race.race import race
 @retry_failed_option
 @refresh_option(REFRESH_ATTEMPTS_HELP)
 @jobs_option("agent runs across all quotas", default=None, default_text="each quota's own limit")
+@executor_options
 @debug_option
 @version_option("bb-race")
 def main(
@@ -41,6 +44,8 @@ def main(
     retry_failed: bool,
     refresh: bool,
     jobs: int | None,
+    executor: str | None,
+    ray_address: str | None,
     debug: bool,
 ) -> None:
     """Race coding agents on each task in sandboxed, history-free checkouts.
@@ -52,6 +57,9 @@ def main(
     that stays the same, so an interrupted race carries on where it stopped.
     """
     config = load_config(config_path)
+    require_local(
+        executor_settings(config, kind=executor, address=ray_address, jobs=jobs or 1), "bb-race"
+    )
     preflight(config, executables=True, sandbox=True)
     with terminate_as_interrupt():
         race(inputs, config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs)

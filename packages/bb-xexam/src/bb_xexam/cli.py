@@ -7,6 +7,7 @@ from bb_core.cli import (
     BbCommand,
     config_option,
     debug_option,
+    executor_options,
     inputs_argument,
     jobs_option,
     refresh_option,
@@ -18,6 +19,7 @@ from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.records import count_task_lines
 from bb_core.records_loop import run_records
+from bb_core.units import executor_settings, require_local
 
 from bb_xexam.xexam import CrossExamination, Settings
 
@@ -33,6 +35,7 @@ from bb_xexam.xexam import CrossExamination, Settings
     help="Also run the repository's own tests in every column (default: [judge] run-suite, else on).",
 )
 @test_run_options("one column's whole pytest run")
+@executor_options
 @refresh_option("Ignore the matrices kept in .bugbout/matrices/ and run every column again.")
 @debug_option
 @version_option("bb-xexam")
@@ -44,6 +47,8 @@ def main(
     test_timeout: int | None,
     run_timeout: int | None,
     sandbox: str | None,
+    executor: str | None,
+    ray_address: str | None,
     refresh: bool,
     debug: bool,
 ) -> None:
@@ -57,6 +62,9 @@ def main(
     pass through unchanged.
     """
     config = load_config(config_path)
+    require_local(
+        executor_settings(config, kind=executor, address=ray_address, jobs=jobs), "bb-xexam"
+    )
     preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
     settings = Settings.from_config(
         config,

@@ -28,6 +28,7 @@ from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.preflight import check_agents, check_sandbox
+from bb_core.units import ExecutorSettings, executor_session, executor_settings, require_local
 from bb_report import Report
 
 from bugbout import stages
@@ -95,6 +96,8 @@ class Bout:
     ``jobs``: tasks worked on at once in the test stages, and the most agent runs at
     once in the race (None: 1 task at a time, and each quota's own limit).
     ``issues``: an offline issue export, instead of ``[tasks] issues`` or GitHub.
+    ``executor`` / ``ray_address``: where the stages' units run (``local``, ``ray``) and
+    the Ray cluster; None keeps ``[run] executor`` / ``[run] ray-address``.
     ``echo``: where one line per stage goes (stderr by default; None for silence).
     """
 
@@ -110,6 +113,8 @@ class Bout:
         jobs: int | None = None,
         issues: str | os.PathLike[str] | None = None,
         echo: Echo | None = _stderr,
+        executor: str | None = None,
+        ray_address: str | None = None,
     ) -> None:
         if isinstance(project, Config):
             project = Project(project)
@@ -128,6 +133,8 @@ class Bout:
         self.refresh_attempts = refresh_attempts
         self.jobs = jobs
         self.echo = echo
+        self.executor = executor
+        self.ray_address = ray_address
 
     def __repr__(self) -> str:
         return f"Bout({self.project.config.label!r})"
@@ -171,14 +178,31 @@ class Bout:
         self.project.require_file()
         agents = self.preflight()
         results = self.results
-        results.ensure()
         jobs = self.jobs or 1
+        units = executor_settings(
+            self.config, kind=self.executor, address=self.ray_address, jobs=jobs
+        )
+        for stage in STAGES[: STAGES.index(until) + 1]:
+            if stage not in stages.ON_ANY_EXECUTOR:
+                require_local(units, f"bb-{stage}")
+        results.ensure()
+        with executor_session(units):
+            return self._run(until, agents, results, jobs, units)
+
+    def _run(
+        self,
+        until: str,
+        agents: list[CodingAgent] | None,
+        results: Results,
+        jobs: int,
+        units: ExecutorSettings,
+    ) -> Report:
         steps: list[tuple[str, str, Callable[[], stages.Done]]] = [
             ("mine", "mining the history", lambda: stages.mine_stage(self.config, results)),
             (
                 "oracle",
                 "running the maintainers' tests on both sides of each fix",
-                lambda: stages.oracle_stage(self.config, results, jobs=jobs),
+                lambda: stages.oracle_stage(self.config, results, jobs=jobs, executor=units),
             ),
             (
                 "race",

@@ -11,6 +11,7 @@ from bb_core.cli import (
     agent_option,
     config_option,
     debug_option,
+    executor_options,
     issues_option,
     jobs_option,
     retry_failed_option,
@@ -176,6 +177,7 @@ def tasks(
     show_default=True,
     help="Print the terminal report at the end.",
 )
+@executor_options
 @click.option(
     "--dry-run",
     is_flag=True,
@@ -193,6 +195,8 @@ def run(
     agents: tuple[str, ...],
     jobs: int | None,
     show_report: bool,
+    executor: str | None,
+    ray_address: str | None,
     dry_run: bool,
     color: str,
     width: int | None,
@@ -216,6 +220,8 @@ def run(
         refresh_attempts=refresh_attempts,
         only=agents,
         jobs=jobs,
+        executor=executor,
+        ray_address=ray_address,
     )
     if dry_run:
         for line in bout.dry_run().lines():

@@ -13,7 +13,7 @@ import hashlib
 import json
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, count_task_lines, read_lines
 from bb_core.records_loop import run_records
+from bb_core.units import ExecutorSettings, make_executor
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
@@ -43,6 +44,10 @@ class Tally:
 
 #: What a stage returns: one line saying what it did, and what its stream holds.
 Done = tuple[str, Tally]
+
+#: The stages that run on any executor (``--executor``); the others run on this machine.
+#: Mining and the report do their work here, whatever runs the others' units.
+ON_ANY_EXECUTOR = frozenset({"mine", "oracle", "report"})
 
 
 def tally(path: Path) -> Tally:
@@ -118,8 +123,11 @@ def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
     return f"{counted}, {min(lengths)}-{max(lengths)} characters"
 
 
-def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
-    """bb-oracle over ``tasks.jsonl`` into ``oracles.jsonl``."""
+def oracle_stage(
+    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
+) -> Done:
+    """bb-oracle over ``tasks.jsonl`` into ``oracles.jsonl``, its units on *executor*
+    (``jobs`` local threads by default)."""
     from bb_oracle.oracle import count_tasks, default_store
     from bb_oracle.settings import OracleSettings
     from bb_oracle.stage import run_oracle
@@ -127,16 +135,21 @@ def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
     inputs = [str(results.stream("mine"))]
     path = results.stream("oracle")
     total = count_tasks(inputs)
-    with atomic_output(path) as handle:
-        stats = run_oracle(
-            inputs,
-            config,
-            OracleSettings.from_config(config),
-            jobs=jobs,
-            store=default_store(config),
-            writer=Writer(handle),
-            progress=Progress("bugbout: ground truth", total),
-        )
+    units = make_executor(replace(executor or ExecutorSettings(), jobs=jobs))
+    try:
+        with atomic_output(path) as handle:
+            stats = run_oracle(
+                inputs,
+                config,
+                OracleSettings.from_config(config),
+                jobs=jobs,
+                store=default_store(config),
+                writer=Writer(handle),
+                progress=Progress("bugbout: ground truth", total),
+                executor=units,
+            )
+    finally:
+        units.close()
     found = tally(path)
     grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
     set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
