@@ -46,7 +46,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-sandbox bench-demo bench-judge bench-race bench-oracle bench-strength bench-xexam bench-mine bench-report bench-bout
+bench: bench-records bench-testrun bench-sandbox bench-demo bench-judge bench-race bench-oracle bench-strength bench-xexam bench-mine bench-report bench-bout bench-ray
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -96,3 +96,7 @@ bench-report:
 # A whole demo bout through `bugbout run`: first run, with the environment built, a re-run; the other commands.
 bench-bout:
     uv run --frozen python benchmarks/bench_bout.py
+
+# The Ray executor next to the local one: trivial units, and the demo's oracle (target at most 0.5 s added per unit).
+bench-ray *opts:
+    uv run --frozen python benchmarks/bench_ray.py {{opts}}

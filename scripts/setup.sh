@@ -2,8 +2,8 @@
 # Installs what bugbout needs on a fresh machine: uv, bubblewrap (where apt-get is
 # available and bwrap is missing) and the workspace's environment. Safe to run again.
 # With --with-test-tools it also installs Chromium, which renders the HTML report in a test,
-# the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh) and the smoke test's
-# wheelhouse (scripts/wheelhouse.sh).
+# the pinned agent CLIs of the real-CLI tests (scripts/realcli.sh), the smoke test's
+# wheelhouse (scripts/wheelhouse.sh) and the extras (ray) the cluster tests need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=false
@@ -52,7 +52,13 @@ if $test_tools; then
 fi
 
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
-uv sync --frozen --all-packages --compile-bytecode
+# The tests also need the extras (ray, for the tests of running on a cluster); so does
+# BUGBOUT_EXTRAS=1 for a machine that drives or joins one (docs/scale-out.md).
+if $test_tools || [ "${BUGBOUT_EXTRAS:-}" = "1" ]; then
+    uv sync --frozen --all-packages --all-extras --compile-bytecode
+else
+    uv sync --frozen --all-packages --compile-bytecode
+fi
 
 # Put bugbout and the bb-* tools on PATH for "On your own repository": links in
 # ~/.local/bin (or $BUGBOUT_BIN) to the workspace's own commands, which keep working from
