@@ -163,3 +163,21 @@ def test_bundles_are_unpacked_once_per_node_by_concurrent_workers(
     assert all(run.returncode == 0 for run in runs)
     assert len(paths) == 1
     assert len(list((worker_home / "portable").iterdir())) == 1
+
+
+@pytest.mark.parametrize(
+    ("address", "said"),
+    [
+        ("127.0.0.1:1", "bb-oracle: cannot reach the Ray cluster at 127.0.0.1:1: "),
+        ("nonsense", "bb-oracle: --ray-address nonsense: expected auto, ray://host:port or "),
+    ],
+)
+def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(
+    tmp_path: Path, address: str, said: str
+) -> None:
+    pytest.importorskip("ray")
+    config_file(tmp_path)
+    done = run_tool("bb-oracle", "--executor", "ray", "--ray-address", address, cwd=tmp_path)
+    assert done.returncode == 2
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(said), lines

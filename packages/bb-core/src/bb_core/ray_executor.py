@@ -23,6 +23,7 @@ any node of a cluster:
 from __future__ import annotations
 
 import os
+import socket
 import threading
 import time
 import uuid
@@ -33,7 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from bb_core.errors import UsageError
+from bb_core.errors import BbError, UsageError
 from bb_core.lanes import LaneState
 from bb_core.units import SHARED_LANE, ExecutorSettings, Failed, Unit, Work
 
@@ -349,12 +350,37 @@ def connect(ray: Any, address: str | None) -> bool:
     if address is None:
         given |= {"include_dashboard": False}
     else:
+        reachable(address)
         given["address"] = address
-    try:
-        ray.init(**given)
-    except ConnectionError as exc:
-        raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+    for attempt in (1, 2):
+        try:
+            ray.init(**given)
+            return True
+        except ConnectionError as exc:
+            raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+        except Exception as exc:
+            # A Ray of this machine whose node missed Ray's fixed wait to register (a
+            # loaded machine) is started again once; anything else is said in one line.
+            ray.shutdown()
+            if address is not None or attempt == 2:
+                where = f"the Ray cluster at {address}" if address else "a Ray on this machine"
+                raise BbError(f"could not start {where}: {_first_line(exc)}") from exc
     return True
+
+
+def reachable(address: str, timeout: float = 10) -> None:
+    """Stop with one line when nothing listens at *address* (``host:port``,
+    ``ray://host:port``), rather than letting Ray retry for minutes; ``auto`` is Ray's."""
+    if address == "auto":
+        return
+    where = address.removeprefix("ray://")
+    host, _, port = where.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--ray-address {address}: expected auto, ray://host:port or host:port")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
 
 
 @contextmanager
