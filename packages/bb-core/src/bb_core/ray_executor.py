@@ -363,8 +363,8 @@ def connect(ray: Any, address: str | None) -> bool:
             # loaded machine) is started again once; anything else is said in one line.
             ray.shutdown()
             if address is not None or attempt == 2:
-                where = f"the Ray cluster at {address}" if address else "a Ray on this machine"
-                raise BbError(f"could not start {where}: {_first_line(exc)}") from exc
+                where = f"join the Ray cluster at {address}" if address else "start a Ray here"
+                raise BbError(f"could not {where}: {_first_line(exc)}") from exc
     return True
 
 

@@ -176,8 +176,6 @@ class Bout:
         if until not in STAGES:
             raise UsageError(f"unknown stage {until!r} (stages: {', '.join(STAGES)})")
         self.project.require_file()
-        agents = self.preflight()
-        results = self.results
         jobs = self.jobs or 1
         units = executor_settings(
             self.config, kind=self.executor, address=self.ray_address, jobs=jobs
@@ -185,6 +183,8 @@ class Bout:
         for stage in STAGES[: STAGES.index(until) + 1]:
             if stage not in stages.ON_ANY_EXECUTOR:
                 require_local(units, f"bb-{stage}")
+        agents = self.preflight()
+        results = self.results
         results.ensure()
         with executor_session(units):
             return self._run(until, agents, results, jobs, units)
