@@ -43,7 +43,8 @@ from build_demo import build_demo  # noqa: E402
 
 try:
     import ray
-    from bb_core.ray_executor import RayExecutor, session
+    from bb_core.ray_connect import session
+    from bb_core.ray_executor import RayExecutor
 except ImportError:
     raise SystemExit("bench-ray needs the ray extra: uv sync --all-packages --all-extras") from None
 

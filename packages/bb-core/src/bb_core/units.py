@@ -180,7 +180,7 @@ def executor_session(settings: ExecutorSettings) -> Iterator[None]:
     if settings.kind != "ray":
         yield
         return
-    from bb_core.ray_executor import session
+    from bb_core.ray_connect import session
 
     with session(settings.address):
         yield
