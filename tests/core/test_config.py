@@ -63,6 +63,8 @@ sandbox = "bubblewrap"
 timeout = 600
 test-timeout = 30
 quotas = { codex = 2, claude-code = 1 }
+executor = "ray"
+ray-address = "ray://head:10001"
 max-patch-bytes = 1000000
 max-attempt-disk = 50000000
 
@@ -204,6 +206,8 @@ def test_every_key_is_read(folder: Path) -> None:
         timeout=600,
         test_timeout=30,
         quotas={"codex": 2, "claude-code": 1},
+        executor="ray",
+        ray_address="ray://head:10001",
         max_patch_bytes=1_000_000,
         max_attempt_disk=50_000_000,
     )
