@@ -52,7 +52,7 @@ def connect(ray: Any, address: str | None) -> bool:
     else:
         reachable(address)
         given["address"] = address
-    for attempt in (1, 2):
+    for attempt in (1, 2, 3):
         try:
             ray.init(**given)
             return True
@@ -60,9 +60,9 @@ def connect(ray: Any, address: str | None) -> bool:
             raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
         except Exception as exc:
             # A Ray of this machine whose node missed Ray's fixed wait to register (a
-            # loaded machine) is started again once; anything else is said in one line.
+            # loaded machine) is started again, twice at most; anything else is said in one line.
             ray.shutdown()
-            if address is not None or attempt == 2:
+            if address is not None or attempt == 3:
                 where = f"join the Ray cluster at {address}" if address else "start a Ray here"
                 raise BbError(f"could not {where}: {_first_line(exc)}") from exc
     return True
