@@ -91,6 +91,7 @@ class RayExecutor:
         self._puts: dict[int, tuple[Any, Any, frozenset[str]]] = {}
         self._ids = 0
         self._closing = False
+        self._cancelled = False
         self._closed = False
         self._driver = ray_remote.where()
         self._thread = threading.Thread(target=self._drive, name="ray-executor", daemon=True)
@@ -123,6 +124,7 @@ class RayExecutor:
             if self._closed:
                 return
             self._closing = True
+            self._cancelled = cancel
             if cancel:
                 for queue in self._queues.values():
                     while queue:
@@ -223,7 +225,7 @@ class RayExecutor:
             job.future.set_result(Failed(job.unit.key, "raised", _first_line(exc), str(exc)))
             return
         except exceptions.RayError as exc:
-            if job.tries < self.max_retries and not self._closing:
+            if job.tries < self.max_retries and not self._cancelled:
                 self._release(job)
                 job.tries += 1
                 job.token = uuid.uuid4().hex
