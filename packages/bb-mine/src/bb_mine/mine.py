@@ -6,7 +6,8 @@ fails is its skip reason:
 0. ``excluded``: ``[tasks] exclude`` names it (``[tasks] include`` passes rules 1, 2, 4b,
    6 and 7 instead);
 1. ``not-a-fix``: nothing says it is a fix: not its title, no closing keyword in its
-   message, not the name of the branch it merged (unless ``require_fix_signal`` is off);
+   message, not the name of the branch it merged, no bug label on an issue it names (with
+   an export or GitHub; unless ``require_fix_signal`` is off);
 2. ``no-issue-reference``: it names no issue or pull request;
 3. ``no-parent``: it is the first commit, with nothing before it to start from;
 4. ``no-source-change`` / ``too-many-source-files``: it changes no Python module under the
@@ -125,7 +126,8 @@ class Miner:
             self.github_repo,
             options.test_files,
             options.require_fix_signal,
-            options.max_source_files,
+            labels=export is not None or github is not None,
+            names_up_to=options.max_source_files,
         )
         self.cache = MiningCache(
             identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
@@ -241,11 +243,16 @@ class Miner:
                 examined += 1
                 if opts.use_cache and not item.cached:
                     self.cache.remember(entry.sha, facts)
-                if facts["fix"]:
+                judged = facts | {"fix": True} if item.by_label else facts
+                if facts["fix"] or item.by_label == "export":
                     candidates += 1
-                reason: Verdict = self._judge(entry.sha, facts)
+                reason: Verdict = self._judge(entry.sha, judged)
+                if reason is not None and item.by_label == "github":
+                    reason = _unlabelled(reason)  # its labels were never read: not a fix
                 if reason is None:
-                    record, keys = self.maker.task(entry.sha, facts)
+                    record, keys = self.maker.task(entry.sha, judged, by_label=item.by_label)
+                    if item.by_label == "github" and record.get("code") != "not-a-fix":
+                        candidates += 1
                     taken = [k for k in keys if k in claimed]
                     if record.get("kind") == "skip":
                         code: MineSkipReason = record.get("code", "no-statement")
@@ -326,11 +333,25 @@ class Miner:
             cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
             force = self.picked(entry.sha, self.options.include)
             if cached is not None and not (force and _unread(cached)):
-                yield Examined(entry, cached, cached=True)
-                continue
-            commit = entry.commit or self.repo.commit(entry.sha)
-            facts = self.fact_finder.message_facts(commit, force=force)
-            yield Examined(entry, facts, pending=needs_trees(facts))
+                facts = cached
+            else:
+                commit = entry.commit or self.repo.commit(entry.sha)
+                facts = self.fact_finder.message_facts(commit, force=force)
+                cached = None
+            by_label = "" if facts["fix"] or force else self._by_label(facts)
+            pending = needs_trees(facts) and (facts["fix"] or force or bool(by_label))
+            # Cached facts whose trees are read now are remembered again, complete.
+            yield Examined(entry, facts, cached=cached is not None and not pending,
+                           pending=pending, by_label=by_label)  # fmt: skip
+
+    def _by_label(self, facts: dict[str, Any]) -> str:
+        """Whether a change with no other fix signal may be a fix by its linked issues'
+        labels: ``"export"`` (the export shows a bug label), ``"github"`` (GitHub is asked
+        once the change passes every other rule) or ``""``."""
+        if not self.layout.labels or "parent" not in facts or not facts.get("refs"):
+            return ""
+        found = self.finder.bug_labelled(facts["refs"])
+        return "export" if found else "github" if found is None else ""
 
     def picked(self, sha: str, picks: tuple[str, ...]) -> bool:
         return self.rules.picked(sha, picks)
@@ -346,6 +367,16 @@ class Miner:
 def _unread(facts: dict[str, Any]) -> bool:
     """Cached facts that stopped at the message rules (an included commit needs its trees)."""
     return "parent" not in facts and not facts.get("root")
+
+
+def _unlabelled(reason: tuple[MineSkipReason, str, dict[str, Any]]) -> Verdict:
+    """The verdict on a change whose only possible fix signal, its linked issues' labels on
+    GitHub, was not looked up because another rule leaves it out anyway."""
+    return (
+        "not-a-fix",
+        f"nothing says the change is a fix (its labels on GitHub were not read: {reason[1]})",
+        {},
+    )
 
 
 def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:

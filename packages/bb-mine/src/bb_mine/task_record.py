@@ -47,8 +47,15 @@ class TaskMaker:
         self.source = source
         self.tests = tests
 
-    def task(self, sha: str, facts: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-        """The task record, and the issue keys it claims (for duplicates)."""
+    def task(
+        self, sha: str, facts: dict[str, Any], *, by_label: str = ""
+    ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+        """The task record, and the issue keys it claims (for duplicates).
+
+        *by_label* marks a change whose only possible fix signal is a bug label on a linked
+        issue or pull request (see :class:`bb_mine.fanout.Examined`): without one, it is
+        skipped as ``not-a-fix``.
+        """
         refs = [
             IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
             for r in facts["refs"]
@@ -56,14 +63,22 @@ class TaskMaker:
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
         if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
             facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
-            if self.options.use_cache:
-                self.cache.remember(sha, facts)
+            if self.options.use_cache:  # as the commit says, not as this run judged it
+                self.cache.remember(sha, facts | {"fix": False} if by_label else facts)
         candidates = self.finder.find(refs, change)
         keys = sorted(candidates[0].keys)
         labels = labels_of(candidates)
         signals = list(facts.get("signals", []))
         if set(labels) & BUG_LABELS:
             signals.append("label")
+        elif by_label:
+            return {
+                "kind": "skip",
+                "code": "not-a-fix",
+                "message": "nothing says the change is a fix: no fix word, closing keyword or "
+                f"fix branch, and no bug label on its linked issues ({', '.join(labels) or 'no labels'})",
+                "detail": {"labels": labels},
+            }, keys
         kind = category(facts["title"], signals, labels)
         included = self.rules.picked(sha, self.options.include)
         if kind not in self.options.categories and not included:
