@@ -126,7 +126,10 @@ class Miner:
             self.github_repo,
             options.test_files,
             options.require_fix_signal,
-            labels=export is not None or github is not None,
+            # A bug label alone may make a fix: only where labels can be read, and with an
+            # export only when one of its items has one (then the walk reads the references
+            # of every change that names an issue).
+            labels=github is not None or (export is not None and export.has_bug_labels),
             names_up_to=options.max_source_files,
         )
         self.cache = MiningCache(

@@ -160,6 +160,11 @@ class IssueExport:
             items[issue.number] = issue
         return cls(items, file, hashlib.sha256(b"\n".join(raw_lines)).hexdigest())
 
+    @property
+    def has_bug_labels(self) -> bool:
+        """Whether any item of the export carries a bug label (else no label makes a fix)."""
+        return any(is_bug_label(item.labels) for item in self.items.values())
+
     def get(self, ref: IssueRef) -> Issue | None:
         if ref.repo:
             return None
