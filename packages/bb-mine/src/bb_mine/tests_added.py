@@ -149,15 +149,15 @@ def collect_module(
     """
     if source is None:
         return Module({})
-    pieces = _pieces(source)
-    if pieces is not None:
+    cut = _pieces(source)
+    if cut is not None:
+        pieces, raw = cut
         start, found = 0, {}
         known = previous.pieces if previous is not None else None
         if previous is not None and known is not None and pieces[: len(known)] == known:
             start, found = len(known), dict(previous.tests)
         try:
-            for piece in pieces[start:]:
-                _merge(found, _piece_tests(piece, names))
+            _read_pieces(pieces, raw, start, found, names)
             return Module(found, pieces)
         except SyntaxError:
             pass
@@ -168,6 +168,53 @@ def collect_module(
     whole: dict[str, Collected] = {}
     _collect_body(tree.body, "", frozenset(), whole, names, source)
     return Module(whole)
+
+
+#: How many pieces a cut inside a string may join before the module is parsed whole.
+_JOINED_AT_MOST = 32
+
+
+def _read_pieces(
+    pieces: list[bytes], raw: list[bytes], start: int, found: dict[str, Collected], names: TestNames
+) -> None:
+    """Collect the tests of ``pieces[start:]`` into *found*.
+
+    A piece that does not parse alone was cut inside a string or a bracket (test code in a
+    string, as pytest's own tests write it, starts ``def`` at the margin): it is read
+    together with the pieces after it, as the module's own text from its start to theirs,
+    up to the first end at which that text parses. Since reading starts at the module's
+    beginning and each read ends where the text parses, every read starts outside any
+    string or bracket, as the whole module's parse would. SyntaxError when no such end
+    comes within :data:`_JOINED_AT_MOST` pieces (the caller then parses the whole module).
+    """
+    index = start
+    while index < len(pieces):
+        end = index + 1
+        # A first guess that costs no parse: past the pieces in which a triple-quoted
+        # string opens and does not close (only a parse says where the text really ends).
+        quotes = _quotes(raw[index])
+        while quotes % 2 and end < len(pieces) and end - index < _JOINED_AT_MOST:
+            quotes += _quotes(raw[end])
+            end += 1
+        while True:
+            text = (
+                pieces[index]
+                if end == index + 1
+                else b"".join(raw[index : end - 1]) + pieces[end - 1]
+            )
+            try:
+                tests = _piece_tests(text, names)
+                break
+            except SyntaxError:
+                if end >= len(pieces) or end - index >= _JOINED_AT_MOST:
+                    raise
+                end += 1
+        _merge(found, tests)
+        index = end
+
+
+def _quotes(text: bytes) -> int:
+    return text.count(b'"""') + text.count(b"'''")
 
 
 def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
@@ -186,26 +233,29 @@ _PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDic
 _PIECES_KEPT = 8192
 
 
-def _pieces(source: bytes) -> list[bytes] | None:
-    """Top-level pieces of *source* (a decorator stays with what it decorates), or None
-    when the module must be parsed whole.
+def _pieces(source: bytes) -> tuple[list[bytes], list[bytes]] | None:
+    """Top-level pieces of *source* (a decorator stays with what it decorates), and each
+    piece's own text, or None when the module must be parsed whole.
 
-    Trailing blank lines are left out: they parse to nothing, and without them the last
-    piece of a module reads the same once another test is added after it.
+    Trailing blank lines are left out of the pieces: they parse to nothing, and without
+    them the last piece of a module reads the same once another test is added after it.
     """
     if not _utf8(source):
         return None
     pieces: list[bytes] = []
+    raw: list[bytes] = []
     pending = b""
     for part in _CUT.split(source):
         if part.startswith(b"@"):
             pending += part
         elif part or pending:
-            pieces.append((pending + part).rstrip())
+            raw.append(pending + part)
+            pieces.append(raw[-1].rstrip())
             pending = b""
     if pending:
+        raw.append(pending)
         pieces.append(pending.rstrip())
-    return pieces
+    return pieces, raw
 
 
 def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
