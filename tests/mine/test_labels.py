@@ -256,3 +256,33 @@ def test_a_label_alone_is_read_again_from_the_cache(quiet_history: GitRepo, tmp_
         "Document the limit (#41)", "Tidy total (#31)", "Handle None in total (#30)"
     ]  # fmt: skip
     assert run(export).tasks == first.tasks
+
+
+def test_explain_shows_a_bug_label_as_the_fix_signal(
+    quiet_history: GitRepo, tmp_path: Path
+) -> None:
+    from bugbout.cli import main as bugbout
+    from click.testing import CliRunner
+
+    export = _export(tmp_path, *QUIET)
+    config = tmp_path / "bugbout.toml"
+    config.write_text(
+        f'[project]\nrepository = "{quiet_history.path}"\nsource = "pkg"\n'
+        f'[tasks]\nissues = "{export}"\n'
+    )
+    shas = quiet_history.git("log", "--format=%H %s").splitlines()
+    by_title = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in shas}
+
+    def explained(title: str) -> str:
+        result = CliRunner().invoke(
+            bugbout, ["tasks", "--config", str(config), "--explain", by_title[title]],
+            catch_exceptions=False,
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output
+        [row] = [line for line in result.output.splitlines() if line.startswith("not-a-fix")]
+        return row
+
+    assert "fix signals: label (a bug label in the issues export)" in explained(
+        "Handle None in total (#30)"
+    )
+    assert "leaves it out" in explained("Tidy total (#31)")

@@ -341,13 +341,13 @@ class Miner:
                 commit = entry.commit or self.repo.commit(entry.sha)
                 facts = self.fact_finder.message_facts(commit, force=force)
                 cached = None
-            by_label = "" if facts["fix"] or force else self._by_label(facts)
+            by_label = "" if facts["fix"] or force else self.by_label(facts)
             pending = needs_trees(facts) and (facts["fix"] or force or bool(by_label))
             # Cached facts whose trees are read now are remembered again, complete.
             yield Examined(entry, facts, cached=cached is not None and not pending,
                            pending=pending, by_label=by_label)  # fmt: skip
 
-    def _by_label(self, facts: dict[str, Any]) -> str:
+    def by_label(self, facts: dict[str, Any]) -> str:
         """Whether a change with no other fix signal may be a fix by its linked issues'
         labels: ``"export"`` (the export shows a bug label), ``"github"`` (GitHub is asked
         once the change passes every other rule) or ``""``."""
