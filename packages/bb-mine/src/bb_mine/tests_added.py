@@ -17,13 +17,13 @@ it as well as a new one, and the oracle decides.
 from __future__ import annotations
 
 import ast
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bb_core.discovery import DEFAULT, TestNames
 
 from bb_mine.members import MIN_LINES, member_cuts
+from bb_mine.pieces import cut_pieces, read_pieces, utf8
 
 
 class Unparseable(Exception):
@@ -54,7 +54,7 @@ class Collected:
     def fingerprint(self) -> str:
         """The test's arguments and body, without its name, position or docstring."""
         if self._print is None:
-            node = _alone(self.text, self.qualname) if _utf8(self.source) else None
+            node = _alone(self.text, self.qualname) if utf8(self.source) else None
             if node is None:
                 node = _definitions(self.source)[self.lineno]
             self._print = _fingerprint(node)
@@ -77,12 +77,6 @@ def _alone(text: bytes, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
         return node
     return None
-
-
-def _utf8(source: bytes) -> bool:
-    """Whether *source* is read as UTF-8 (no coding declaration naming another)."""
-    head = source[:200]
-    return b"coding" not in head or bool(_UTF8_CODING.search(head))
 
 
 _DEFINED: OrderedDict[bytes, dict[int, ast.FunctionDef | ast.AsyncFunctionDef]] = OrderedDict()
@@ -149,7 +143,7 @@ def collect_module(
     """
     if source is None:
         return Module({})
-    cut = _pieces(source)
+    cut = cut_pieces(source)
     if cut is not None:
         pieces, raw = cut
         start, found = 0, {}
@@ -157,7 +151,8 @@ def collect_module(
         if previous is not None and known is not None and pieces[: len(known)] == known:
             start, found = len(known), dict(previous.tests)
         try:
-            _read_pieces(pieces, raw, start, found, names)
+            for tests in read_pieces(pieces, raw, start, lambda text: _piece_tests(text, names)):
+                _merge(found, tests)
             return Module(found, pieces)
         except SyntaxError:
             pass
@@ -170,53 +165,6 @@ def collect_module(
     return Module(whole)
 
 
-#: How many pieces a cut inside a string may join before the module is parsed whole.
-_JOINED_AT_MOST = 32
-
-
-def _read_pieces(
-    pieces: list[bytes], raw: list[bytes], start: int, found: dict[str, Collected], names: TestNames
-) -> None:
-    """Collect the tests of ``pieces[start:]`` into *found*.
-
-    A piece that does not parse alone was cut inside a string or a bracket (test code in a
-    string, as pytest's own tests write it, starts ``def`` at the margin): it is read
-    together with the pieces after it, as the module's own text from its start to theirs,
-    up to the first end at which that text parses. Since reading starts at the module's
-    beginning and each read ends where the text parses, every read starts outside any
-    string or bracket, as the whole module's parse would. SyntaxError when no such end
-    comes within :data:`_JOINED_AT_MOST` pieces (the caller then parses the whole module).
-    """
-    index = start
-    while index < len(pieces):
-        end = index + 1
-        # A first guess that costs no parse: past the pieces in which a triple-quoted
-        # string opens and does not close (only a parse says where the text really ends).
-        quotes = _quotes(raw[index])
-        while quotes % 2 and end < len(pieces) and end - index < _JOINED_AT_MOST:
-            quotes += _quotes(raw[end])
-            end += 1
-        while True:
-            text = (
-                pieces[index]
-                if end == index + 1
-                else b"".join(raw[index : end - 1]) + pieces[end - 1]
-            )
-            try:
-                tests = _piece_tests(text, names)
-                break
-            except SyntaxError:
-                if end >= len(pieces) or end - index >= _JOINED_AT_MOST:
-                    raise
-                end += 1
-        _merge(found, tests)
-        index = end
-
-
-def _quotes(text: bytes) -> int:
-    return text.count(b'"""') + text.count(b"'''")
-
-
 def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
     """Add one piece's *tests*; a name defined again moves to the end, as in the module."""
     size = len(found)
@@ -227,35 +175,8 @@ def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
             found[qualname] = test
 
 
-_UTF8_CODING = re.compile(rb"coding[:=]\s*(utf-?8|ascii)", re.IGNORECASE)
-_CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
 _PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
-
-
-def _pieces(source: bytes) -> tuple[list[bytes], list[bytes]] | None:
-    """Top-level pieces of *source* (a decorator stays with what it decorates), and each
-    piece's own text, or None when the module must be parsed whole.
-
-    Trailing blank lines are left out of the pieces: they parse to nothing, and without
-    them the last piece of a module reads the same once another test is added after it.
-    """
-    if not _utf8(source):
-        return None
-    pieces: list[bytes] = []
-    raw: list[bytes] = []
-    pending = b""
-    for part in _CUT.split(source):
-        if part.startswith(b"@"):
-            pending += part
-        elif part or pending:
-            raw.append(pending + part)
-            pieces.append(raw[-1].rstrip())
-            pending = b""
-    if pending:
-        raw.append(pending)
-        pieces.append(pending.rstrip())
-    return pieces, raw
 
 
 def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
