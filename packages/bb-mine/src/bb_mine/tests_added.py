@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 
 from bb_core.discovery import DEFAULT, TestNames
 
+from bb_mine.cases import parametrize_cases
 from bb_mine.members import MIN_LINES, member_cuts
 from bb_mine.pieces import cut_pieces, read_pieces, utf8
 
@@ -226,7 +227,7 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in node.body):
         return None
     qualname = node.name if _is_test_class(node, names) else ""
-    cases = _cases(node.decorator_list)
+    cases = parametrize_cases(node.decorator_list)
     tests: dict[str, Collected] = {}
     for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
         text = b"".join(lines[begin:end])
@@ -327,12 +328,12 @@ def _collect_body(
             node.name
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
-            cases = inherited | _cases(node.decorator_list)
+            cases = inherited | parametrize_cases(node.decorator_list)
             text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
             out[qualname] = Collected(qualname, node.lineno, text, cases, source)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
-            cases = inherited | _cases(node.decorator_list)
+            cases = inherited | parametrize_cases(node.decorator_list)
             _collect_body(node.body, qualname, cases, out, names, source, lines)
 
 
@@ -344,47 +345,3 @@ def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
         if name.endswith("TestCase"):
             return True
     return False
-
-
-def _cases(decorators: list[ast.expr]) -> frozenset[tuple[str, str]]:
-    """One (argnames, case id) per case of each ``parametrize`` decorator."""
-    keys: set[tuple[str, str]] = set()
-    for decorator in decorators:
-        if not (isinstance(decorator, ast.Call) and _is_parametrize(decorator.func)):
-            continue
-        args = list(decorator.args)
-        keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
-        argnames = args[0] if args else keywords.get("argnames")
-        argvalues = args[1] if len(args) > 1 else keywords.get("argvalues")
-        names = ast.unparse(argnames) if argnames is not None else "?"
-        if isinstance(argvalues, ast.List | ast.Tuple | ast.Set):
-            keys.update((names, _case_id(element)) for element in argvalues.elts)
-        elif argvalues is not None:
-            keys.add((names, ast.unparse(argvalues)))
-    return frozenset(keys)
-
-
-def _case_id(element: ast.expr) -> str:
-    """A case as pytest would name it where that is plain: a ``pytest.param`` id, a constant,
-    constants joined with ``-``; else the case's source text."""
-    if (
-        isinstance(element, ast.Call)
-        and getattr(element.func, "attr", getattr(element.func, "id", "")) == "param"
-    ):
-        for keyword in element.keywords:
-            if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
-                return str(keyword.value.value)
-        if element.args and not element.keywords:
-            return "-".join(_case_id(arg) for arg in element.args)
-        return ast.unparse(element)
-    if isinstance(element, ast.Constant) and not isinstance(element.value, bytes):
-        return str(element.value)
-    if isinstance(element, ast.Tuple | ast.List) and all(
-        isinstance(e, ast.Constant) for e in element.elts
-    ):
-        return "-".join(_case_id(e) for e in element.elts)
-    return ast.unparse(element)
-
-
-def _is_parametrize(func: ast.expr) -> bool:
-    return isinstance(func, ast.Attribute) and func.attr == "parametrize"
