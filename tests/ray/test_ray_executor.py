@@ -136,6 +136,7 @@ def test_a_quota_holds_across_nodes_and_drivers(ray_cluster: Any, tmp_path: Path
         }
         done = results(futures)
         peak = first.slots_state("vendor")
+        wait_for(lambda: first.slots_state("vendor")["held"] == 0, 30)
     finally:
         first.close()
         second.close()
@@ -152,7 +153,8 @@ def test_a_quota_holds_across_nodes_and_drivers(ray_cluster: Any, tmp_path: Path
             if other != key and o["start"] < span["end"] and span["start"] < o["end"]
         ]
         assert overlapping == [], (key, overlapping)
-    assert peak["peak"] == 1 and peak["held"] == 0
+    assert peak["peak"] == 1  # and every slot was given back (waited for above: the
+    # release is sent as a unit ends, so it may arrive just after the result does)
     assert {span["node"] for span in spans.values()} == set(ray_cluster.node_ids)
 
 
