@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from bb_core.config import load_config
 from bb_core.records import check
-from bb_judge.score import Scorer, ScoreSettings
+from bb_judge.settings import JudgeSettings
+from bb_judge.stage import Scorer
 from bb_judge.suite import broken, steady
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -113,7 +114,7 @@ def test_a_resolved_patch_breaking_another_module_is_resolved_but_breaks_suite(
             {"agent": "breaker", "patch": breaking, "status": "finished"},
         ],
     }  # fmt: skip
-    scorer = Scorer(config, ScoreSettings.from_config(config))
+    scorer = Scorer(config, JudgeSettings.from_config(config))
     scores = {s["patch"]: s for s in scorer.score_task(task, "breaker")}
     careful, breaker = scores["careful"], scores["breaker"]
     assert careful["category"] == "resolved"
@@ -133,10 +134,10 @@ def test_a_resolved_patch_breaking_another_module_is_resolved_but_breaks_suite(
     for score in scores.values():
         assert check(score, "score") is None, check(score, "score")
     runs = scorer.runs
-    again = Scorer(config, ScoreSettings.from_config(config)).score_task(task, "breaker")
+    again = Scorer(config, JudgeSettings.from_config(config)).score_task(task, "breaker")
     assert {s["patch"]: s.get("suite") for s in again} == {
         p: s.get("suite") for p, s in scores.items()
     }
     assert runs > 0
-    off = ScoreSettings.from_config(config, run_suite=False, use_cache=False)
+    off = JudgeSettings.from_config(config, run_suite=False, use_cache=False)
     assert all("suite" not in s for s in Scorer(config, off).score_task(task))
