@@ -15,6 +15,7 @@ from bb_core.stage import run_stage
 from bb_core.units import Failed, LocalExecutor, Unit, Work
 from bb_judge.settings import JudgeSettings
 from bb_judge.stage import JudgeStage
+from bb_judge.work import JudgeWork
 from shout_bout import shout_bout
 
 
@@ -26,11 +27,16 @@ class Losing(LocalExecutor):
         super().__init__(1)
         self.lost = lost
         self.submitted: list[Unit] = []
+        self.results: list[Any] = []
+        self.works: list[Work] = []
 
     def submit(self, work: Work, unit: Unit) -> Future[Any]:
         self.submitted.append(unit)
+        self.works.append(work)
         if not any(name in unit.label.split() for name in self.lost):
-            return super().submit(work, unit)
+            future = super().submit(work, unit)
+            future.add_done_callback(lambda done: self.results.append(done.result()))
+            return future
         failed: Future[Any] = Future()
         failed.set_result(Failed(unit.key, "worker-lost", "its worker died, twice", "last words"))
         return failed
@@ -75,7 +81,16 @@ def test_a_lost_score_is_score_crashed_and_not_kept(git_repo, tmp_path: Path) ->
     # task's suite at base.
     whats = sorted(unit.payload["what"] for unit in losing.submitted)
     assert whats == ["baseline", "score", "score", "score"]
+    # Units and their results are plain data, fit to travel to and from another machine;
+    # the work carries the workbench, which refuses to travel unless made portable.
     assert all(pickle.loads(pickle.dumps(unit)) == unit for unit in losing.submitted)
+    assert len(losing.results) == 3
+    assert all(pickle.loads(pickle.dumps(found)) == found for found in losing.results)
+    work = losing.works[0]
+    assert isinstance(work, JudgeWork) and work.bench.layout_from_task
+    pickle.loads(pickle.dumps((work.settings, work.runner)))
+    with pytest.raises(TypeError, match="portable"):
+        pickle.dumps(work)
     scores = by_patch(record)
     breaker = scores["breaker"]
     assert breaker["category"] == "score-crashed"

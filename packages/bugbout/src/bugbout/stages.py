@@ -241,6 +241,14 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
         and score.get("patch") not in ("reference", "pick")
     )
     apart = f"; {breaking} resolved-but-breaks-suite" if breaking else ""
+    lost = sum(
+        1
+        for task in found.tasks
+        for score in task.get("scores", ())
+        if score.get("category") == "score-crashed" and score.get("patch") != "pick"
+    )
+    if lost:
+        apart += f"; {lost} score-crashed (not computed, see the report)"
     return f"{said}, {plural(scores, 'score')}{apart}", found
 
 
