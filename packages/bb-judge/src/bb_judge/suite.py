@@ -169,28 +169,30 @@ def add_suite(
     if not isinstance(baseline, Failed) and not baseline["passing"]:
         return
     reference = runs.get(REFERENCE)
-    lost = baseline if isinstance(baseline, Failed) else reference
+    if reference is None:
+        return
     by_name = {r["patch"]: r for r in records}
+    lost: Failed | None = None
     kept: Mapping[str, Any] = {}
-    changed: set[str] = set()
-    if isinstance(baseline, Failed) or isinstance(reference, Failed):
-        pass
-    elif reference is not None:
+    if isinstance(baseline, Failed):
+        lost = baseline
+    elif isinstance(reference, Failed):
+        lost = reference
+    else:
         checked = section(task, reference, baseline)
         changed = set(checked["broken"])
         kept = {**baseline, "passing": [t for t in baseline["passing"] if t not in changed]}
-        if by_name[REFERENCE]["category"] == RESOLVED:
-            by_name[REFERENCE]["suite"] = {
-                **checked,
-                "breaks": False,
-                "broken": [],
-                "changed_by_fix": sorted(changed),
-            }
+        by_name[REFERENCE]["suite"] = {
+            **checked,
+            "breaks": False,
+            "broken": [],
+            "changed_by_fix": sorted(changed),
+        }
     for record in records:
         name = record["patch"]
         if record["category"] != RESOLVED or name in (PICK, REFERENCE):
             continue
-        ran = lost if isinstance(lost, Failed) else runs.get(name)
+        ran = lost or runs.get(name)
         if isinstance(ran, Failed):
             _crashed(record, ran)
         elif ran is not None:
