@@ -21,7 +21,6 @@ SHARED_OR_CHEAP = frozenset(
         "bugbout_home",
         "demo_build",
         "demo_bout",
-        "demo_piped",
         "demo_tasks",
         "host_env",
         "bwrap_sandbox",
@@ -86,12 +85,40 @@ def group_name(item: pytest.Item) -> str | None:
     return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
 
 
+#: Where the controller keeps each test's last duration (setup, call and teardown), in
+#: pytest's cache: the scheduler starts the longest work first in the next run.
+DURATIONS = "bugbout/durations"
+
+
+#: This run's durations so far, by test (on the controller, or without xdist).
+SEEN: dict[str, float] = {}
+
+
+def record_duration(report: pytest.TestReport) -> None:
+    """Add one phase of *report* to the run's durations."""
+    SEEN[report.nodeid] = SEEN.get(report.nodeid, 0.0) + report.duration
+
+
+def save_durations(config: pytest.Config) -> None:
+    """Keep the run's durations for the next run, beside those of tests it did not run."""
+    if SEEN and config.cache is not None:
+        kept = config.cache.get(DURATIONS, {})
+        config.cache.set(DURATIONS, {**kept, **{k: round(v, 2) for k, v in SEEN.items()}})
+
+
 def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
-    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote."""
+    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote and hands
+    out the longest work first: a group or test takes as long as its tests took in the last
+    run (a test never seen as long as the average one), so the costly groups start at
+    once and never make the tail. With no record, the largest groups go first."""
     from xdist.scheduler import LoadGroupScheduling
+
+    durations: dict[str, float] = config.cache.get(DURATIONS, {}) if config.cache else {}
+    usual = sum(durations.values()) / len(durations) if durations else 1.0
 
     class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
         _groups: dict[str, str] | None = None
+        _ordered = False
 
         def _split_scope(self, nodeid: str) -> str:
             if self._groups is None:
@@ -99,5 +126,14 @@ def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
                 for path in sorted(folder.glob("xdist-groups-*.json")):
                     self._groups.update(json.loads(path.read_text()))
             return self._groups.get(nodeid) or super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self._ordered:
+                self._ordered = True
+                units = list(self.workqueue.items())
+                units.sort(key=lambda unit: -sum(durations.get(n, usual) for n in unit[1]))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
 
     return GroupsFromWorkers(config, log)
