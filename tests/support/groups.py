@@ -4,7 +4,12 @@ A session or module fixture is built once per worker that runs a test needing it
 costly ones (a demo mined and run through a stage, a whole ``bugbout run``) that would mean
 one build per worker, so every test that needs one is put in that fixture's group and runs
 on the worker that built it. Fixtures shared between workers (``support.shared``) and
-cheap ones are left out, so their tests spread over every worker.
+cheap ones are left out, so their tests spread over every worker. A test module may set
+its own ``xdist_group`` marks instead (the real-CLI tests: one group per agent's race).
+
+The controller hands out the longest work first, by the durations pytest's cache kept
+from the last run (``DURATIONS``), so a long group never starts last and serialises the
+tail; with no record the largest groups go first, as pytest-xdist does.
 """
 
 from __future__ import annotations
