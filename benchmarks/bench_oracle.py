@@ -37,7 +37,7 @@ import orjson
 from bb_core.config import load_config
 from bb_core.envs import TestEnv, ensure_env
 from bb_core.git import open_repo
-from bb_oracle.oracle import Oracle, Settings
+from bb_oracle import Oracle, OracleSettings
 from bb_oracle.sides import plan_sides
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,7 +100,9 @@ def main() -> None:
         env = ensure_env(config.project, root / "repo")
         plans = {task["id"]: bare_runs(root, task) for task in tasks}
         runs = sum(len(p) for p in plans.values())
-        settings = Settings.from_config(config, repeat=REPEAT, use_cache=False, strength=False)
+        settings = OracleSettings.from_config(
+            config, repeat=REPEAT, use_cache=False, strength=False
+        )
         oracle = Oracle(config, settings)  # strength has a benchmark of its own
 
         def startup() -> None:

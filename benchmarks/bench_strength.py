@@ -47,7 +47,7 @@ from bb_core.git import open_repo
 from bb_core.sandbox import get_sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import run_pytest
-from bb_oracle.oracle import Oracle, Settings
+from bb_oracle import Oracle, OracleSettings
 from bb_oracle.sides import AFTER, checkout, plan_sides
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -63,7 +63,7 @@ def timed(action: Any) -> tuple[float, Any]:
     return time.perf_counter() - started, value
 
 
-def unit_run(config: Any, task: dict[str, Any], settings: Settings) -> float:
+def unit_run(config: Any, task: dict[str, Any], settings: OracleSettings) -> float:
     """One sandboxed run of the task's modules on the fix's tree."""
     env = ensure_env(config.project, config.repository_path())
     location = str(task["repository"])
@@ -109,8 +109,8 @@ def _share(value: float | None) -> str:
 
 def measure(label: str, config: Any, tasks: list[dict[str, Any]], rounds: int) -> None:
     """Time strength on every task of *tasks* and print the figures under *label*."""
-    on = Settings.from_config(config, use_cache=False, strength=True)
-    off = Settings.from_config(config, use_cache=False, strength=False)
+    on = OracleSettings.from_config(config, use_cache=False, strength=True)
+    off = OracleSettings.from_config(config, use_cache=False, strength=False)
     with_strength, without = Oracle(config, on), Oracle(config, off)
     found: dict[str, dict[str, Any]] = {}
     for task in tasks:  # warm-up: environment, bytecode, the sandbox probe

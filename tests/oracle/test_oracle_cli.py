@@ -13,7 +13,7 @@ from bb_core.config import load_config
 from bb_core.records import Writer
 from bb_core.store import Store, bugbout_home
 from bb_core.testrun import run_pytest
-from bb_oracle.oracle import Settings, run_oracle
+from bb_oracle import OracleSettings, run_oracle
 from oracle_helpers import SmallProject
 from support.tools import BIN, lines, run_tool
 
@@ -155,7 +155,7 @@ def test_the_cache_key_covers_the_arguments_that_change_a_result(
         runner = CountingRunner()
         with (tmp_path / "out.jsonl").open("wb") as out:
             run_oracle(
-                [str(tasks)], config, Settings.from_config(config, **settings),
+                [str(tasks)], config, OracleSettings.from_config(config, **settings),
                 store=Store(config.root), writer=Writer(out), runner=runner,
             )  # fmt: skip
         [task] = lines((tmp_path / "out.jsonl").read_bytes())

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from bb_core.testrun import CollectionError, TestRun
-from bb_oracle.oracle import Skip, decide, summarize
+from bb_oracle.decide import decide, summarize
+from bb_oracle.errors import Skip
 
 M = "tests/test_m.py"
 

@@ -12,7 +12,7 @@ from bb_core.config import load_config
 from bb_core.records import Writer, check
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_oracle.oracle import Settings, run_oracle
+from bb_oracle import OracleSettings, run_oracle
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ def rerun(demo: Any, runner: CountingRunner, output: Path) -> bytes:
     config = load_config(demo.root / "bugbout.toml")
     with output.open("wb") as out:
         run_oracle(
-            [str(demo.tasks_file)], config, Settings.from_config(config),
+            [str(demo.tasks_file)], config, OracleSettings.from_config(config),
             store=Store(config.root), writer=Writer(out), runner=runner,
         )  # fmt: skip
     return output.read_bytes()

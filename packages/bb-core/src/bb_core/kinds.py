@@ -134,6 +134,7 @@ OracleSkipReason = Literal[
     "setup-failed",
     "no-test-modules",
     "unknown-commit",
+    "crashed",
 ]
 ORACLE_SKIP_REASONS: tuple[OracleSkipReason, ...] = (
     "no-fail-to-pass",
@@ -145,6 +146,7 @@ ORACLE_SKIP_REASONS: tuple[OracleSkipReason, ...] = (
     "setup-failed",
     "no-test-modules",
     "unknown-commit",
+    "crashed",
 )
 
 SkipReason = MineSkipReason | OracleSkipReason

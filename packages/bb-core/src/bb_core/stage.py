@@ -1,86 +1,206 @@
-"""The loop every task stage shares: read lines, transform tasks, pass others through.
+"""One shape for every stage that does work: records in, work units out, records back.
 
-Tasks may be handled in parallel (``jobs``), yet the output keeps the input's order. When
-a bad line stops the stage, everything read before it is finished and written first, so
-nothing already done is lost.
+A :class:`Stage` turns each input record into work units (:class:`bb_core.units.Unit`),
+which an executor runs - on this machine's threads or across a Ray cluster - and then
+combines the units' results into the record(s) it writes. :func:`run_stage` drives any
+stage:
+
+* records are read as they arrive, and each one's units are queued at once, so a slow
+  record never holds up the units of the ones after it;
+* the output keeps the input's order; lines of kinds the stage does not handle pass
+  through unchanged, in place;
+* each unit's result *lands* (:meth:`Stage.land`: the stage keeps it in ``.bugbout/``)
+  the moment it finishes, so an interrupted run keeps every finished unit and a re-run
+  submits only the missing ones;
+* a unit key queued twice in one run (a task given twice) runs once;
+* when a bad line stops the stage, everything read before it is finished and written
+  first; on Ctrl-C the units not yet finished are cancelled and what finished is kept.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from bb_core.errors import BadRecord
 from bb_core.progress import Progress, warn
 from bb_core.records import Line, Writer, read_lines
+from bb_core.units import Executor, LocalExecutor, Unit, Work
 
-Handler = Callable[[dict[str, Any]], Iterable[dict[str, Any]]]
+
+class Stage(Protocol):
+    """What :func:`run_stage` needs of a stage (built from its settings, e.g.
+    ``OracleStage(config, OracleSettings(...))``)."""
+
+    #: The program's name, for warnings (``bb-oracle``).
+    prog: str
+    #: The kinds of line the stage handles; others pass through.
+    kinds: frozenset[str]
+    #: The section a task line must carry for the stage to have work (``matrix``), if any.
+    requires: str | None
+    #: What the stage expected instead, said when lines lack ``requires``.
+    expected: str
+
+    def start(self, executor: Executor) -> Work:
+        """Called once, before the first record the stage handles: the work function its
+        units run with (made portable when ``executor.remote``)."""
+        ...
+
+    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+        """The units *record* needs; none when its answer is known already (cached)."""
+        ...
+
+    def land(self, unit: Unit, result: Any) -> None:
+        """Keep *result* as soon as *unit* finishes (called from any thread)."""
+        ...
+
+    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The lines *record* becomes, given its units' results by key."""
+        ...
+
+    def close(self) -> None:
+        """Release what the stage opened; called once, however the run ended."""
+        ...
+
+
+@dataclass
+class _Pending:
+    """A record waiting for its units."""
+
+    record: dict[str, Any]
+    futures: dict[str, Future[Any]] = field(default_factory=dict)
+
+    def done(self) -> bool:
+        return all(f.done() for f in self.futures.values())
 
 
 def run_stage(
     inputs: Sequence[str],
-    handle: Handler,
-    *,
-    kinds: frozenset[str] = frozenset({"task"}),
-    jobs: int = 1,
-    writer: Writer | None = None,
+    stage: Stage,
+    executor: Executor | None = None,
     progress: Progress | None = None,
-    requires: str | None = None,
-    expected: str = "",
-    prog: str = "",
+    writer: Writer | None = None,
 ) -> int:
-    """Feed every line of *kinds* to *handle*, write what it returns; return tasks handled.
-
-    *requires* names the section a task line must carry for this stage to have anything
-    to do (``attempts``, ``matrix``); task lines without it are still handed on, and one
-    warning on stderr says how many there were and what the stage *expected*.
-    """
+    """Run *stage* over the lines of *inputs* on *executor* (one local thread by default);
+    write the lines it makes to *writer* (stdout by default); return the records handled."""
     out = writer or Writer()
+    runner = executor or LocalExecutor()
     lacking: list[str] = []
-    pending: deque[Line | Future[list[dict[str, Any]]]] = deque()
+    pending: deque[Line | _Pending] = deque()
+    queued: dict[str, Future[Any]] = {}
     handled = 0
+    work: Work | None = None
 
-    def flush(limit: int) -> None:
-        while len(pending) > limit:
-            item = pending.popleft()
-            if isinstance(item, Line):
-                out.passthrough(item)
-                continue
-            for record in item.result():
-                out.write(record)
-            if progress:
-                progress.update(advance=1)
+    def flush(*, wait: bool) -> None:
+        while pending:
+            head = pending[0]
+            if isinstance(head, _Pending):
+                if not wait and not head.done():
+                    return
+                results = {key: future.result() for key, future in head.futures.items()}
+                for line in stage.combine(head.record, results):
+                    out.write(line)
+                if progress:
+                    progress.update(advance=1)
+            else:
+                out.passthrough(head)
+            pending.popleft()
 
-    def call(record: dict[str, Any]) -> list[dict[str, Any]]:
-        if progress:
-            progress.update(current=str(record.get("id", "")))
-        return list(handle(record))
-
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="bb-stage") as pool:
+    try:
         try:
             for line in read_lines(inputs):
-                if line.known and line.kind in kinds:
-                    if requires and line.kind == "task" and line.record.get(requires) is None:
-                        lacking.append(str(line.record.get("id", "")))
-                    pending.append(pool.submit(call, line.record))
-                    handled += 1
-                else:
+                if not (line.known and line.kind in stage.kinds):
                     pending.append(line)
-                flush(limit=jobs * 2)
+                    flush(wait=False)
+                    continue
+                record = line.record
+                if stage.requires and line.kind == "task" and record.get(stage.requires) is None:
+                    lacking.append(str(record.get("id", "")))
+                if progress:
+                    progress.update(current=str(record.get("id", "")))
+                if work is None:
+                    work = stage.start(runner)
+                waiting = _Pending(record)
+                for unit in stage.units(record):
+                    if unit.key not in queued:
+                        queued[unit.key] = _submit(runner, stage, work, unit)
+                    waiting.futures[unit.key] = queued[unit.key]
+                pending.append(waiting)
+                handled += 1
+                flush(wait=False)
         except BadRecord:
-            flush(limit=0)
+            flush(wait=True)
             raise
-        flush(limit=0)
+        flush(wait=True)
+    except BaseException:
+        runner.close(cancel=True)
+        raise
+    finally:
+        if executor is None:
+            runner.close()
+        stage.close()
     if progress:
         progress.close()
     if lacking:
-        shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
-        noun = "task line carries" if len(lacking) == 1 else "task lines carry"
-        warn(
-            prog or "bugbout",
-            f"{len(lacking)} {noun} no {requires} ({shown}), so there was nothing to do for "
-            f"{'it' if len(lacking) == 1 else 'them'}; expected {expected or 'the previous stage'}",
-        )
+        _say_lacking(stage, lacking)
     return handled
+
+
+def run_one(stage: Stage, record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The lines *stage* makes of one *record*, its units run here, one after another
+    (for benchmarks and for callers that handle one task at a time); the stage stays open."""
+    work = stage.start(_INLINE)
+    results: dict[str, Any] = {}
+    for unit in stage.units(record):
+        if unit.key not in results:
+            results[unit.key] = work(unit)
+            stage.land(unit, results[unit.key])
+    return stage.combine(record, results)
+
+
+class _Inline(LocalExecutor):
+    """The executor :func:`run_one` says it runs on: this thread, nothing shipped."""
+
+
+_INLINE = _Inline()
+
+
+def _submit(executor: Executor, stage: Stage, work: Work, unit: Unit) -> Future[Any]:
+    """*unit* queued on *executor*; its result lands before the returned future is done."""
+    landed: Future[Any] = Future()
+    lock = threading.Lock()
+
+    def finished(future: Future[Any]) -> None:
+        with lock:
+            if landed.done():
+                return
+            if future.cancelled():
+                landed.cancel()
+                return
+            error = future.exception()
+            if error is not None:
+                landed.set_exception(error)
+                return
+            try:
+                stage.land(unit, future.result())
+            except BaseException as exc:
+                landed.set_exception(exc)
+                return
+            landed.set_result(future.result())
+
+    executor.submit(work, unit).add_done_callback(finished)
+    return landed
+
+
+def _say_lacking(stage: Stage, lacking: list[str]) -> None:
+    shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
+    noun = "task line carries" if len(lacking) == 1 else "task lines carry"
+    warn(
+        stage.prog or "bugbout",
+        f"{len(lacking)} {noun} no {stage.requires} ({shown}), so there was nothing to do for "
+        f"{'it' if len(lacking) == 1 else 'them'}; expected {stage.expected or 'the previous stage'}",
+    )

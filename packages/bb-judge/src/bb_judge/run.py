@@ -15,7 +15,7 @@ from bb_core.config import Config
 from bb_core.errors import UsageError
 from bb_core.progress import Progress
 from bb_core.records import Writer, count_task_lines
-from bb_core.stage import run_stage
+from bb_core.records_loop import run_records
 
 from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task
@@ -61,7 +61,7 @@ def run_judge(
         yield judge_line(task, chosen, scorer)
 
     with progress or Progress("bb-judge", count_task_lines(inputs)) as shown:
-        return run_stage(
+        return run_records(
             inputs,
             handle,
             jobs=jobs,

@@ -19,7 +19,9 @@ from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
 
-from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
+from bb_oracle.oracle import count_tasks, default_store
+from bb_oracle.settings import OracleSettings
+from bb_oracle.stage import run_oracle
 
 
 @click.command(cls=BbCommand)
@@ -78,7 +80,7 @@ def main(
     """
     config = load_config(config_path)
     preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
-    settings = Settings.from_config(
+    settings = OracleSettings.from_config(
         config,
         repeat=repeat,
         test_timeout=test_timeout,

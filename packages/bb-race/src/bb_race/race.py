@@ -26,6 +26,7 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import Config
 from bb_core.errors import BadRecord, BbError, ConfigError, UsageError
+from bb_core.lanes import Lanes
 from bb_core.limits import run_limit
 from bb_core.progress import warn
 from bb_core.records import STDIN, Line, Writer, read_lines
@@ -36,7 +37,6 @@ from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
 from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs
 from bb_race.footprint import Footprints
 from bb_race.given import changes, given, same_ask
-from bb_race.lanes import Lanes
 from bb_race.live import LiveView
 from bb_race.prompt import pytest_command
 from bb_race.reproduce import reproduce

@@ -17,7 +17,7 @@ from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.records import count_task_lines
-from bb_core.stage import run_stage
+from bb_core.records_loop import run_records
 
 from bb_xexam.xexam import CrossExamination, Settings
 
@@ -68,7 +68,7 @@ def main(
     )
     examination = CrossExamination(config, settings=settings)
     with Progress("bb-xexam", count_task_lines(inputs)) as progress:
-        run_stage(
+        run_records(
             inputs,
             examination,
             jobs=jobs,

@@ -21,7 +21,7 @@ from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, count_task_lines, read_lines
-from bb_core.stage import run_stage
+from bb_core.records_loop import run_records
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
@@ -120,7 +120,9 @@ def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
 
 def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
     """bb-oracle over ``tasks.jsonl`` into ``oracles.jsonl``."""
-    from bb_oracle.oracle import Settings, count_tasks, default_store, run_oracle
+    from bb_oracle.oracle import count_tasks, default_store
+    from bb_oracle.settings import OracleSettings
+    from bb_oracle.stage import run_oracle
 
     inputs = [str(results.stream("mine"))]
     path = results.stream("oracle")
@@ -129,7 +131,7 @@ def oracle_stage(config: Config, results: Results, *, jobs: int) -> Done:
         stats = run_oracle(
             inputs,
             config,
-            Settings.from_config(config),
+            OracleSettings.from_config(config),
             jobs=jobs,
             store=default_store(config),
             writer=Writer(handle),
@@ -190,7 +192,7 @@ def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
     path = results.stream("xexam")
     examination = CrossExamination(config, settings=Settings.from_config(config))
     with atomic_output(path) as handle:
-        run_stage(
+        run_records(
             inputs,
             examination,
             jobs=jobs,

@@ -1,0 +1,100 @@
+"""What a task's runs decide: the oracle's lists, and whether it can score patches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bb_core.steady import steadily_passing
+from bb_core.testrun import TestRun
+
+from bb_oracle.errors import Skip
+from bb_oracle.partition import partition
+from bb_oracle.sides import AFTER, BEFORE
+
+
+def summarize(runs: Mapping[str, Sequence[TestRun]]) -> dict[str, Any]:
+    """The oracle's lists and run records from the runs of both sides."""
+    part = partition([r.outcomes for r in runs[BEFORE]], [r.outcomes for r in runs[AFTER]])
+    return {
+        "fail_to_pass": part.fail_to_pass,
+        "pass_to_pass": part.pass_to_pass,
+        "flaky": part.flaky,
+        "broken_after": part.broken_after,
+        "import_error_before": any(r.collection_errors for r in runs[BEFORE]),
+        "runs": [
+            _run_record(side, n, run)
+            for side in (BEFORE, AFTER)
+            for n, run in enumerate(runs[side], 1)
+        ],
+    }
+
+
+def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
+    """Raise :class:`Skip` when *oracle* cannot score patches; return when it can.
+
+    In order: a run that cannot be trusted, a run killed at its limit, then - only when
+    no test flips - tests failing on the fix, flaky tests, or nothing to prove.
+    """
+    detail = {
+        k: oracle[k]
+        for k in ("fail_to_pass", "pass_to_pass", "flaky", "broken_after", "runs", "test_modules")
+        if k in oracle
+    }
+    broken = [r for r in oracle["runs"] if r.get("problem")]
+    if broken:
+        first = broken[0]
+        raise Skip(
+            "setup-failed" if first.get("reason") == "setup-failed" else "test-run-failed",
+            f"{first['side']} run {first['repeat']} cannot be trusted: {first['problem']} "
+            f"(log: {first['log']})",
+            detail,
+        )
+    timed_out = [r for r in oracle["runs"] if r["timed_out"]]
+    if timed_out:
+        first = timed_out[0]
+        raise Skip(
+            "timed-out",
+            f"{len(timed_out)} of {len(oracle['runs'])} test runs hit the time limit of a "
+            f"whole run; the first was {first['side']} run {first['repeat']} "
+            f"(log: {first['log']})",
+            detail,
+        )
+    if oracle["fail_to_pass"]:
+        return
+    if oracle["broken_after"] or not (
+        oracle["flaky"] or steadily_passing([r.outcomes for r in after])
+    ):
+        broken = oracle["broken_after"]
+        what = (
+            f"{len(broken)} test(s) fail on the fix itself"
+            if broken
+            else "no test passes on the fix"
+        )
+        errors = sorted({str(e) for r in after for e in r.collection_errors})
+        if errors:
+            what += f"; collection errors in {', '.join(errors)}"
+        raise Skip("after-does-not-pass", what, detail)
+    if oracle["flaky"]:
+        raise Skip(
+            "flaky",
+            f"no test flips steadily; {len(oracle['flaky'])} flaky test(s) set aside: "
+            + ", ".join(oracle["flaky"][:5]),
+            detail,
+        )
+    raise Skip(
+        "no-fail-to-pass",
+        "every test the fix touched already passes without it, so none proves the fix",
+        detail,
+    )
+
+
+def _run_record(side: str, repeat: int, run: TestRun) -> dict[str, Any]:
+    record = run.record(side=side, repeat=repeat)
+    if run.timeouts:
+        record["timeouts"] = sorted(run.timeouts)
+    if run.problem is not None:
+        record["problem"] = run.problem
+    if run.attempts > 1:
+        record["attempts"] = run.attempts
+    return record

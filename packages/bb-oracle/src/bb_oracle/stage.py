@@ -1,0 +1,152 @@
+"""bb-oracle as a stage of work units: one unit per task whose answer is not cached.
+
+Planning a task (on the machine that drives the stage) opens its repository, plans its
+two sides and its environment, and looks the result up in ``.bugbout/cache/oracle/``; a
+hit, or a task that cannot be run at all, needs no unit. Each unit runs the task's tests
+(:class:`bb_oracle.work.OracleWork`) wherever the executor puts it, and its result is
+cached the moment it comes back.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from bb_core.config import Config
+from bb_core.progress import Progress
+from bb_core.records import Writer
+from bb_core.stage import run_stage
+from bb_core.store import Store
+from bb_core.testrun import run_pytest
+from bb_core.units import Executor, Failed, LocalExecutor, Unit
+from bb_core.workbench import Workbench
+
+from bb_oracle.cache import OracleCache
+from bb_oracle.errors import Skip, skip_line
+from bb_oracle.settings import OracleSettings
+from bb_oracle.sides import remove_stale
+from bb_oracle.stats import Stats
+from bb_oracle.work import OracleWork, Runner, task_env, task_sides
+
+
+class OracleStage:
+    """The oracle of one project's tasks (see :func:`bb_core.stage.run_stage`)."""
+
+    prog = "bb-oracle"
+    kinds = frozenset({"task"})
+    requires: str | None = None
+    expected = ""
+
+    def __init__(
+        self,
+        config: Config,
+        settings: OracleSettings | None = None,
+        *,
+        store: Store | None = None,
+        runner: Runner = run_pytest,
+    ) -> None:
+        self.config = config
+        self.settings = settings or OracleSettings.from_config(config)
+        self.cache = OracleCache(store) if store is not None and self.settings.use_cache else None
+        self.runner = runner
+        self.stats = Stats()
+        self._lock = threading.Lock()
+        self._work: OracleWork | None = None
+        #: Answers known without running anything, by task id: a cached result or a skip.
+        self._known: dict[str, dict[str, Any]] = {}
+
+    def start(self, executor: Executor) -> OracleWork:
+        if self._work is None:
+            bench = Workbench(self.config, sandbox=self.settings.sandbox, portable=executor.remote)
+            remove_stale()
+            self._work = OracleWork(bench, self.settings, self.runner)
+        return self._work
+
+    @property
+    def bench(self) -> Workbench:
+        assert self._work is not None, "start() opens the workbench"
+        return self._work.bench
+
+    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+        task_id = str(record["id"])
+        with self._lock:
+            self.stats.tasks += 1
+        try:
+            repo, sides = task_sides(self.bench, record)
+            env = task_env(self.bench, record, repo)
+        except Skip as skip:
+            self._known[task_id] = {"skip": skip.entry()}
+            return []
+        key = ""
+        if self.cache is not None:
+            arguments = self.settings.arguments(self.bench.sandbox.name, env)
+            key = self.cache.key(record, env.key, arguments | {"test_modules": list(sides.modules)})
+            cached = self.cache.get(task_id, key)
+            if cached is not None:
+                with self._lock:
+                    self.stats.cached += 1
+                self._known[task_id] = cached
+                return []
+        else:
+            self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the stage
+        self._known.pop(task_id, None)
+        return [Unit(task_id, {"task": record, "key": key}, label=task_id)]
+
+    def land(self, unit: Unit, result: Any) -> None:
+        if isinstance(result, Failed):
+            return
+        with self._lock:
+            self.stats.test_runs += int(result["test_runs"])
+        if self.cache is not None:
+            self.cache.put(unit.key, str(unit.payload["key"]), result["result"])
+
+    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+        task_id = str(record["id"])
+        found = results.get(task_id)
+        if found is None:
+            answer = self._known[task_id]
+        elif isinstance(found, Failed):
+            answer = {"skip": Skip("crashed", _crash_message(found), {"log": found.log}).entry()}
+        else:
+            answer = found["result"]
+        if "skip" in answer:
+            skip = Skip.from_entry(answer["skip"])
+            with self._lock:
+                self.stats.skips[skip.reason] = self.stats.skips.get(skip.reason, 0) + 1
+            return [dict(skip_line(record, skip))]
+        with self._lock:
+            self.stats.oracles += 1
+        return [{**record, "oracle": dict(answer["oracle"])}]
+
+    def close(self) -> None:
+        if self._work is not None:
+            self._work.bench.close()
+
+
+def _crash_message(failed: Failed) -> str:
+    return f"the task's unit could not be finished ({failed.reason}): {failed.message}"
+
+
+def run_oracle(
+    inputs: Sequence[str],
+    config: Config,
+    settings: OracleSettings | None = None,
+    *,
+    jobs: int = 1,
+    store: Store | None = None,
+    writer: Writer | None = None,
+    progress: Progress | None = None,
+    runner: Runner = run_pytest,
+    executor: Executor | None = None,
+) -> Stats:
+    """The whole stage: every task of *inputs* through :class:`OracleStage`, on *executor*
+    (``jobs`` local threads by default), other lines passed on."""
+    stage = OracleStage(config, settings, store=store, runner=runner)
+    runner_of_units = executor or LocalExecutor(jobs)
+    try:
+        run_stage(inputs, stage, runner_of_units, progress, writer)
+    finally:
+        if executor is None:
+            runner_of_units.close()
+    return stage.stats
