@@ -15,6 +15,7 @@ tail; with no record the largest groups go first, as pytest-xdist does.
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -114,12 +115,12 @@ def save_durations(config: pytest.Config) -> None:
 def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
     """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote and hands
     out the longest work first: a group or test takes as long as its tests took in the last
-    run (a test never seen as long as the average one), so the costly groups start at
+    run (a test never seen as long as the median one), so the costly groups start at
     once and never make the tail. With no record, the largest groups go first."""
     from xdist.scheduler import LoadGroupScheduling
 
     durations: dict[str, float] = config.cache.get(DURATIONS, {}) if config.cache else {}
-    usual = sum(durations.values()) / len(durations) if durations else 1.0
+    usual = statistics.median(durations.values()) if durations else 1.0
 
     class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
         _groups: dict[str, str] | None = None
