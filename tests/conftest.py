@@ -75,7 +75,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         write_groups(session.items, run_temp(session.config._tmp_path_factory), worker)  # type: ignore[attr-defined]
     if any("demo_bout" in item.fixturenames for item in session.items):
         factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
-        threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True).start()
+        thread = threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True)
+        BACKGROUND.append(thread)
+        thread.start()
+
+
+#: Threads this process started for the tests' builds (the demo bout's, above).
+BACKGROUND: list[threading.Thread] = []
+
+
+@pytest.fixture
+def only_thread() -> None:
+    """For a test that needs its process to run one thread: waits for the background
+    builds to end (the longest work starts first, so it may come up before they have)."""
+    for thread in BACKGROUND:
+        thread.join()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:

@@ -107,9 +107,10 @@ def record_duration(report: pytest.TestReport) -> None:
 
 def save_durations(config: pytest.Config) -> None:
     """Keep the run's durations for the next run, beside those of tests it did not run."""
-    if SEEN and config.cache is not None:
-        kept = config.cache.get(DURATIONS, {})
-        config.cache.set(DURATIONS, {**kept, **{k: round(v, 2) for k, v in SEEN.items()}})
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    if SEEN and cache is not None:
+        kept = cache.get(DURATIONS, {})
+        cache.set(DURATIONS, {**kept, **{k: round(v, 2) for k, v in SEEN.items()}})
 
 
 def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
@@ -119,7 +120,8 @@ def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
     once and never make the tail. With no record, the largest groups go first."""
     from xdist.scheduler import LoadGroupScheduling
 
-    durations: dict[str, float] = config.cache.get(DURATIONS, {}) if config.cache else {}
+    cache = getattr(config, "cache", None)
+    durations: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
     usual = statistics.median(durations.values()) if durations else 1.0
 
     class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
