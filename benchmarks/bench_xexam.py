@@ -37,9 +37,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "demo"
 from bb_core.envs import TestEnv
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
+from bb_core.paths import file_kind
 from bb_core.sandbox import get_sandbox
 from bb_core.testrun import run_pytest
-from bb_xexam.authors import authors_of, classify, columns_of
+from bb_xexam.authors import authors_of, columns_of
 from bb_xexam.install import place_authors
 from bb_xexam.xexam import Settings, build_matrix
 from build_demo import GitRepo, build_demo, write_config
@@ -109,7 +110,7 @@ def shared_runs(
         shutil.copytree(stage, tree, symlinks=True)
         if column.patch:
             apply_patch(
-                column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+                column.patch, tree, include=lambda p: file_kind(p, source, tests) == "source"
             )
         run_pytest(
             tree, env, everyone, sandbox=sandbox, timeout=300,

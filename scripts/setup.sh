@@ -52,7 +52,10 @@ if $test_tools; then
 fi
 
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
+# uv compiles what it installs; the workspace's own packages are installed as links to their
+# sources, so those are compiled here.
 uv sync --frozen --all-packages --compile-bytecode
+.venv/bin/python -m compileall -q packages/*/src >/dev/null
 
 # Put bugbout and the bb-* tools on PATH for "On your own repository": links in
 # ~/.local/bin (or $BUGBOUT_BIN) to the workspace's own commands, which keep working from
