@@ -19,7 +19,8 @@ from bb_core.cli import (
 from bb_core.config import load_config
 from bb_core.preflight import preflight
 
-from bb_race.race import race
+from bb_race.race import run_race
+from bb_race.settings import RaceSettings
 
 
 @click.command(cls=BbCommand)
@@ -53,5 +54,8 @@ def main(
     """
     config = load_config(config_path)
     preflight(config, executables=True, sandbox=True)
+    settings = RaceSettings.from_config(
+        config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs
+    )
     with terminate_as_interrupt():
-        race(inputs, config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs)
+        run_race(inputs, config, settings)
