@@ -54,11 +54,14 @@ fi
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
 # The tests also need the extras (ray, for the tests of running on a cluster); so does
 # BUGBOUT_EXTRAS=1 for a machine that drives or joins one (docs/scale-out.md).
+# uv compiles what it installs; the workspace's own packages are installed as links to their
+# sources, so those are compiled here.
 if $test_tools || [ "${BUGBOUT_EXTRAS:-}" = "1" ]; then
     uv sync --frozen --all-packages --all-extras --compile-bytecode
 else
     uv sync --frozen --all-packages --compile-bytecode
 fi
+.venv/bin/python -m compileall -q packages/*/src >/dev/null
 
 # Put bugbout and the bb-* tools on PATH for "On your own repository": links in
 # ~/.local/bin (or $BUGBOUT_BIN) to the workspace's own commands, which keep working from

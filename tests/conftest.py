@@ -29,13 +29,27 @@ from typing import Any
 
 import pytest
 
-DEMO_DIR = Path(__file__).resolve().parents[1] / "examples" / "demo"
+ROOT = Path(__file__).resolve().parents[1]
+if sys.dont_write_bytecode:
+    # Under PYTHONDONTWRITEBYTECODE pytest rewrites and compiles every test module again in
+    # every worker of every run (seconds of CPU each). Its compiled modules go to
+    # .pytest_cache instead, beside no source file; subprocesses keep the setting.
+    sys.pycache_prefix = str(ROOT / ".pytest_cache" / "pycache")
+    sys.dont_write_bytecode = False
+
+DEMO_DIR = ROOT / "examples" / "demo"
 if str(DEMO_DIR) not in sys.path:
     sys.path.insert(0, str(DEMO_DIR))
 
 from build_demo import DemoPaths, GitRepo, build_demo, write_config  # noqa: E402
 from support.bout import DemoBout, read_bout, run_bout, stop_running  # noqa: E402
-from support.groups import assign_groups, make_scheduler, write_groups  # noqa: E402
+from support.groups import (  # noqa: E402
+    assign_groups,
+    make_scheduler,
+    record_duration,
+    save_durations,
+    write_groups,
+)
 from support.ray_cluster import ray_cluster  # noqa: E402, F401
 from support.shared import run_temp, shared_dir  # noqa: E402
 
@@ -62,11 +76,32 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         write_groups(session.items, run_temp(session.config._tmp_path_factory), worker)  # type: ignore[attr-defined]
     if any("demo_bout" in item.fixturenames for item in session.items):
         factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
-        threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True).start()
+        thread = threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True)
+        BACKGROUND.append(thread)
+        thread.start()
 
 
-def pytest_sessionfinish() -> None:
+#: Threads this process started for the tests' builds (the demo bout's, above).
+BACKGROUND: list[threading.Thread] = []
+
+
+@pytest.fixture
+def only_thread() -> None:
+    """For a test that needs its process to run one thread: waits for the background
+    builds to end (the longest work starts first, so it may come up before they have)."""
+    for thread in BACKGROUND:
+        thread.join()
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        record_duration(report)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
     stop_running()
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        save_durations(session.config)
 
 
 def prebuild_demo_bout(factory: pytest.TempPathFactory) -> None:

@@ -1,11 +1,8 @@
 """Whole demo bouts, run once per session and shared by the end-to-end tests.
 
-- ``demo_run``: ``bugbout run`` on a private copy of the demo (the real command line,
-  in a subprocess), with its stdout, stderr and ``.bugbout/`` folder.
-- ``demo_piped``: the same demo bout through the six tools piped in a shell, ending with
-  ``bb-report --format json``: the run's shared ``demo_bout`` (``support.bout``).
-
-Both are read-only for the tests that use them.
+``demo_run`` is ``bugbout run`` on a private copy of the demo (the real command line, in
+a subprocess), with its stdout, stderr and ``.bugbout/`` folder. The same demo bout through the six tools piped in a shell is the run's shared
+``demo_bout`` (``support.bout``). Both are read-only for the tests that use them.
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from __future__ import annotations
 import pytest
 from build_demo import DemoPaths
 from e2e_runs import Ran, bugbout, copy_demo
-from support.bout import DemoBout
 
 
 @pytest.fixture(scope="session")
@@ -23,10 +19,3 @@ def demo_run(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) ->
     ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
     assert ran.returncode == 0, ran.stderr
     return ran
-
-
-@pytest.fixture(scope="session")
-def demo_piped(demo_bout: DemoBout) -> Ran:
-    """The six tools piped in a shell over another copy of the demo (the shared bout)."""
-    return Ran(demo_bout.root, demo_bout.returncode, demo_bout.report_json, demo_bout.stderr,
-               demo_bout.seconds)  # fmt: skip

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from bb_core.records import check
 from e2e_runs import Ran
+from support.bout import DemoBout
 
 pytestmark = pytest.mark.slow
 
@@ -27,12 +28,14 @@ def steady(value: Any, root: str) -> Any:
     return value
 
 
-def test_piped_tools_give_the_same_report_as_bugbout_run(demo_run: Ran, demo_piped: Ran) -> None:
-    piped = json.loads(demo_piped.stdout)
+def test_piped_tools_give_the_same_report_as_bugbout_run(
+    demo_run: Ran, demo_bout: DemoBout
+) -> None:
+    piped = json.loads(demo_bout.report_json)
     kept = json.loads((demo_run.results / "report.json").read_text())
     assert check(piped, "report") is None
     assert piped["sections"]["overview"]["tasks"] == 5  # the scored ones
-    assert steady(piped, str(demo_piped.root)) == steady(kept, str(demo_run.root))
+    assert steady(piped, str(demo_bout.root)) == steady(kept, str(demo_run.root))
 
 
 def test_steady_ignores_timings_only() -> None:

@@ -16,7 +16,7 @@ import pytest
 from bb_core.git import open_repo
 from bb_core.records import check
 from bb_judge.divergence import describe
-from bb_judge.score import prepare, restore
+from bb_judge.tree import prepare, restore
 from support.bout import DemoBout
 from support.tools import lines, run_tool
 

@@ -13,7 +13,8 @@ from bb_core.records import check
 from bb_judge.divergence import describe, divergence
 from bb_judge.judge import judge_task
 from bb_judge.run import judge_line
-from bb_judge.score import Scorer, ScoreSettings
+from bb_judge.settings import JudgeSettings
+from bb_judge.stage import Scorer
 from bb_xexam.xexam import CrossExamination
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
@@ -121,7 +122,7 @@ def test_a_resolved_patch_differing_on_an_examiners_test_diverges(git_repo, tmp_
         assert orjson.dumps(judge_task(examined, policy)) == orjson.dumps(
             judge_task(without, policy)
         )
-    scorer = Scorer(config, ScoreSettings.from_config(config))
+    scorer = Scorer(config, JudgeSettings.from_config(config))
     judged = judge_line(examined, "majority", scorer)
     assert orjson.dumps(judged["verdict"]) == orjson.dumps(
         judge_line(without, "majority", scorer)["verdict"]

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from bb_core.errors import UsageError
 from bb_judge.grading import grade, source_filter
-from bb_judge.score import entries, restore
+from bb_judge.score import entries
+from bb_judge.tree import restore
 
 KEEP = source_filter("src/pkg", "tests", ["tests/test_core.py", "pyproject.toml"])
 

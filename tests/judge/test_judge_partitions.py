@@ -22,7 +22,9 @@ from bb_core.config import Config, ProjectConfig, load_config
 from bb_core.git import open_repo
 from bb_core.patch import diff_trees
 from bb_core.records import check
-from bb_judge.score import Scorer, ScoreSettings, remove_stale
+from bb_judge.settings import JudgeSettings
+from bb_judge.stage import Scorer
+from bb_judge.work import remove_stale
 from build_demo import GitRepo
 
 BUGS: dict[str, dict[str, Any]] = {
@@ -331,7 +333,7 @@ def test_tasks_carry_enough_to_be_scored_without_a_package_setting(
         root=root,
         project=ProjectConfig(interpreter=sys.executable, install_project=False),
     )
-    scorer = Scorer(config, ScoreSettings(use_cache=False))
+    scorer = Scorer(config, JudgeSettings(use_cache=False))
     task = {**partitions["tasks"][2], "attempts": partitions["tasks"][2]["attempts"][-1:]}
     scores = scorer.score_task(task)
     assert [(s["patch"], s["category"]) for s in scores] == [

@@ -162,7 +162,7 @@ def test_the_jobs_option_sets_the_workers(long_history: tuple[Path, Path], pools
 
 
 def test_workers_started_afresh_beside_another_thread_agree(
-    long_history: tuple[Path, Path], pools: Pools
+    long_history: tuple[Path, Path], pools: Pools, only_thread: None
 ) -> None:
     """A process running other threads must not fork: its workers start afresh instead."""
     repo, issues = long_history

@@ -25,7 +25,7 @@ class OracleDemo:
     tasks: list[dict[str, Any]]  # bb-mine's output, every kind
     output: bytes  # bb-oracle's stdout
     stderr: bytes
-    seconds: float
+    home: Path  # the BUGBOUT_HOME bb-oracle ran with
 
     @property
     def records(self) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 from bb_core.config import load_config
 from bb_core.records import Writer, check
-from bb_core.store import Store, bugbout_home
+from bb_core.store import Store
 from bb_core.testrun import run_pytest
 from bb_oracle import OracleSettings, run_oracle
 
@@ -106,7 +106,7 @@ def test_a_new_module_that_cannot_import_before_counts_as_failing(oracle_demo) -
 def test_every_run_is_recorded_with_its_log(oracle_demo) -> None:
     tasks = [r for r in oracle_demo.records if r["kind"] == "task"]
     assert len(tasks) == len(expected.GENUINE)
-    home = bugbout_home()
+    home = oracle_demo.home
     for task in tasks:
         runs = task["oracle"]["runs"]
         assert [(r["side"], r["repeat"]) for r in runs] == [
@@ -131,7 +131,7 @@ def test_other_lines_pass_through_in_order(oracle_demo) -> None:
 
 
 def test_checkouts_are_removed_after_use(oracle_demo) -> None:
-    assert list((bugbout_home() / "checkouts" / "oracle").iterdir()) == []
+    assert list((oracle_demo.home / "checkouts" / "oracle").iterdir()) == []
 
 
 def test_a_rerun_of_unchanged_tasks_runs_nothing(oracle_demo, tmp_path: Path) -> None:

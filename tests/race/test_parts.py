@@ -14,8 +14,8 @@ from bb_race.adapters.command import CommandAgent
 from bb_race.attempts import AttemptStore, file_name, needs_reproduction, needs_run
 from bb_race.authored import authored_tests, collect_tests
 from bb_race.egress import host_allowed
+from bb_race.outcome import decide_status
 from bb_race.prompt import build_prompt, pytest_command
-from bb_race.runner import decide_status
 
 TASK = {
     "id": "demo-0123456789",

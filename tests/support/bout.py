@@ -40,11 +40,13 @@ JOBS = ("bb-oracle", "bb-race", "bb-xexam", "bb-judge")
 
 @dataclass(frozen=True)
 class DemoBout:
-    """A finished demo bout: its project folder, the pipeline's exit status and time."""
+    """A finished demo bout: its project folder, the pipeline's exit status and time, and
+    the BUGBOUT_HOME it ran with (its environments, logs and checkouts)."""
 
     root: Path
     returncode: int
     seconds: float
+    home: Path
 
     @property
     def config(self) -> Path:
@@ -83,7 +85,7 @@ class DemoBout:
         """A private, writable copy of the whole project (results and cache included)."""
         shutil.copytree(self.root, dest, symlinks=True)
         write_config(dest)
-        return DemoBout(dest, self.returncode, self.seconds)
+        return DemoBout(dest, self.returncode, self.seconds, self.home)
 
 
 def pipeline() -> str:
@@ -106,7 +108,7 @@ def run_bout(demo_root: Path, dest: Path) -> DemoBout:
     bout's environments, logs and checkouts are its own."""
     shutil.copytree(demo_root, dest, symlinks=True)
     write_config(dest)
-    home = dest.with_name(dest.name + "-home")
+    home = home_of(dest)
     started = time.monotonic()
     with (dest / "pipeline.err").open("wb") as err, subprocess.Popen(
         ["bash", "-c", pipeline()], cwd=dest, env=tool_env({"BUGBOUT_HOME": str(home)}),
@@ -120,16 +122,21 @@ def run_bout(demo_root: Path, dest: Path) -> DemoBout:
             RUNNING.remove(proc)
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
-    bout = DemoBout(dest, returncode, time.monotonic() - started)
+    bout = DemoBout(dest, returncode, time.monotonic() - started, home)
     facts = {"returncode": bout.returncode, "seconds": bout.seconds}
     (dest / "bout.json").write_text(json.dumps(facts))
     return bout
 
 
+def home_of(root: Path) -> Path:
+    """The BUGBOUT_HOME of the bout run in *root*."""
+    return root.with_name(root.name + "-home")
+
+
 def read_bout(root: Path) -> DemoBout:
     """The bout :func:`run_bout` left in *root*."""
     facts = json.loads((root / "bout.json").read_text())
-    return DemoBout(root, facts["returncode"], facts["seconds"])
+    return DemoBout(root, facts["returncode"], facts["seconds"], home_of(root))
 
 
 def stop_running() -> None:

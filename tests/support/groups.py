@@ -4,12 +4,18 @@ A session or module fixture is built once per worker that runs a test needing it
 costly ones (a demo mined and run through a stage, a whole ``bugbout run``) that would mean
 one build per worker, so every test that needs one is put in that fixture's group and runs
 on the worker that built it. Fixtures shared between workers (``support.shared``) and
-cheap ones are left out, so their tests spread over every worker.
+cheap ones are left out, so their tests spread over every worker. A test module may set
+its own ``xdist_group`` marks instead (the real-CLI tests: one group per agent's race).
+
+The controller hands out the longest work first, by the durations pytest's cache kept
+from the last run (``DURATIONS``), so a long group never starts last and serialises the
+tail; with no record the largest groups go first, as pytest-xdist does.
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +27,6 @@ SHARED_OR_CHEAP = frozenset(
         "bugbout_home",
         "demo_build",
         "demo_bout",
-        "demo_piped",
         "demo_tasks",
         "host_env",
         "bwrap_sandbox",
@@ -86,12 +91,42 @@ def group_name(item: pytest.Item) -> str | None:
     return str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
 
 
+#: Where the controller keeps each test's last duration (setup, call and teardown), in
+#: pytest's cache: the scheduler starts the longest work first in the next run.
+DURATIONS = "bugbout/durations"
+
+
+#: This run's durations so far, by test (on the controller, or without xdist).
+SEEN: dict[str, float] = {}
+
+
+def record_duration(report: pytest.TestReport) -> None:
+    """Add one phase of *report* to the run's durations."""
+    SEEN[report.nodeid] = SEEN.get(report.nodeid, 0.0) + report.duration
+
+
+def save_durations(config: pytest.Config) -> None:
+    """Keep the run's durations for the next run, beside those of tests it did not run."""
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    if SEEN and cache is not None:
+        kept = cache.get(DURATIONS, {})
+        cache.set(DURATIONS, {**kept, **{k: round(v, 2) for k, v in SEEN.items()}})
+
+
 def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
-    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote."""
+    """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote and hands
+    out the longest work first: a group or test takes as long as its tests took in the last
+    run (a test never seen as long as the median one), so the costly groups start at
+    once and never make the tail. With no record, the largest groups go first."""
     from xdist.scheduler import LoadGroupScheduling
+
+    cache = getattr(config, "cache", None)
+    durations: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
+    usual = statistics.median(durations.values()) if durations else 1.0
 
     class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
         _groups: dict[str, str] | None = None
+        _ordered = False
 
         def _split_scope(self, nodeid: str) -> str:
             if self._groups is None:
@@ -99,5 +134,14 @@ def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
                 for path in sorted(folder.glob("xdist-groups-*.json")):
                     self._groups.update(json.loads(path.read_text()))
             return self._groups.get(nodeid) or super()._split_scope(nodeid)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            if not self._ordered:
+                self._ordered = True
+                units = list(self.workqueue.items())
+                units.sort(key=lambda unit: -sum(durations.get(n, usual) for n in unit[1]))
+                self.workqueue.clear()
+                self.workqueue.update(units)
+            super()._assign_work_unit(node)
 
     return GroupsFromWorkers(config, log)

@@ -21,7 +21,7 @@ from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
 from bb_judge.judge import judge_task
 from bb_judge.policies import POLICIES
-from bb_judge.score import Scorer
+from bb_judge.stage import Scorer
 from xexam_helpers import Raced, cross
 
 INIT = "src/textkit/__init__.py"

@@ -48,6 +48,14 @@ AGENTS: dict[str, tuple[dict[str, Any], dict[str, str]]] = {
     ),
 }  # fmt: skip
 NAMES = list(AGENTS)
+
+
+def each_agent(mode: str = "script") -> list[Any]:
+    """One parameter per agent, in a pytest-xdist group of its own per scenario: every test
+    of one agent's race runs on the worker that raced it, and the agents spread."""
+    return [pytest.param(n, marks=pytest.mark.xdist_group(f"realcli-{n}-{mode}")) for n in NAMES]
+
+
 #: What each CLI says, in its own record, when the vendor answers 429.
 QUOTA_WORDS = {
     "codex": "Quota exceeded. Check your plan and billing details.",
@@ -95,7 +103,7 @@ def score_of(race: RealRace) -> dict[str, Any]:
     return score
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_the_cli_starts_reaches_its_model_and_finishes(run: Any, name: str) -> None:
     race = run(name)
     assert race.race.returncode == 0, race.why()
@@ -108,7 +116,7 @@ def test_the_cli_starts_reaches_its_model_and_finishes(run: Any, name: str) -> N
     assert "Made camel_case lowercase" in attempt["summary"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_the_test_command_ran_and_the_model_saw_its_output(run: Any, name: str) -> None:
     race = run(name)
     seen = race.standin.after("test")
@@ -117,7 +125,7 @@ def test_the_test_command_ran_and_the_model_saw_its_output(run: Any, name: str) 
     assert found and int(found.group(1)) > 20, race.why()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_the_patch_is_captured_and_scores_resolved(run: Any, name: str) -> None:
     race = run(name)
     attempt = race.attempt
@@ -127,7 +135,7 @@ def test_the_patch_is_captured_and_scores_resolved(run: Any, name: str) -> None:
     assert score_of(race)["category"] == "resolved", json.dumps(score_of(race))[:2000]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_tokens_are_parsed_from_the_clis_own_output(run: Any, name: str) -> None:
     race = run(name)
     tokens = race.attempt["tokens"]
@@ -138,7 +146,7 @@ def test_tokens_are_parsed_from_the_clis_own_output(run: Any, name: str) -> None
     assert tokens["cached_input"] == USAGE["cached"] * calls, (tokens, calls)
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_the_network_is_refused(run: Any, name: str) -> None:
     race = run(name)
     seen = race.standin.after("network")
@@ -148,7 +156,7 @@ def test_the_network_is_refused(run: Any, name: str) -> None:
         assert "network-refused:example.com:443" in race.attempt["flags"]
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_writes_outside_the_checkout_are_refused(run: Any, name: str) -> None:
     race = run(name)
     assert "OUTSIDE-REFUSED" in race.standin.after("outside"), race.why()
@@ -156,20 +164,20 @@ def test_writes_outside_the_checkout_are_refused(run: Any, name: str) -> None:
     assert not race.host_tmp.exists(), "the agent wrote the host's /tmp"
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_the_whole_cli_runs_inside_bugbouts_sandbox(run: Any, name: str) -> None:
     race = run(name)
     seen = race.standin.after("host-tmp-read")
     assert "HOST-TMP-HIDDEN" in seen and "HOST-TMP-VISIBLE" not in seen, race.why()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent())
 def test_a_refused_or_failed_tool_call_is_flagged(run: Any, name: str) -> None:
     race = run(name)
     assert REFUSAL_FLAGS[name] in race.attempt["flags"], race.why()
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", each_agent("quota"))
 def test_a_429_from_the_vendor_is_quota_with_its_message(run: Any, name: str) -> None:
     race = run(name, "quota")
     assert race.race.returncode == 0, race.why()

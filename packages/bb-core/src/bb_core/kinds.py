@@ -78,7 +78,12 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
 )
 
 Category = Literal[
-    "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix"
+    "resolved",
+    "resolved-but-breaks-suite",
+    "fixed-but-broke",
+    "wrong-fix",
+    "no-fix",
+    "score-crashed",
 ]
 CATEGORIES: tuple[Category, ...] = (
     "resolved",
@@ -86,6 +91,7 @@ CATEGORIES: tuple[Category, ...] = (
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
+    "score-crashed",
 )
 
 Policy = Literal["majority", "unanimous", "strict", "cross-vendor"]
@@ -531,6 +537,14 @@ class ScoreP2p(TypedDict, total=False):
     total: Required[int]
 
 
+class ScoreCrash(TypedDict, total=False):
+    """On a score-crashed score: why no worker could finish it, and what is known of it."""
+
+    reason: Required[Literal["worker-lost", "raised"]]
+    message: Required[str]
+    log: Required[str]
+
+
 class ScoreSuite(TypedDict, total=False):
     """The full-suite check of a resolved patch: the repository's whole test folder as it stands at base, on the patch's tree."""
 
@@ -579,6 +593,7 @@ class Score(TypedDict, total=False):
     applied: RepoPaths
     dropped: RepoPaths
     error: str
+    crash: ScoreCrash
     run: Testrun
     suite: ScoreSuite
     divergence: ScoreDivergence
@@ -961,7 +976,13 @@ class ReportMatrixColumn(TypedDict, total=False):
     patch_of: Required[str | None]
     category: Required[
         Literal[
-            "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix", None
+            "resolved",
+            "resolved-but-breaks-suite",
+            "fixed-but-broke",
+            "wrong-fix",
+            "no-fix",
+            "score-crashed",
+            None,
         ]
     ]
     error: Required[str | None]
@@ -1031,14 +1052,25 @@ class ReportSectionsTask(TypedDict, total=False):
     abstained: Required[bool | None]
     pick_category: Required[
         Literal[
-            "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix", None
+            "resolved",
+            "resolved-but-breaks-suite",
+            "fixed-but-broke",
+            "wrong-fix",
+            "no-fix",
+            "score-crashed",
+            None,
         ]
     ]
     categories: Required[
         dict[
             str,
             Literal[
-                "resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix"
+                "resolved",
+                "resolved-but-breaks-suite",
+                "fixed-but-broke",
+                "wrong-fix",
+                "no-fix",
+                "score-crashed",
             ],
         ]
     ]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -84,9 +84,16 @@ def run_stage(
     executor: Executor | None = None,
     progress: Progress | None = None,
     writer: Writer | None = None,
+    *,
+    lines: Iterable[Line] | None = None,
 ) -> int:
     """Run *stage* over the lines of *inputs* on *executor* (one local thread by default);
-    write the lines it makes to *writer* (stdout by default); return the records handled."""
+    write the lines it makes to *writer* (stdout by default); return the records handled.
+
+    *lines*, when given, are the inputs' lines already read (a stage that checks its
+    whole input before starting any work reads it first). A stage with a ``cancel()``
+    method has it called when the run is interrupted, before the executor drops the units
+    not yet finished, so that work which cannot be killed from outside stops itself."""
     out = writer or Writer()
     runner = executor or LocalExecutor()
     lacking: list[str] = []
@@ -112,7 +119,7 @@ def run_stage(
 
     try:
         try:
-            for line in read_lines(inputs):
+            for line in read_lines(inputs) if lines is None else lines:
                 if not (line.known and line.kind in stage.kinds):
                     pending.append(line)
                     flush(wait=False)
@@ -137,6 +144,9 @@ def run_stage(
             raise
         flush(wait=True)
     except BaseException:
+        cancel = getattr(stage, "cancel", None)
+        if callable(cancel):
+            cancel()
         runner.close(cancel=True)
         raise
     finally:

@@ -19,6 +19,9 @@ BREAKS_SUITE: Category = "resolved-but-breaks-suite"
 FIXED_BUT_BROKE: Category = "fixed-but-broke"
 WRONG_FIX: Category = "wrong-fix"
 NO_FIX: Category = "no-fix"
+#: No worker could finish the score (its unit was lost twice, or raised on a remote node):
+#: recorded with its reason and log, never resolved.
+SCORE_CRASHED: Category = "score-crashed"
 
 #: Why an attempt that did not finish (or left no patch) is no fix and cannot be picked.
 NO_FIX_STATUS = {

@@ -15,12 +15,17 @@ A resolved patch that fails, errors or loses a test that passed steadily at base
 first test it broke) and ``suite.breaks: true`` lists them all. It is counted apart from
 resolved and never in a resolve rate: the maintainers' tests were met, the repository's
 were not. Baselines and patch runs are cached by what they depend on.
+
+The runs (:func:`run_baseline`, :func:`run_patch`) are work units' business
+(:mod:`bb_judge.work`); turning them into each score's ``suite`` section
+(:func:`add_suite`) is the stage's, once every run of the task is back.
 """
 
 from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +34,22 @@ from bb_core.git import Repo
 from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
 from bb_core.steady import flaky, steadily_passing
-from bb_core.store import Store, cache_key, home_dir, read_json, write_json
+from bb_core.store import cache_key, home_dir
 from bb_core.testrun import TestRun
+from bb_core.units import Failed
 
-from bb_judge.grading import BREAKS_SUITE, RESOLVED, source_filter
+from bb_judge.grading import BREAKS_SUITE, RESOLVED, SCORE_CRASHED, source_filter
 
 #: The names scores use for the control and the judge's pick (as in bb_judge.score).
 REFERENCE = "reference"
 PICK = "pick"
 
 FORMAT = 2
+
+#: A test runner with sandbox and limits bound: ``run(checkout, env, targets, log_path=)``.
+Run = Callable[..., TestRun]
+#: A scratch checkout for a task: ``with checkout(task_id) as folder``.
+Checkout = Callable[[str], AbstractContextManager[Path]]
 
 
 def fix_modules(task: Mapping[str, Any]) -> set[str]:
@@ -56,162 +67,158 @@ def broken(passing: Sequence[str], outcomes: Mapping[str, str]) -> list[str]:
     return [t for t in passing if outcomes.get(t) != "passed"]
 
 
-class SuiteCheck:
-    """Runs baselines and patch runs for a scorer; one per :class:`bb_judge.score.Scorer`."""
-
-    def __init__(
-        self,
-        store: Store,
-        run: Callable[..., TestRun],
-        key_parts: Sequence[Any],
-        checkout: Callable[[str], Any],
-        use_cache: bool = True,
-    ) -> None:
-        self.store = store
-        self.run = run  # the scorer's runner with sandbox and limits bound
-        self.key_parts = list(key_parts)
-        self.checkout = checkout
-        self.use_cache = use_cache
-
-    def baseline(self, repo: Repo, task: Mapping[str, Any], env: TestEnv) -> dict[str, Any]:
-        """The base tree's suite, run twice: ``passing``, ``flaky`` and the runs' logs."""
-        key = self._key("baseline", task, env, "")
-        found = self._cached(key)
-        if found is not None:
-            return found
-        tests = str(task["tests"])
-        runs: list[TestRun] = []
-        with self.checkout(str(task["id"])) as dest:
-            repo.materialize(str(task["base_commit"]), dest)
-            logs = home_dir("logs", "judge", str(task["id"]))
-            for n in (1, 2):
-                runs.append(self.run(dest, env, [tests], log_path=logs / f"suite-base-{n}.log"))
-        passing, flaky = steady([r.outcomes for r in runs], fix_modules(task))
-        result = {
-            "passing": passing,
-            "flaky": flaky,
-            "sound": all(r.ok for r in runs),
-            "logs": [str(r.log) for r in runs],
-        }
-        if result["sound"]:
-            self._put(key, result)
-        return result
-
-    def check(
-        self,
-        repo: Repo,
-        task: Mapping[str, Any],
-        env: TestEnv,
-        patch: str,
-        baseline: Mapping[str, Any],
-    ) -> dict[str, Any]:
-        """The ``suite`` section of a resolved patch's score."""
-        key = self._key("patch", task, env, patch)
-        outcomes: dict[str, str] | None = None
-        log = ""
-        tampered: list[str] = []
-        cached = self._cached(key)
-        if cached is not None:
-            outcomes, log = dict(cached["outcomes"]), str(cached["log"])
-        else:
-            in_package = source_filter(
-                task["source"], task["tests"], task.get("protected_paths", ())
-            )
-            links = outside_links(patch)
-
-            def keep(path: str) -> bool:
-                # As in scoring: a link out of the tree is never applied.
-                return in_package(path) and path not in links
-
-            with self.checkout(str(task["id"])) as dest:
-                repo.materialize(str(task["base_commit"]), dest)
-                if patch.strip():
-                    apply_patch(patch, dest, include=keep)
-                logs = home_dir("logs", "judge", str(task["id"]))
-                run = self.run(
-                    dest, env, [str(task["tests"])], log_path=logs / f"suite-{key[:16]}.log"
-                )
-            outcomes, log = dict(run.outcomes), str(run.log)
-            # A void run (the patch tampered with it) errors every test: it breaks the suite.
-            tampered = list(run.tampered)
-            if run.ok:
-                self._put(key, {"outcomes": outcomes, "log": log})
-        passing = list(baseline["passing"])
-        broke = broken(passing, outcomes)
-        return {
-            "breaks": bool(broke),
-            "checked": len(passing),
-            "broken": broke,
-            "flaky": list(baseline["flaky"]),
-            "left_out": sorted(fix_modules(task)),
-            "log": log,
-        } | ({"tampered": tampered} if tampered else {})
-
-    # -- cache --------------------------------------------------------------------------
-
-    def _key(self, what: str, task: Mapping[str, Any], env: TestEnv, patch: str) -> str:
-        return cache_key(
-            "suite", FORMAT, what, task["base_commit"], task["source"], task["tests"],
-            sorted(task.get("test_files", ())), sorted(task.get("protected_paths", ())),
-            patch, env.key, *self.key_parts,
-        )  # fmt: skip
-
-    def _path(self, key: str) -> Path:
-        return self.store.path("cache", "suite", f"{key}.json")
-
-    def _cached(self, key: str) -> dict[str, Any] | None:
-        if not self.use_cache:
-            return None
-        entry = read_json(self._path(key))
-        if not isinstance(entry, dict) or entry.get("key") != key:
-            return None
-        value = entry.get("result")
-        return value if isinstance(value, dict) else None
-
-    def _put(self, key: str, result: Mapping[str, Any]) -> None:
-        write_json(self._path(key), {"key": key, "result": dict(result)})
+def suite_key(
+    what: str, task: Mapping[str, Any], env_key: str, patch: str, parts: Sequence[Any]
+) -> str:
+    """The cache key of a ``baseline`` or a ``patch`` run; *parts*: sandbox, limits, arguments."""
+    return cache_key(
+        "suite", FORMAT, what, task["base_commit"], task["source"], task["tests"],
+        sorted(task.get("test_files", ())), sorted(task.get("protected_paths", ())),
+        patch, env_key, *parts,
+    )  # fmt: skip
 
 
-def add_suite(
-    check: SuiteCheck,
+def run_baseline(
+    repo: Repo, task: Mapping[str, Any], env: TestEnv, run: Run, checkout: Checkout
+) -> dict[str, Any]:
+    """The base tree's suite, run twice: ``passing``, ``flaky``, ``sound`` and the runs' logs."""
+    tests = str(task["tests"])
+    runs: list[TestRun] = []
+    with checkout(str(task["id"])) as dest:
+        repo.materialize(str(task["base_commit"]), dest)
+        logs = home_dir("logs", "judge", str(task["id"]))
+        for n in (1, 2):
+            runs.append(run(dest, env, [tests], log_path=logs / f"suite-base-{n}.log"))
+    passing, flaky = steady([r.outcomes for r in runs], fix_modules(task))
+    return {
+        "passing": passing,
+        "flaky": flaky,
+        "sound": all(r.ok for r in runs),
+        "logs": [str(r.log) for r in runs],
+    }
+
+
+def run_patch(
     repo: Repo,
     task: Mapping[str, Any],
     env: TestEnv,
-    patches: Mapping[str, str],
+    patch: str,
+    key: str,
+    run: Run,
+    checkout: Checkout,
+) -> dict[str, Any]:
+    """The base tree with *patch*'s changes to the package, its whole suite run once:
+    ``outcomes``, ``log``, ``tampered`` and whether the run was ``ok``."""
+    in_package = source_filter(task["source"], task["tests"], task.get("protected_paths", ()))
+    links = outside_links(patch)
+
+    def keep(path: str) -> bool:
+        # As in scoring: a link out of the tree is never applied.
+        return in_package(path) and path not in links
+
+    with checkout(str(task["id"])) as dest:
+        repo.materialize(str(task["base_commit"]), dest)
+        if patch.strip():
+            apply_patch(patch, dest, include=keep)
+        logs = home_dir("logs", "judge", str(task["id"]))
+        done = run(dest, env, [str(task["tests"])], log_path=logs / f"suite-{key[:16]}.log")
+    # A void run (the patch tampered with it) errors every test: it breaks the suite.
+    return {
+        "outcomes": dict(done.outcomes),
+        "log": str(done.log),
+        "tampered": list(done.tampered),
+        "ok": done.ok,
+    }
+
+
+def section(
+    task: Mapping[str, Any], ran: Mapping[str, Any], baseline: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The ``suite`` section of a resolved patch's score, from its run (or cached run)."""
+    passing = list(baseline["passing"])
+    broke = broken(passing, ran["outcomes"])
+    tampered = list(ran.get("tampered", ()))
+    return {
+        "breaks": bool(broke),
+        "checked": len(passing),
+        "broken": broke,
+        "flaky": list(baseline["flaky"]),
+        "left_out": sorted(fix_modules(task)),
+        "log": str(ran["log"]),
+    } | ({"tampered": tampered} if tampered else {})
+
+
+#: A patch's suite run as :func:`add_suite` takes it: the run, or why there is none.
+Ran = Mapping[str, Any] | Failed
+
+
+def add_suite(
+    task: Mapping[str, Any],
     records: list[dict[str, Any]],
+    baseline: Mapping[str, Any] | Failed,
+    runs: Mapping[str, Ran],
 ) -> None:
-    """Add ``suite`` to every resolved score of *records* (the reference's first).
+    """Add ``suite`` to every resolved score of *records* (the reference's first), given
+    the task's *baseline* and each resolved patch's run by score name.
 
     Tests the reference itself breaks are set aside for every patch: the maintainers' fix
-    changed them. The pick's record gets a copy of its patch's section.
+    changed them. The pick's record gets a copy of its patch's section. A resolved
+    contestant whose check could not be finished (its run, the baseline or the
+    reference's run crashed) is ``score-crashed``, never resolved.
     """
-    baseline = check.baseline(repo, task, env)
-    if not baseline["passing"]:
+    if not isinstance(baseline, Failed) and not baseline["passing"]:
         return
-    reference = check.check(repo, task, env, patches[REFERENCE], baseline)
-    changed = set(reference["broken"])
-    kept = {**baseline, "passing": [t for t in baseline["passing"] if t not in changed]}
+    reference = runs.get(REFERENCE)
+    if reference is None:
+        return
     by_name = {r["patch"]: r for r in records}
+    lost: Failed | None = None
+    kept: Mapping[str, Any] = {}
+    if isinstance(baseline, Failed):
+        lost = baseline
+    elif isinstance(reference, Failed):
+        lost = reference
+    else:
+        checked = section(task, reference, baseline)
+        changed = set(checked["broken"])
+        kept = {**baseline, "passing": [t for t in baseline["passing"] if t not in changed]}
+        by_name[REFERENCE]["suite"] = {
+            **checked,
+            "breaks": False,
+            "broken": [],
+            "changed_by_fix": sorted(changed),
+        }
     for record in records:
-        if record["category"] != RESOLVED or record["patch"] == PICK:
+        name = record["patch"]
+        if record["category"] != RESOLVED or name in (PICK, REFERENCE):
             continue
-        if record["patch"] == REFERENCE:
-            record["suite"] = {
-                **reference,
-                "breaks": False,
-                "broken": [],
-                "changed_by_fix": sorted(changed),
-            }
-        else:
-            record["suite"] = check.check(repo, task, env, patches[record["patch"]], kept)
+        ran = lost or runs.get(name)
+        if isinstance(ran, Failed):
+            _crashed(record, ran)
+        elif ran is not None:
+            record["suite"] = section(task, ran, kept)
             if record["suite"]["breaks"]:
                 record["category"] = BREAKS_SUITE
                 record["reason"] = f"{record['reason']}; but it {describe(record['suite'])}"
     for record in records:
         source = by_name.get(str(record.get("picked", "")))
-        if record["patch"] == PICK and source is not None and "suite" in source:
+        if record["patch"] != PICK or source is None:
+            continue
+        if "suite" in source:
             record["suite"] = source["suite"]
-            record["category"], record["reason"] = source["category"], source["reason"]
+        if "crash" in source:
+            record["crash"] = source["crash"]
+        record["category"], record["reason"] = source["category"], source["reason"]
+
+
+def _crashed(record: dict[str, Any], failed: Failed) -> None:
+    """A resolved score whose full-suite check no worker could finish."""
+    message = (
+        f"{record['reason']}; but its full-suite check could not be finished "
+        f"({failed.reason}): {failed.message}"
+    )
+    record["category"], record["reason"] = SCORE_CRASHED, message
+    record["crash"] = {"reason": failed.reason, "message": message, "log": failed.log}
 
 
 def describe(suite: Mapping[str, Any]) -> str:

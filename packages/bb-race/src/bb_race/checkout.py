@@ -25,6 +25,7 @@ from pathlib import Path
 from bb_core.git import Repo, open_repo
 from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home, cache_key
+from bb_core.workbench import Workbench
 
 
 @dataclass(frozen=True)
@@ -60,13 +61,18 @@ def attempt_dirs(work_id: str) -> AttemptDirs:
 
 
 class Checkouts:
-    """Opens each repository once and writes trees from it, one tree at a time."""
+    """Writes trees from repositories: through a workbench's handles (one per thread, so
+    trees are written side by side), or, without one, opening each repository once and
+    writing one tree at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, bench: Workbench | None = None) -> None:
+        self.bench = bench
         self._repos: dict[str, Repo] = {}
         self._lock = threading.Lock()
 
     def materialize(self, location: str, sha: str, dest: Path, exclude: list[str]) -> Path:
+        if self.bench is not None:
+            return self.bench.repo(location).materialize(sha, dest, exclude=exclude)
         with self._lock:
             repo = self._repos.get(location)
             if repo is None:

@@ -21,7 +21,8 @@ from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.units import executor_settings, require_local
 
-from bb_race.race import race
+from bb_race.race import run_race
+from bb_race.settings import RaceSettings
 
 
 @click.command(cls=BbCommand)
@@ -61,5 +62,8 @@ def main(
         executor_settings(config, kind=executor, address=ray_address, jobs=jobs or 1), "bb-race"
     )
     preflight(config, executables=True, sandbox=True)
+    settings = RaceSettings.from_config(
+        config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs
+    )
     with terminate_as_interrupt():
-        race(inputs, config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs)
+        run_race(inputs, config, settings)

@@ -10,31 +10,17 @@ never dropped.
 from __future__ import annotations
 
 import dataclasses
-import datetime as dt
 import os
 import shutil
-import signal
 import threading
 import time
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bb_core.agents import (
-    CodingAgent,
-    Invocation,
-    Session,
-    agent_environment,
-    ca_files,
-    read_tail,
-    scrub,
-)
-from bb_core.patch import compare_trees, files_in_patch, is_test_path, split_patch
-from bb_core.patchcheck import patch_credentials, redact, redact_patch
-from bb_core.records import check
+from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
 from bb_core.sandbox import (
     Bubblewrap,
     Completed,
@@ -47,14 +33,13 @@ from bb_core.sandbox import (
     program_roots,
     tree_size,
 )
-from bb_core.schemas import VERSION
 
-from bb_race.authored import authored_tests
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
 from bb_race.egress import EgressProxy, Upstream
 from bb_race.footprint import leave_out
 from bb_race.forensics import leak_flags, unconfined_flags
+from bb_race.outcome import collect, crashed_record, now_iso
 from bb_race.prompt import build_prompt
 from bb_race.shortpaths import SOCKET_NAME_ROOM, fits, short_folder
 
@@ -82,56 +67,10 @@ class RaceContext:
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     secrets: Sequence[str] = ()
     cancel: threading.Event = field(default_factory=threading.Event)
-    versions: dict[str, str | None] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
     max_patch_bytes: int = MAX_PATCH_BYTES
     max_disk_bytes: int = MAX_DISK_BYTES
     #: The files the test command creates on a task's base tree (see bb_race.footprint).
     footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
-
-    def version_of(self, agent: CodingAgent) -> str | None:
-        with self.lock:
-            if agent.name not in self.versions:
-                try:
-                    self.versions[agent.name] = agent.version()
-                except Exception:
-                    self.versions[agent.name] = None
-            return self.versions[agent.name]
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def base_record(task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
-    return {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
-
-
-def crashed_record(
-    task: Mapping[str, Any], agent: CodingAgent, error: BaseException, started: str, took: float
-) -> dict[str, Any]:
-    """The record of an attempt that bugbout itself could not carry out."""
-    summary = "".join(traceback.format_exception_only(type(error), error)).strip()
-    return {
-        **base_record(task, agent),
-        "status": "crashed",
-        "exit_code": None,
-        "started": started,
-        "duration": round(max(took, 0.0), 3),
-        "patch": "",
-        "error": f"bugbout could not run the attempt: {summary}",
-    }
-
-
-def decide_status(completed: Completed, changed: bool, quota: bool) -> str:
-    """finished, no-change, timed-out, crashed or quota, from how the run ended."""
-    if quota and not changed:
-        return "quota"
-    if completed.timed_out:
-        return "timed-out"
-    if completed.exit_code != 0:
-        return "crashed"
-    return "finished" if changed else "no-change"
 
 
 def run_agent(
@@ -237,17 +176,33 @@ def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
 
 
 def attempt(
-    ctx: RaceContext, task: Mapping[str, Any], agent: CodingAgent, dirs: AttemptDirs
+    ctx: RaceContext,
+    task: Mapping[str, Any],
+    agent: CodingAgent,
+    dirs: AttemptDirs,
+    version: str | None = None,
 ) -> dict[str, Any]:
-    """Run *agent* on *task* in *dirs* and return the attempt record (not yet saved)."""
+    """Run *agent* (of CLI *version*, when known) on *task* in *dirs* and return the
+    attempt record (not yet saved)."""
     started = now_iso()
     clock = time.monotonic()
     try:
-        return _attempt(ctx, task, agent, dirs, started)
+        return _attempt(ctx, task, agent, dirs, started, version)
     except Cancelled:
         raise
     except Exception as error:
         return crashed_record(task, agent, error, started, time.monotonic() - clock)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What one attempt's run starts from."""
+
+    started: str
+    command: str
+    prompt: str
+    file: Path
+    version: str | None
 
 
 def _attempt(
@@ -256,6 +211,7 @@ def _attempt(
     agent: CodingAgent,
     dirs: AttemptDirs,
     started: str,
+    version: str | None,
 ) -> dict[str, Any]:
     dirs.fresh()
     # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
@@ -271,7 +227,8 @@ def _attempt(
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
     with ExitStack() as stack:
-        return _run(ctx, task, agent, dirs, started, command, prompt, prompt_file, stack)
+        run = _Run(started, command, prompt, prompt_file, version)
+        return _run(ctx, task, agent, dirs, run, stack)
 
 
 def _run(
@@ -279,12 +236,10 @@ def _run(
     task: Mapping[str, Any],
     agent: CodingAgent,
     dirs: AttemptDirs,
-    started: str,
-    command: str,
-    prompt: str,
-    prompt_file: Path,
+    run: _Run,
     stack: ExitStack,
 ) -> dict[str, Any]:
+    started, command, prompt, prompt_file = run.started, run.command, run.prompt, run.file
     temp = attempt_temp(dirs, stack)
     session = Session(
         # The opaque attempt id: nothing the agent is told names the task or its fix.
@@ -299,7 +254,6 @@ def _run(
         test_command=command,
         tmpdir=temp,
     )
-    version = ctx.version_of(agent)
     invocation = agent.invocation(session)
     reach = invocation.network if invocation.confine else True
     if reach is not False:
@@ -358,107 +312,8 @@ def _run(
     ]
     enforce_caps(record, patch_cap=ctx.max_patch_bytes, disk_cap=ctx.max_disk_bytes, left=left)
     record["started"] = started
-    if version:
-        record["version"] = version
+    if run.version:
+        record["version"] = run.version
     for folder in (dirs.base, dirs.work, dirs.home, dirs.tmp):
         remove_tree(folder)
-    return record
-
-
-def collect(
-    task: Mapping[str, Any],
-    agent: CodingAgent,
-    dirs: AttemptDirs,
-    completed: Completed,
-    stopped: str | None = None,
-    left_out: Callable[[str], bool] | None = None,
-) -> dict[str, Any]:
-    """The attempt record from what the agent left on disk and in its logs; new files for
-    which *left_out* says True (ignored, or made by the test command) are no part of it."""
-    found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
-    flags = list(found.flags)
-    source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
-    tests_dir = str(task["tests"])
-    test_paths = [p for p in files_in_patch(test_patch) if is_test_path(p, tests_dir)]
-    test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
-    try:
-        summary, tokens = agent.parse(dirs.logs)
-    except Exception as exc:
-        summary, tokens = "", {}
-        flags.append(f"parse-failed: {type(exc).__name__}: {exc}")
-    try:
-        quota = bool(agent.quota_exhausted(dirs.logs))
-    except Exception as exc:
-        quota = False
-        flags.append(f"quota-check-failed: {type(exc).__name__}: {exc}")
-    said = None
-    try:
-        flags += [str(flag) for flag in agent.flags(dirs.logs)]
-        if quota:
-            said = agent.quota_message(dirs.logs)
-    except Exception as exc:
-        flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
-    changed = bool(found.patch)
-    status = decide_status(completed, changed, quota)
-    record: dict[str, Any] = {
-        **base_record(task, agent),
-        "status": status,
-        "exit_code": completed.exit_code,
-        "duration": round(completed.duration, 3),
-        "patch": found.patch,
-        "source_patch": source_patch,
-        "test_patch": test_patch,
-        "test_files": test_files,
-        "tests": tests,
-        "changed_files": found.changed,
-        "flags": flags,
-        "summary": summary,
-        "tokens": {k: int(v) for k, v in tokens.items() if isinstance(v, int) and v >= 0},
-        "logdir": str(dirs.logs),
-    }
-    if stopped:
-        record["error"] = stopped
-    elif status == "quota":
-        record["error"] = f"usage limit: {said}" if said else "usage limit reached"
-    elif status == "timed-out":
-        record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
-    elif status == "crashed":
-        record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
-    return record
-
-
-def crash_reason(exit_code: int | None, stderr: Path) -> str:
-    """Why a run that ended nonzero crashed: its exit status (or signal) and the last line
-    it wrote to stderr (``bwrap: execvp nosuch: No such file or directory``)."""
-    if exit_code is not None and exit_code < 0:
-        try:
-            what = f"killed by {signal.Signals(-exit_code).name}"
-        except ValueError:
-            what = f"killed by signal {-exit_code}"
-    else:
-        what = f"exited with status {exit_code}"
-    tail = read_tail(stderr, 4096)
-    lines = [line.strip() for line in tail.splitlines() if line.strip()]
-    if not lines:
-        return f"{what}, with nothing on stderr"
-    last = lines[-1]
-    return f"{what}: {last[:300]}"
-
-
-def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
-    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
-    for key in ("summary", "error"):
-        if key in record:
-            record[key] = redact(scrub(str(record[key]), secrets))
-    patch = str(record.get("patch", ""))
-    if patch_credentials(patch, secrets):
-        # The agent's credentials, or credential-shaped text (a key file's content, a
-        # token) in what it added: flagged, and kept out of every record made from this.
-        record.setdefault("flags", []).append("secret-in-patch")
-        for key in ("patch", "source_patch", "test_patch"):
-            if key in record:
-                record[key] = redact_patch(str(record[key]), secrets)
-    problem = check(record, "attempt")
-    if problem is not None:
-        raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")
     return record

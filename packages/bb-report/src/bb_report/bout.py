@@ -31,6 +31,10 @@ STAGES = ("mined", "grounded", "raced", "cross-examined", "judged", "scored")
 CATEGORIES = ("resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix")
 RESOLVED = "resolved"
 BREAKS_SUITE = "resolved-but-breaks-suite"
+#: A score no worker could finish: shown with its reason and log, never resolved. Kept out
+#: of :data:`CATEGORIES` (the columns every agent row counts): it is bugbout's failure,
+#: named in the headline, not an outcome of the agent's patch.
+SCORE_CRASHED = "score-crashed"
 
 
 def category_of(score: Mapping[str, Any]) -> str:

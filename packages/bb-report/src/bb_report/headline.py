@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bb_report.bout import BREAKS_SUITE, Bout
+from bb_report.bout import BREAKS_SUITE, PICK, SCORE_CRASHED, Bout, category_of
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -87,6 +87,10 @@ def _rate_phrase(line: AgentLine) -> str:
     if line.breaks_suite:
         text += f" and {line.breaks_suite} more {BREAKS_SUITE}, not counted"
     return text
+
+
+def _listed(names: Sequence[str]) -> str:
+    return ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
 
 
 def _flag_phrase(flag: FlagCount) -> str:
@@ -204,6 +208,17 @@ def headline(
     if failed:
         parts = [f"{plural(n, 'attempt')} {STATUS_WORDS[s]}" for s, n in failed.most_common()]
         attention.append("; ".join(parts) + " (reasons and logs in the attempts table)")
+    crashed = sorted(
+        f"{t.id} {name}"
+        for t in tasks
+        for name, score in t.scores.items()
+        if name != PICK and category_of(score) == SCORE_CRASHED
+    )
+    if crashed:
+        attention.append(
+            f"{plural(len(crashed), 'score')} could not be computed, counted as not resolved "
+            f"(score-crashed: {_listed(crashed)}; reasons and logs in the scores)"
+        )
     ordered = sorted(
         flags,
         key=lambda f: (

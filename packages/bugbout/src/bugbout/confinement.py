@@ -18,9 +18,10 @@ from bb_core.config import Config
 from bb_core.errors import BbError
 from bb_core.sandbox import Confinement, Sandbox, describe_view, get_sandbox, view_of
 from bb_core.testrun import PLUGIN_DIR
+from bb_core.workbench import Workbench
 from bb_race.checkout import AttemptDirs
 from bb_race.forensics import unconfined_flags
-from bb_race.race import ProjectTests
+from bb_race.project_tests import ProjectTests
 from bb_race.runner import RaceContext, _confinement
 
 PLACEHOLDER = "BUGBOUT_HOME/work/<attempt id>"
@@ -42,12 +43,14 @@ def show_confinement(config: Config) -> Iterator[str]:
     yield f"sandbox: {sandbox.describe()}"
     if sandbox.weakness:
         yield f"  unconfined: {sandbox.weakness}"
-    tests = ProjectTests(config)
+    bench = Workbench(config, sandbox=sandbox)
+    tests = ProjectTests(bench)
     try:
         tests.env()
     except BbError as exc:
         yield f"  (no test environment: {exc.message})"
     readable = tests.readable()
+    bench.close()
     with tempfile.TemporaryDirectory(prefix="bb-show-") as folder:
         dirs = AttemptDirs.under(Path(folder) / "attempt").fresh()
         dirs.work.mkdir()

@@ -22,7 +22,7 @@ from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, count_task_lines, read_lines
 from bb_core.records_loop import run_records
-from bb_core.units import ExecutorSettings, make_executor
+from bb_core.units import Executor, ExecutorSettings, make_executor
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
@@ -168,23 +168,19 @@ def race_stage(
     retry_failed: bool,
     jobs: int | None,
     refresh: bool = False,
+    executor: Executor | None = None,
 ) -> Done:
     """bb-race over ``oracles.jsonl`` into ``attempts.jsonl`` (attempts kept in attempts/)."""
-    from bb_race.race import race
+    from bb_race.race import run_race
+    from bb_race.settings import RaceSettings
 
     inputs = [str(results.stream("oracle"))]
     path = results.stream("race")
+    settings = RaceSettings.from_config(
+        config, only=tuple(only), retry_failed=retry_failed, refresh=refresh, jobs=jobs
+    )
     with atomic_output(path) as handle:
-        race(
-            inputs,
-            config,
-            agents=agents,
-            only=only,
-            retry_failed=retry_failed,
-            refresh=refresh,
-            jobs=jobs,
-            writer=Writer(handle),
-        )
+        run_race(inputs, config, settings, agents=agents, writer=Writer(handle), executor=executor)
     found = tally(path)
     statuses: Counter[str] = Counter(
         str(a.get("status")) for task in found.tasks for a in task.get("attempts", ())
@@ -254,6 +250,14 @@ def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
         and score.get("patch") not in ("reference", "pick")
     )
     apart = f"; {breaking} resolved-but-breaks-suite" if breaking else ""
+    lost = sum(
+        1
+        for task in found.tasks
+        for score in task.get("scores", ())
+        if score.get("category") == "score-crashed" and score.get("patch") != "pick"
+    )
+    if lost:
+        apart += f"; {lost} score-crashed (not computed, see the report)"
     return f"{said}, {plural(scores, 'score')}{apart}", found
 
 

@@ -103,6 +103,8 @@ def _child(job, fds, sock):
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD):
             signal.signal(sig, signal.default_int_handler if sig == signal.SIGINT else 0)
         env = dict(job["env"])
+        env.pop("BUGBOUT_PYTHONPATH", None)
+        env["PYTHONPATH"] = os.pathsep.join(job["path"])
         env.update((n, os.environ[n]) for n in _SANDBOX_VARIABLES if n in os.environ)
         env.update((name, str(fd)) for name, fd in named.items())
         for fd in named.values():
@@ -110,7 +112,9 @@ def _child(job, fds, sock):
         os.environ.clear()
         os.environ.update(env)
         os.chdir(job["cwd"])
-        sys.path[:] = [os.getcwd(), *job["path"], *_BASE_PATH]
+        # This folder first: a checkout's bugbout_*.py never stands in for the plugin.
+        here = os.path.dirname(os.path.abspath(__file__))
+        sys.path[:] = [here, os.getcwd(), *[p for p in job["path"] if p != here], *_BASE_PATH]
         import pytest
 
         sys.argv = [os.path.join(os.path.dirname(pytest.__file__), "__main__.py"), *job["args"]]

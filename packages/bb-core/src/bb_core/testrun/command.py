@@ -1,6 +1,6 @@
 """The command line and environment of a test run: the one place they are assembled.
 
-:func:`pytest_argv` is the whole ``python -m pytest`` line (before sandboxing),
+:func:`pytest_argv` is the whole pytest line (before sandboxing),
 :func:`run_environment` its environment and :func:`plan_targets` what of the requested
 targets is handed to pytest.
 """
@@ -13,6 +13,8 @@ from pathlib import Path
 
 PLUGIN_DIR = Path(__file__).resolve().parents[1] / "pytest_plugin"
 PLUGIN = "bugbout_pytest"
+#: What runs pytest: loads pytest and the plugin before any checkout folder is on the path.
+BOOT = PLUGIN_DIR / "bugbout_boot.py"
 # Variables of our own environment that test runs keep; everything else is left out
 # (credentials in particular), and [project].env is added on top.
 KEPT_VARIABLES = ("HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "USER", "LOGNAME")
@@ -24,8 +26,7 @@ def pytest_argv(
     """The command line of a test run (before sandboxing)."""
     return [
         str(python),
-        "-m",
-        "pytest",
+        str(BOOT),
         "-p",
         PLUGIN,
         "-p",
@@ -48,14 +49,19 @@ def run_environment(
     pythonpath: Iterable[str],
     extra: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """The environment of a test run: a few of ours, PYTHONPATH, the project's own."""
+    """The environment of a test run: a few of ours, the checkout's folders, the project's own.
+
+    The folders (and the plugin's, last) are in ``BUGBOUT_PYTHONPATH``, which the boot
+    script (:data:`BOOT`) turns into ``sys.path`` and ``PYTHONPATH`` once pytest and the
+    plugin are loaded; a ``PYTHONPATH`` at start-up would let the checkout's files run first.
+    """
     env = {name: os.environ[name] for name in KEPT_VARIABLES if name in os.environ}
     env.setdefault("LANG", "C.UTF-8")
     bindir = str(Path(python).parent)
     env["PATH"] = os.pathsep.join([bindir, os.environ.get("PATH", os.defpath)])
     entries = [str((checkout / entry).resolve()) for entry in pythonpath]
     entries.append(str(PLUGIN_DIR))
-    env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entries))
+    env["BUGBOUT_PYTHONPATH"] = os.pathsep.join(dict.fromkeys(entries))
     env.update(extra or {})
     return env
 

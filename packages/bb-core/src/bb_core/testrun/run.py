@@ -291,7 +291,7 @@ class _Runs:
                 named = {"BUGBOUT_REPORT_FD": fds[0]}
                 if self.collection_pass:
                     named["BUGBOUT_COLLECT_FD"] = fds[1]
-                args = self.argv[3:]  # what follows "python -m pytest"
+                args = self.argv[2:]  # what follows "python bugbout_boot.py"
                 running = self.server.run(args, self.checkout, run_env, self.log_path, named)
             else:
                 running = Confined(

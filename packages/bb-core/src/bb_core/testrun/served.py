@@ -63,7 +63,7 @@ class ForkServer:
         self.sandbox = sandbox
         self.files = Path(files)
         self.files.mkdir(parents=True, exist_ok=True)
-        self.env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+        self.env = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "BUGBOUT_PYTHONPATH")}
         bound = [PLUGIN_DIR, self.files, *program_roots([str(python)]), *map(Path, readable)]
         self.confinement = Confinement(writable=list(writable), network=False, readable=bound)
         self.cwd = Path(writable[0]) if writable else self.files
@@ -130,7 +130,7 @@ class ForkServer:
                 self._start()
             sock = self._sock
             assert sock is not None
-        path = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        path = [p for p in env.get("BUGBOUT_PYTHONPATH", "").split(os.pathsep) if p]
         job = {
             "args": list(args), "cwd": str(cwd), "env": dict(env), "path": path,
             "fds": list(fds),

@@ -1,0 +1,35 @@
+"""Start pytest for a bugbout test run, with bugbout's plugin and pytest loaded first.
+
+Run as ``python bugbout_boot.py <pytest arguments>`` in place of ``python -m pytest``.
+``python -m`` puts the current folder - the checkout - first on ``sys.path``, and
+``PYTHONPATH`` puts the checkout's folders before the environment's packages, so a file a
+patch adds (``bugbout_pytest.py``, ``sitecustomize.py``, ``pluggy.py``, a module pytest
+imports as it starts) would run before the plugin could guard anything. Here the
+checkout's folders arrive in ``BUGBOUT_PYTHONPATH`` instead: Python starts with only this
+folder and the environment on its path, pytest, its dependencies and the plugin are
+imported from there, and only then are the checkout's folders put on ``sys.path`` - after
+this folder, so ``-p bugbout_pytest`` and its siblings are always found here, and
+otherwise as ``python -m pytest`` with ``PYTHONPATH`` would order them - and into
+``PYTHONPATH`` for the processes the tests start. (The plugin is not imported here: pytest
+loads it after its own plugins, as it always has.)
+
+Written for every Python the project may use (3.8 and up).
+"""
+
+import os
+import sys
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    entries = [p for p in os.environ.pop("BUGBOUT_PYTHONPATH", "").split(os.pathsep) if p]
+    import pytest  # with its dependencies, from the environment alone
+
+    sys.path[:] = [here, os.getcwd(), *[p for p in entries if p != here], *sys.path[1:]]
+    os.environ["PYTHONPATH"] = os.pathsep.join(entries)
+    sys.argv[0] = os.path.join(os.path.dirname(pytest.__file__), "__main__.py")
+    raise SystemExit(pytest.console_main())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""The tree a patch is scored on, and what running the hidden tests on it produced.
+
+The base tree is written out of git (no ``.git``), the patch's changes to the package
+alone are applied (:func:`bb_judge.grading.source_filter`; the rest is dropped and
+listed), the fix's test files are installed and every protected path is restored from
+the fix unconditionally (a file the patch added at one is removed).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from bb_core.errors import UsageError
+from bb_core.git import Repo
+from bb_core.patch import apply_patch
+from bb_core.patchcheck import binary_files, outside_links, suspicious_lines
+
+from bb_judge.grading import source_filter
+
+
+@dataclass
+class Outcome:
+    """What running one patch produced: enough to rebuild its score record (and cache it)."""
+
+    applied: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+    outcomes: dict[str, str] = field(default_factory=dict)
+    run: dict[str, Any] | None = None
+    error: str | None = None
+    #: What the patch's text gives away (links out of the tree, binary files) and, when
+    #: the run was void, the evidence of tampering.
+    flags: list[str] = field(default_factory=list)
+    suspicious: list[str] = field(default_factory=list)
+    tampered: list[str] = field(default_factory=list)
+    #: When no worker could finish the score: ``reason``, ``message`` and ``log``.
+    crash: dict[str, str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None and v != []}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Outcome:
+        return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
+
+
+def hidden_modules(task: Mapping[str, Any]) -> list[str]:
+    """The files to hand pytest: the oracle's modules, else those of its test ids."""
+    oracle = task["oracle"]
+    modules = oracle.get("test_modules")
+    if modules:
+        return list(modules)
+    ids = [*oracle["fail_to_pass"], *oracle["pass_to_pass"]]
+    return sorted({nodeid.split("::", 1)[0] for nodeid in ids})
+
+
+def protected_paths(task: Mapping[str, Any]) -> list[str]:
+    """Paths restored from the fix before the hidden tests run: protected paths and test files."""
+    return sorted({*task.get("protected_paths", ()), *task.get("test_files", ())})
+
+
+def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outcome:
+    """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
+    protected = protected_paths(task)
+    repo.materialize(task["base_commit"], dest)
+    in_package = source_filter(task["source"], task["tests"], protected)
+    links = outside_links(patch)
+
+    def keep(path: str) -> bool:
+        return in_package(path) and path not in links
+
+    applied, dropped = apply_patch(patch, dest, include=keep) if patch.strip() else ([], [])
+    restore(repo, task["fix_commit"], dest, protected)
+    flags = [f"symlink-outside:{path} -> {target}" for path, target in links.items()]
+    flags += [f"binary-source:{path}" for path in binary_files(patch, keep)]
+    return Outcome(
+        applied=applied, dropped=dropped, flags=flags, suspicious=suspicious_lines(patch, keep)
+    )
+
+
+def restore(repo: Repo, fix_commit: str, dest: Path, paths: Sequence[str]) -> None:
+    """Make every path in *paths* exactly what it is in the fix: rewritten, or removed."""
+    for path in paths:
+        parts = PurePosixPath(path).parts
+        if not parts or PurePosixPath(path).is_absolute() or ".." in parts or ".git" in parts:
+            raise UsageError(f"refusing to restore {path!r}: not a path inside the repository")
+        target = dest / path
+        if target.is_symlink() or target.is_file():
+            target.unlink()
+        elif target.is_dir():
+            shutil.rmtree(target)
+        for name in repo.list_files(fix_commit, path):
+            data = repo.read_blob(fix_commit, name)
+            if data is None:
+                continue
+            out = dest / name
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
