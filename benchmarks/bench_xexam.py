@@ -39,8 +39,6 @@ from bb_core.config import Config, load_config
 from bb_core.envs import TestEnv
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
-from bb_core.records import Writer
-from bb_core.stage import run_stage
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
 from bb_core.units import LocalExecutor
@@ -146,17 +144,25 @@ def stage_matrices(
     config: Config, settings: XexamSettings, tasks: list[dict[str, Any]], work: Path,
     *, served: bool,
 ) -> list[dict[str, Any]]:  # fmt: skip
-    """Every task's matrix, by the stage on the executor ``bb-xexam -j 1`` uses."""
-    inputs, out = work / "tasks.jsonl", work / "matrices.jsonl"
-    inputs.write_text("".join(json.dumps(task) + "\n" for task in tasks))
+    """Every task's matrix, by the stage's units on the executor ``bb-xexam -j 1`` uses
+    (as :func:`bb_core.stage.run_stage` drives them, minus reading lines)."""
     stage = XexamStage(config, settings, Store(work / "store"), fork_server=served)
     executor = LocalExecutor(RUNS_AT_ONCE)
-    with open(out, "wb") as handle:
-        try:
-            run_stage([str(inputs)], stage, executor, None, Writer(handle))
-        finally:
-            executor.close()
-    return [json.loads(line)["matrix"] for line in out.read_text().splitlines()]
+    try:
+        run = stage.start(executor)
+        planned = [(task, stage.units(task)) for task in tasks]
+        futures = {u.key: executor.submit(run, u) for _, units in planned for u in units}
+        matrices = []
+        for task, units in planned:
+            results = {u.key: futures[u.key].result() for u in units}
+            for unit in units:
+                stage.land(unit, results[unit.key])
+            [line] = stage.combine(task, results)
+            matrices.append(line["matrix"])
+    finally:
+        executor.close()
+        stage.close()
+    return matrices
 
 
 def measure(
