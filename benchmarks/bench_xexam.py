@@ -39,11 +39,12 @@ from bb_core.config import Config, load_config
 from bb_core.envs import TestEnv
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
+from bb_core.paths import file_kind
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
 from bb_core.units import LocalExecutor
 from bb_core.workbench import Workbench
-from bb_xexam.authors import authors_of, classify, columns_of
+from bb_xexam.authors import authors_of, columns_of
 from bb_xexam.install import place_authors
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.stage import XexamStage
@@ -114,7 +115,7 @@ def shared_runs(
         shutil.copytree(stage, tree, symlinks=True)
         if column.patch:
             apply_patch(
-                column.patch, tree, include=lambda p: classify(p, source, tests) == "source"
+                column.patch, tree, include=lambda p: file_kind(p, source, tests) == "source"
             )
         run_pytest(
             tree, env, everyone, sandbox=sandbox, timeout=300,

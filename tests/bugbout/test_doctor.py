@@ -234,3 +234,30 @@ def test_doctor_shows_what_an_attempt_and_a_test_run_see(demo_project: DemoPaths
     assert "<the checkout under test>" in test_run
     # Neither view holds the user's repository or its records.
     assert str(demo_project.repo) not in out and ".bugbout" not in out
+
+
+@pytest.mark.slow
+def test_doctor_counts_the_environments_history_needs(demo_project: DemoPaths) -> None:
+    """As the dry run does: one per distinct set of declarations at the tasks' bases."""
+    import json
+
+    from bb_core.declarations import declared_at
+    from bb_core.git import open_repo
+
+    add_to_config(demo_project, 'environments = "history"\n', after="[project]\n")
+    done = doctor(demo_project)
+    assert done.returncode == 0, done.stdout + done.stderr
+    line = lines_by_check(done.stdout)["environment"]
+    assert line.startswith("ok ")
+    # The tasks a run mines, and what their base commits declare.
+    mined = subprocess.run(
+        [str(BUGBOUT.with_name("bb-mine")), "--config", str(demo_project.config)],
+        cwd=demo_project.root, capture_output=True, text=True, timeout=600, check=True,
+    )  # fmt: skip
+    tasks = [r for r in map(json.loads, mined.stdout.splitlines()) if r["kind"] == "task"]
+    with open_repo(demo_project.root / "repo") as repo:
+        distinct = {tuple(declared_at(repo, t["base_commit"])) for t in tasks}
+    assert len(tasks) > 1
+    counted = f"the {len(tasks)} mined tasks need {len(distinct)} distinct environment"
+    assert f'; environments = "history": {counted}' in line, line
+    assert " built, 0 failed before, " in line and " to build)" in line

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import envs
+from bb_core import env_build, envs
 from bb_core.config import ProjectConfig
 from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env, import_roots, project_dependencies
 from bb_core.errors import ConfigError, EnvironmentFailed
@@ -51,7 +51,7 @@ def test_second_call_reuses_the_env_without_uv(
     def no_uv(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("uv ran again")
 
-    monkeypatch.setattr(envs, "_uv", no_uv)
+    monkeypatch.setattr(env_build, "run_uv", no_uv)
     again = ensure_env(Project(source="src/envproj", env={"ENVPROJ_MODE": "test"}), env_project)
     assert again == built_env
 
@@ -89,13 +89,13 @@ def test_parallel_callers_build_once(
 ) -> None:
     monkeypatch.setenv("BUGBOUT_HOME", str(tmp_path / "home"))
     calls: list[str] = []
-    real_uv = envs._uv
+    real_uv = env_build.run_uv
 
     def counting_uv(args: list[str], log: Path) -> Any:
         calls.append(args[0])
         return real_uv(args, log)
 
-    monkeypatch.setattr(envs, "_uv", counting_uv)
+    monkeypatch.setattr(env_build, "run_uv", counting_uv)
     project = Project(source="src/envproj", install_project=False)
     found: list[TestEnv] = []
     threads = [
@@ -219,14 +219,14 @@ def test_uv_never_downloads_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         seen.update(kwargs["env"])
         return subprocess.CompletedProcess(argv, 0, "", "")
 
-    monkeypatch.setattr(envs.subprocess, "run", fake_run)
+    monkeypatch.setattr(env_build.subprocess, "run", fake_run)
     monkeypatch.setitem(os.environ, "UV_PYTHON_DOWNLOADS", "automatic")
-    envs._uv(["venv", "--python", "3.11", str(tmp_path / "x")], tmp_path / "log")
+    env_build.run_uv(["venv", "--python", "3.11", str(tmp_path / "x")], tmp_path / "log")
     assert seen["UV_PYTHON_DOWNLOADS"] == "never"
 
 
 def test_a_long_uv_message_keeps_its_cause() -> None:
-    from bb_core.envs import _summary
+    from bb_core.env_build import uv_summary as _summary
 
     path = "/home/me/.cache/bugbout/envs/" + "x" * 500 + "/.tmpAbCd/lib/python3.11/site-packages"
     stderr = f"error: Failed to install: {path}\n  Caused by: failed to write\ncause: No space left on device (os error 28)\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import envs
+from bb_core import env_build, envs
 from bb_core.config import ProjectConfig, load_config
 from bb_core.declarations import declared_at
 from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env, plan_env
@@ -192,7 +192,7 @@ def test_a_failed_build_is_remembered_per_key(
     with pytest.raises(EnvBuildFailed) as first:
         ensure_env(project, tmp_path)
     calls: list[list[str]] = []
-    monkeypatch.setattr(envs, "_uv", lambda args, log: calls.append(args))
+    monkeypatch.setattr(env_build, "run_uv", lambda args, log: calls.append(args))
     with pytest.raises(EnvBuildFailed) as again:
         ensure_env(project, tmp_path)
     assert calls == []  # not built again

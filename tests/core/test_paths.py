@@ -1,4 +1,5 @@
-"""The path rules every stage shares: folders, test modules, test files, protected paths."""
+"""The path rules every stage shares: folders, test modules, test files, the patch splitter's
+test part, an author's file kinds, protected paths."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import pytest
 from bb_core.discovery import TestNames
 from bb_core.paths import (
     conftest_candidates,
+    file_kind,
+    in_test_part,
     is_config,
     is_protected,
     is_test_file,
@@ -111,3 +114,105 @@ def test_is_protected_covers_the_paths_and_what_is_under_them() -> None:
     assert not is_protected("tests/test_b.py", protected)
     assert not is_protected("fixtures_old/x.json", protected)
     assert not is_protected("anything.py", [])
+
+
+PROJECT_NAMES = TestNames(files=("tests_*.py",))
+
+
+@pytest.mark.parametrize(
+    ("path", "tests", "test"),
+    [
+        ("tests/helpers.py", "tests", True),
+        ("tests/data/input.json", "tests/", True),
+        ("tests/unit/deep/helpers.py", "tests", True),
+        ("pkg/tests/helpers.py", "tests", False),  # a nested tests folder is not the tests folder
+        ("pkg/tests/test_a.py", "tests", True),
+        ("pkg/conftest.py", "tests", True),
+        ("pkg/sub/pytest.ini", "tests", True),
+        ("tox.ini", "tests", True),
+        ("pyproject.toml", "tests", False),
+        ("setup.cfg", "tests", False),
+        ("pkg/a_test.py", "tests", True),
+        ("pkg/tests_thing.py", "tests", False),  # pytest's default names only
+        ("testsuite/a.py", "tests", False),
+        ("tests", "tests", True),
+        ("pkg/core.py", ".", False),  # "." has no tests folder: names decide
+        ("test_core.py", ".", True),
+        ("pkg/core.py", "", False),
+        ("spec/unit/a.py", "spec/unit", True),
+        ("spec/a.py", "spec/unit", False),
+    ],
+)
+def test_in_test_part(path: str, tests: str, test: bool) -> None:
+    assert in_test_part(path, tests) is test
+
+
+@pytest.mark.parametrize(
+    ("path", "source", "tests", "kind"),
+    [
+        ("src/demo/core.py", "src/demo", "tests", "source"),
+        ("src/demo/core.py", "src/demo/", "tests/", "source"),
+        ("tests/test_core.py", "src/demo", "tests", "test"),
+        ("tests/conftest.py", "src/demo", "tests", "test"),
+        ("tests/data/input.json", "src/demo", "tests", "test"),
+        ("tests/unit/deep/helpers.py", "src/demo", "tests/", "test"),
+        ("conftest.py", "src/demo", "tests", "test"),
+        ("docs/conftest.py", "src/demo", "tests", "test"),
+        ("test_top.py", "src/demo", "tests", "test"),
+        ("pyproject.toml", "src/demo", "tests", "other"),
+        ("pytest.ini", "src/demo", "tests", "other"),
+        ("sitecustomize.py", "src/demo", "tests", "other"),
+        ("docs/conf.py", "src/demo", "tests", "other"),
+        # A tests folder inside the package is tests; the package around it is source.
+        ("pkg/tests/test_a.py", "pkg", "pkg/tests", "test"),
+        ("pkg/a.py", "pkg", "pkg/tests", "source"),
+        # A nested tests folder that is not the tests folder is the package's.
+        ("src/demo/tests/test_a.py", "src/demo", "tests", "source"),
+        ("src/demo/conftest.py", "src/demo", "tests", "source"),
+        # "." as the tests folder means none: the package and the names decide.
+        ("src/demo/core.py", "src/demo", ".", "source"),
+        ("test_top.py", "src/demo", ".", "test"),
+        ("README.md", "src/demo", ".", "other"),
+        # "." as the package makes every file that is not under the tests folder source.
+        ("test_top.py", ".", "tests", "source"),
+        ("tests/test_a.py", ".", "tests", "test"),
+    ],
+)
+def test_file_kind(path: str, source: str, tests: str, kind: str) -> None:
+    assert file_kind(path, source, tests) == kind
+
+
+def test_file_kind_follows_the_projects_test_names() -> None:
+    assert file_kind("tests_thing.py", "src/demo", "tests", PROJECT_NAMES) == "test"
+    assert file_kind("test_thing.py", "src/demo", "tests", PROJECT_NAMES) == "other"
+    assert file_kind("conftest.py", "src/demo", "tests", PROJECT_NAMES) == "test"
+
+
+@pytest.mark.parametrize(
+    ("path", "part", "kind", "test_file"),
+    [
+        # A module named by the project's python_files: only the rules that read them see it.
+        ("tests_thing.py", False, "test", True),
+        # pytest configuration: the splitter keeps it with the tests, the others do not.
+        ("pytest.ini", True, "other", False),
+        ("tox.ini", True, "other", False),
+        # A tests folder inside the package: tests for mining, source for the other two.
+        ("src/demo/testing/util.py", False, "source", True),
+        ("src/demo/tests/test_a.py", True, "source", True),
+        # conftest.py inside the package: the splitter and mining say tests.
+        ("src/demo/conftest.py", True, "source", True),
+        # A module named by pytest's defaults where the project names its own: only the
+        # splitter, which reads no configuration, takes it for a test.
+        ("test_top.py", True, "other", False),
+        # Agreement: the tests folder and plain source.
+        ("tests/helpers.py", True, "test", True),
+        ("src/demo/core.py", False, "source", False),
+    ],
+)
+def test_where_the_three_test_rules_part(path: str, part: bool, kind: str, test_file: bool) -> None:
+    """The rules are separate on purpose (docs/architecture.md): these are the paths on
+    which they disagree, pinned so that neither drifts into the other unseen."""
+    source, tests = "src/demo", "tests"
+    assert in_test_part(path, tests) is part
+    assert file_kind(path, source, tests, PROJECT_NAMES) == kind
+    assert is_test_file(path, tests, PROJECT_NAMES) is test_file

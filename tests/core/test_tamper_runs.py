@@ -77,6 +77,27 @@ def test_the_evidence_names_what_each_attack_did(
     assert "not written by the plugin" in found["forged-report"]
 
 
+#: Package code that makes the plugin's selection leave out the failing test: through the
+#: name the plugin took from ``bugbout_select``, and in ``bugbout_select`` itself.
+DESELECT_FAILING = """
+import sys as _sys
+_plugin = _sys.modules.get("bugbout_pytest")
+if _plugin is not None:
+    _plugin._selected_by = lambda nodeid, select: not nodeid.endswith("test_four")
+    _sys.modules["bugbout_select"].selected = _plugin._selected_by
+"""
+
+
+def test_what_the_plugin_takes_from_its_other_modules_is_guarded_too(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    result = run(project(tmp_path, DESELECT_FAILING), host_env, bwrap_sandbox, nodeids=IDS)
+    assert result.problem is not None and result.problem.startswith("the run was tampered")
+    found = " | ".join(result.tampered)
+    assert "bugbout_pytest._selected_by" in found and "bugbout_select.selected" in found, found
+    assert result.outcomes == dict.fromkeys(IDS, "error")
+
+
 def test_canaries_look_like_their_neighbours(tmp_path: Path) -> None:
     folder = tmp_path / "tests"
     folder.mkdir()

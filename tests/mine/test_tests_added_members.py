@@ -74,7 +74,7 @@ def test_members_read_alone_match_the_class_read_whole(
 
 def test_a_long_class_is_read_by_members_and_one_edit_reads_one_member() -> None:
     source = _long_class()
-    piece = tests_added._pieces(source)[-1]  # type: ignore[index]
+    piece = tests_added.cut_pieces(source)[0][-1]  # type: ignore[index]
     assert tests_added._class_tests(piece, tests_added.DEFAULT) is not None
     before = collect_module(source, "before").tests
     edited = source.replace(b"assert 7\n", b"assert 7 == 7\n")
@@ -91,8 +91,8 @@ def test_a_member_that_does_not_parse_still_fails_the_whole_module() -> None:
 
 
 def test_code_after_the_class_leaves_it_whole_and_a_string_at_the_margin_does_not() -> None:
-    after = tests_added._pieces(SOURCES["code after the class"])[1]  # type: ignore[index]
+    after = tests_added.cut_pieces(SOURCES["code after the class"])[0][1]  # type: ignore[index]
     assert tests_added._class_tests(after, tests_added.DEFAULT) is None
     for name in ("line at the margin in a string", "main guard after the class"):
-        piece = tests_added._pieces(SOURCES[name])[1]  # type: ignore[index]
+        piece = tests_added.cut_pieces(SOURCES[name])[0][1]  # type: ignore[index]
         assert tests_added._class_tests(piece, tests_added.DEFAULT) is not None, name

@@ -57,10 +57,17 @@ def test_a_new_piece_that_does_not_parse_still_fails_the_whole_module() -> None:
         collect_module(BASE + b"\n\ndef test_(:\n", "after", previous)
 
 
-def test_a_module_parsed_whole_is_never_extended() -> None:
-    """A cut inside a string makes the pieces unparseable: the whole module is parsed."""
+def test_a_cut_inside_a_string_is_read_with_the_pieces_after_it() -> None:
+    """Code at the margin inside a string is cut like a test: that piece does not parse
+    alone, so it is read with the next one, as the module's own text; no test is made of
+    the string, and the module so read is extended like any other."""
     whole = b'TEXT = """\ndef test_fake():\n"""\n\n\ndef test_real():\n    pass\n'
     previous = collect_module(whole, "before")
-    assert previous.pieces is None and list(previous.tests) == ["test_real"]
+    assert previous.pieces is not None and list(previous.tests) == ["test_real"]
     after = whole + b"\n\ndef test_more():\n    pass\n"
-    assert list(collect_module(after, "after", previous).tests) == ["test_real", "test_more"]
+    extended = collect_module(after, "after", previous)
+    assert list(extended.tests) == ["test_real", "test_more"]
+    assert extended.tests["test_real"] is previous.tests["test_real"]
+    texts = {q: c.text for q, c in extended.tests.items()}
+    assert texts == {q: c.text for q, c in collect_module(after, "again").tests.items()}
+    assert texts["test_real"] == b"def test_real():\n    pass"

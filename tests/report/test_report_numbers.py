@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 from bb_report import Report
+from bb_report.comparisons import compare
 from bb_report.data import Rate
-from bb_report.outcomes import compare
 
 FOUR_OF_FOUR = (0.025**0.25, 1.0)
 TWO_OF_FOUR = (0.067586, 0.932414)

@@ -13,7 +13,6 @@ from bb_xexam.authors import (
     AUTHORS_DIR,
     Author,
     authors_of,
-    classify,
     columns_of,
     slug,
 )
@@ -39,30 +38,6 @@ def attempt(
 
 def task_with(*attempts: dict[str, Any]) -> dict[str, Any]:
     return {"id": "demo-1", "source": "src/demo", "tests": "tests", "attempts": list(attempts)}
-
-
-@pytest.mark.parametrize(
-    ("path", "kind"),
-    [
-        ("src/demo/core.py", "source"),
-        ("tests/test_core.py", "test"),
-        ("tests/conftest.py", "test"),
-        ("tests/data/input.json", "test"),
-        ("conftest.py", "test"),
-        ("test_top.py", "test"),
-        ("pyproject.toml", "other"),
-        ("pytest.ini", "other"),
-        ("sitecustomize.py", "other"),
-        ("docs/conf.py", "other"),
-    ],
-)
-def test_classify(path: str, kind: str) -> None:
-    assert classify(path, "src/demo", "tests") == kind
-
-
-def test_classify_tests_inside_the_package() -> None:
-    assert classify("pkg/tests/test_a.py", "pkg", "pkg/tests") == "test"
-    assert classify("pkg/a.py", "pkg", "pkg/tests") == "source"
 
 
 def test_slugs_are_identifiers_and_distinct() -> None:
@@ -219,11 +194,3 @@ def test_a_patch_reaching_outside_the_tree_is_refused() -> None:
     [author] = authors_of(task, run_suite=False)
     assert author.error is not None and "unsafe path" in author.error
     assert author.files == []
-
-
-def test_classify_follows_the_projects_test_names() -> None:
-    from bb_core.discovery import TestNames
-
-    names = TestNames(files=("tests_*.py",))
-    assert classify("tests_thing.py", "src/demo", "tests", names) == "test"
-    assert classify("test_thing.py", "src/demo", "tests", names) == "other"

@@ -19,35 +19,60 @@ base commit in either mode. A build that failed is remembered per key
 (``<key>.failed.json`` beside the environments, with uv's log) and raised again for every
 task that needs it, without building again; removing the file retries it.
 
-An environment is built in a temporary folder and renamed into place when complete,
-under a lock, so stages running in parallel build it once and a killed build leaves
-nothing half-made behind. uv never downloads a Python: a version that is not installed
-is a one-line :class:`~bb_core.errors.ConfigError` naming the fix.
+The build itself is :mod:`bb_core.env_build`'s: in a temporary folder renamed into place
+when complete, under a lock, so stages running in parallel build it once and a killed
+build leaves nothing half-made behind. uv never downloads a Python: a version that is not
+installed is a one-line :class:`~bb_core.errors.ConfigError` naming the fix.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
-import platform
 import shutil
 import subprocess
-import sys
-import time
 import tomllib
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, ClassVar
 
-from bb_core.errors import ConfigError, EnvironmentFailed
-from bb_core.store import cache_key, home_dir, read_json, write_json
+from bb_core.env_build import (
+    CHECK,
+    ENV_VERSION,
+    META,
+    MIN_PYTEST,
+    EnvBuildFailed,
+    build_env,
+    env_key,
+    failure_marker,
+    find_uv,
+    python_hint,
+    read_meta,
+    remembered_failure,
+    too_old,
+    uv_summary,
+    version_in_name,
+)
+from bb_core.errors import ConfigError
+from bb_core.store import cache_key, home_dir, write_json
 
-ENV_VERSION = 2  # bump to rebuild every cached environment
-META = "bugbout-env.json"
-UV_TIMEOUT = 1800
-CHECK = "import sys, pytest; print(sys.version.split()[0]); print(pytest.__version__); print(sys.prefix)"
+__all__ = [
+    "META",
+    "MIN_PYTEST",
+    "EnvBuildFailed",
+    "EnvPlan",
+    "TestEnv",
+    "ensure_env",
+    "env_key",
+    "failure_marker",
+    "find_uv",
+    "import_roots",
+    "plan_env",
+    "project_dependencies",
+    "remembered_failure",
+    "setup_commands",
+    "too_old",
+]
 
 
 @dataclass(frozen=True)
@@ -74,17 +99,6 @@ class TestEnv:
     versions: dict[str, str] = field(default_factory=dict)
     #: ``[project] setup``: commands run in each checkout before every test run.
     setup: tuple[str | tuple[str, ...], ...] = ()
-
-
-class EnvBuildFailed(EnvironmentFailed):
-    """uv could not build the environment; ``output`` holds uv's own words, ``log`` its log."""
-
-    def __init__(
-        self, message: str, *, output: str, log: Path | None, hint: str | None = None
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.output = output
-        self.log = log
 
 
 def import_roots(source: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -187,7 +201,7 @@ def ensure_env(
         key = _with_setup(key, setup)
         return TestEnv(python, extra, key, roots, args, None, versions, setup)
     plan = plan_env(project, repo_root, repo=repo, base=base)
-    root, versions = _build(plan.python, plan.dependencies)
+    root, versions = build_env(plan.python, plan.dependencies)
     key = _with_setup(root.name, setup)
     return TestEnv(root / "bin" / "python", extra, key, roots, args, root, versions, setup)
 
@@ -227,7 +241,7 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
     if key in _checked:
         return python, key, _checked[key]
     marker = home_dir("envs") / f"{key}.json"
-    meta = _read_meta(marker)
+    meta = read_meta(marker)
     if meta is None:
         try:
             done = subprocess.run(
@@ -235,8 +249,8 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise ConfigError(f"project.interpreter: {value} does not run: {exc}") from exc
-        said = _summary(done.stderr) or f"exit status {done.returncode}"
-        minor = _version_in_name(found)
+        said = uv_summary(done.stderr) or f"exit status {done.returncode}"
+        minor = version_in_name(found)
         if done.returncode != 0 and "pytest" in done.stderr and "No module named" in done.stderr:
             raise ConfigError(
                 f"project.interpreter: {value} has no pytest",
@@ -246,7 +260,7 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
         if done.returncode != 0:
             raise ConfigError(
                 f"project.interpreter: {value} does not run ({said})",
-                hint=_python_hint(minor)
+                hint=python_hint(minor)
                 if minor
                 else "give the full path of a working Python that has pytest",
             )
@@ -263,262 +277,3 @@ def _check_interpreter(value: str) -> tuple[Path, str, dict[str, str]]:
         )
     _checked[key] = versions
     return python, key, versions
-
-
-# --- building with uv -------------------------------------------------------------------
-
-
-def env_key(python: str, deps: Sequence[str]) -> str:
-    """The folder name of the environment for these inputs."""
-    normal = sorted(dict.fromkeys(d.strip() for d in deps if d.strip()))
-    return cache_key("env", ENV_VERSION, python, normal, sys.platform, platform.machine())[:20]
-
-
-def failure_marker(key: str) -> Path:
-    """Where a failed build of environment *key* is remembered."""
-    return home_dir("envs") / f"{key}.failed.json"
-
-
-def remembered_failure(key: str) -> EnvBuildFailed | None:
-    """The failure of an earlier build of *key*, or None when none is remembered."""
-    meta = _read_meta(failure_marker(key))
-    if meta is None:
-        return None
-    log = meta.get("log")
-    return EnvBuildFailed(
-        str(meta.get("message", "the test environment could not be built")),
-        output=str(meta.get("output", "")),
-        log=Path(log) if isinstance(log, str) and log else None,
-        hint=meta.get("hint") if isinstance(meta.get("hint"), str) else None,
-    )
-
-
-def _build(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
-    key = env_key(python, deps)
-    envs = home_dir("envs")
-    root = envs / key
-    meta = _read_meta(root / META)
-    if meta is not None:
-        return root, dict(meta.get("versions", {}))
-    failed = remembered_failure(key)
-    if failed is not None:
-        raise failed
-    with _locked(envs / f"{key}.lock"):
-        meta = _read_meta(root / META)
-        if meta is not None:
-            return root, dict(meta.get("versions", {}))
-        failed = remembered_failure(key)
-        if failed is not None:
-            raise failed
-        if root.exists():  # left by a build that crashed after the rename
-            shutil.rmtree(root, ignore_errors=True)
-        log = envs / f"{key}.log"
-        tmp = envs / f".{key}.building"
-        shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            try:
-                versions = _build_into(tmp, python, deps, log)
-            except EnvBuildFailed as exc:
-                write_json(
-                    failure_marker(key),
-                    {
-                        "message": exc.message,
-                        "hint": exc.hint,
-                        "output": exc.output[-8000:],
-                        "log": str(exc.log or ""),
-                        "python": python,
-                        "dependencies": sorted(set(deps)),
-                        "failed": time.time(),
-                    },
-                )
-                raise
-            write_json(
-                tmp / META,
-                {
-                    "python": python,
-                    "dependencies": sorted(set(deps)),
-                    "versions": versions,
-                    "built": time.time(),
-                },
-            )
-            os.rename(tmp, root)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return root, versions
-
-
-def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[str, str]:
-    log.write_text("")
-    done = _uv(
-        ["venv", "--python", python, "--relocatable", "--no-project", "--quiet", str(tmp)], log
-    )
-    if done.returncode != 0:
-        said = _summary(done.stderr)
-        if "interpreter" in done.stderr.lower() or "python" in said.lower():
-            raise ConfigError(
-                f"project.python: Python {python} is not usable here (uv: {said})",
-                hint=_python_hint(python),
-            )
-        raise EnvBuildFailed(
-            f"uv cannot create the test environment: {said}", output=done.stderr, log=log
-        )
-    env_python = tmp / "bin" / "python"
-    wanted = [d.strip() for d in deps if d.strip()]
-    if wanted:
-        done = _uv(
-            ["pip", "install", "--compile-bytecode", "--python", str(env_python), *wanted], log
-        )
-        if done.returncode != 0:
-            raise EnvBuildFailed(
-                f"uv cannot install the test dependencies: {_summary(done.stderr)}",
-                output=done.stderr,
-                log=log,
-                hint=f"check [project] test-dependencies and the project's dependencies; uv's log: {log}",
-            )
-    check = subprocess.run(
-        [str(env_python), "-c", CHECK], capture_output=True, text=True, check=False
-    )
-    if check.returncode != 0:
-        raise EnvBuildFailed(
-            f"the test environment has no pytest ({_summary(check.stderr)})",
-            output=check.stderr,
-            log=log,
-            hint='add "pytest" to [project] test-dependencies',
-        )
-    lines = check.stdout.split("\n")
-    versions = {"python": lines[0].strip(), "pytest": lines[1].strip()}
-    if too_old(versions["pytest"]):
-        raise EnvBuildFailed(
-            f"the test environment got pytest {versions['pytest']}; bugbout's pytest plugin "
-            f"needs pytest {MIN_PYTEST} or newer",
-            output="",
-            log=log,
-            hint=f'add "pytest>={MIN_PYTEST}" to [project] test-dependencies (a dependency of '
-            "the project pins an older one: an older era of its history may need "
-            'environments = "history")',
-        )
-    return versions
-
-
-#: The oldest pytest whose hooks bugbout's plugin uses.
-MIN_PYTEST = "7"
-
-
-def too_old(version: str) -> bool:
-    """Whether pytest *version* (``6.2.5``) is older than :data:`MIN_PYTEST`."""
-    head = version.strip().split(".", 1)[0]
-    return head.isdigit() and int(head) < int(MIN_PYTEST)
-
-
-#: Where uv's own installers and ``pip install --user uv`` put it, when it is not on PATH.
-UV_PLACES = ("~/.local/bin/uv", "~/.cargo/bin/uv")
-
-
-def find_uv() -> str | None:
-    """uv on PATH, else where scripts/setup.sh, uv's installer or pip --user put it."""
-    found = shutil.which("uv")
-    if found:
-        return found
-    for place in UV_PLACES:
-        path = Path(place).expanduser()
-        if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
-    return None
-
-
-def _uv(args: list[str], log: Path) -> subprocess.CompletedProcess[str]:
-    uv = find_uv()
-    if uv is None:
-        raise EnvironmentFailed(
-            "uv is not installed; bugbout builds test environments with it",
-            hint='install it (`pip install uv`), or set [project] interpreter = "/path/to/python"',
-        )
-    env = dict(os.environ)
-    env["UV_PYTHON_DOWNLOADS"] = "never"
-    env.pop("VIRTUAL_ENV", None)
-    try:
-        done = subprocess.run(
-            [uv, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=log.parent,
-            timeout=UV_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired as exc:
-        raise EnvBuildFailed(
-            f"uv {args[0]} did not finish within {UV_TIMEOUT}s",
-            output=str(exc.stderr or ""),
-            log=log,
-        ) from exc
-    with open(log, "a") as handle:
-        handle.write(f"$ uv {' '.join(args)}\n{done.stdout}{done.stderr}[exit {done.returncode}]\n")
-    return done
-
-
-def _summary(stderr: str) -> str:
-    """uv's message in one line: its first error, the causes it gives, the output it quotes."""
-    lines = [line.strip().lstrip("×╰─▶│ ").strip() for line in stderr.splitlines()]
-    parts: list[str] = []
-    for index, line in enumerate(lines):
-        if line.startswith("error:") and not parts:
-            parts.append(line.removeprefix("error:").strip())
-        elif line.startswith("cause:") and parts:
-            parts.append(line.removeprefix("cause:").strip())
-        elif line == "[stderr]" and parts:
-            quoted = next((q for q in lines[index + 1 :] if q), "")
-            if quoted:
-                parts.append(quoted)
-            break
-    if not parts:  # not uv's usual shape: its first line that says something
-        parts = [next((line for line in lines if line and not line.startswith("warning:")), "")]
-    # uv's "cause" for a failing interpreter only repeats what the quoted output says
-    parts = [p for p in parts if not p.startswith("Querying Python at")]
-    return _shorten([p for p in parts if p], 400)
-
-
-def _shorten(parts: list[str], limit: int) -> str:
-    """*parts* joined with ``: `` in at most *limit* characters. The last part is the
-    cause ("No space left on device"), so the text is cut before it, never inside it."""
-    text = ": ".join(parts)
-    if len(text) <= limit:
-        return text
-    cause = parts[-1][: limit // 2]
-    room = limit - len(cause) - 3
-    return ": ".join(parts[:-1])[: max(room, 0)] + "\u2026: " + cause
-
-
-def _version_in_name(path: str) -> str | None:
-    """``3.12`` for ``.../python3.12``, else None."""
-    name = os.path.basename(path)
-    version = name.removeprefix("python")
-    return (
-        version
-        if version != name and version.replace(".", "").isdigit() and "." in version
-        else None
-    )
-
-
-def _python_hint(python: str) -> str:
-    """How to get Python *python*: the interpreter key (with a path found here), or install it."""
-    pyenv = Path(os.environ.get("PYENV_ROOT", "~/.pyenv")).expanduser() / "versions"
-    minor = ".".join(python.split(".")[:2])
-    candidates = sorted(pyenv.glob(f"{python}*/bin/python{minor}")) if pyenv.is_dir() else []
-    path = str(candidates[-1]) if candidates else f"/path/to/python{minor}"
-    return f'set [project] interpreter = "{path}", or install Python {python}'
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _read_meta(path: Path) -> dict[str, Any] | None:
-    value = read_json(path)
-    return value if isinstance(value, dict) else None

@@ -12,15 +12,29 @@ Paths are repository paths: relative, ``/``-separated, never starting with ``./`
 - :func:`is_test_file`: a file that belongs to the tests rather than the code: under the
   tests folder or a ``testpaths`` folder, inside a folder named ``tests``, ``test`` or
   ``testing``, a ``conftest.py``, or a test module.
+- :func:`in_test_part`: the patch splitter's rule - under the tests folder, or named like a
+  test module or test configuration by pytest's defaults (:data:`TEST_PART_PATTERNS`),
+  whatever the project configures. It decides the test part of an agent's patch (bb-race),
+  which of the reference test patch's files are copied into a checkout (bb-race reproduce)
+  and which files of a patch are never applied when scoring (bb-judge).
+- :func:`file_kind`: ``"test"``, ``"source"`` or ``"other"`` for one file of an author's
+  patch (bb-xexam): the tests folder wins, then the package source, then test modules by
+  the project's names and ``conftest.py`` files.
 - Protected paths: a fix's test files and every ``conftest.py`` from the root down to them
   (:func:`conftest_candidates`), and the files that configure how tests run or how Python
   starts (:data:`CONFIG_NAMES`), which a scored patch never changes because through them it
   could reach the oracle without touching a test (:func:`is_protected`).
+
+The three test rules differ on purpose, and records depend on each; docs/architecture.md
+says where each is used and why they are not one rule.
 """
 
 from __future__ import annotations
 
+import fnmatch
 from collections.abc import Iterable
+from pathlib import PurePosixPath
+from typing import Literal
 
 from bb_core.discovery import TestNames
 
@@ -80,6 +94,41 @@ def is_test_file(path: str, tests: str, names: TestNames = DEFAULT_NAMES) -> boo
     if parts[-1] == "conftest.py" or any(p in TEST_FOLDER_NAMES for p in parts[:-1]):
         return True
     return names.is_test_module(path)
+
+
+#: File names that go into a patch's test part wherever they are (:func:`in_test_part`).
+TEST_PART_PATTERNS = ("test_*.py", "*_test.py", "conftest.py", "pytest.ini", "tox.ini")
+
+#: What :func:`file_kind` says of a path.
+FileKind = Literal["test", "source", "other"]
+
+
+def in_test_part(path: str, tests: str) -> bool:
+    """Whether *path* belongs to a patch's test part: it is under the *tests* folder (none
+    when *tests* is the whole tree) or its name matches :data:`TEST_PART_PATTERNS`."""
+    parts = PurePosixPath(path).parts
+    tests_parts = PurePosixPath(tests).parts if tests not in ("", ".") else ()
+    if tests_parts and parts[: len(tests_parts)] == tests_parts:
+        return True
+    name = PurePosixPath(path).name
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern in TEST_PART_PATTERNS)
+
+
+def file_kind(path: str, source: str, tests: str, names: TestNames = DEFAULT_NAMES) -> FileKind:
+    """``"test"``, ``"source"`` or ``"other"`` for one file of a patch.
+
+    Anything under the tests folder is a test file (even when that folder sits inside the
+    package); anything else under the package *source* is source. Outside both, test
+    modules (by the project's *names*) and ``conftest.py`` files are tests, and everything
+    else (``pyproject.toml``, ``pytest.ini``, ``sitecustomize.py``, ...) is neither.
+    """
+    if not whole_tree(tests) and under(path, tests):
+        return "test"
+    if under(path, source):
+        return "source"
+    if path.rsplit("/", 1)[-1] == "conftest.py" or names.is_test_module(path):
+        return "test"
+    return "other"
 
 
 def conftest_candidates(test_files: Iterable[str]) -> list[str]:

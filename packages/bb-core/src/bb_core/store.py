@@ -39,10 +39,13 @@ def home_dir(*parts: str) -> Path:
 
 
 @contextmanager
-def atomic_output(path: Path, *, sweep: bool = False) -> Iterator[IO[bytes]]:
+def atomic_output(path: Path, *, sweep: bool = False, durable: bool = True) -> Iterator[IO[bytes]]:
     """A binary file that replaces *path* only when the block finishes without error.
 
-    Readers see the old file or the new one, whole. A writer killed midway leaves the
+    Readers see the old file or the new one, whole. *durable* (the default) waits until
+    the data is on disk before the rename; a cache whose unreadable file is only rebuilt
+    may pass False (a crash just after the write may then leave a file that fails to
+    parse, never a mix of two versions). A writer killed midway leaves the
     old file and a temporary one named after its process; with *sweep*, temporary files
     of writers of *path* that no longer run are removed first (a scan of the folder, so
     meant for a few files rewritten whole, not for folders of many cache entries).
@@ -59,7 +62,8 @@ def atomic_output(path: Path, *, sweep: bool = False) -> Iterator[IO[bytes]]:
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -83,9 +87,9 @@ def _remove_if_orphaned(path: Path) -> None:
         return
 
 
-def atomic_write(path: Path, data: bytes | str) -> None:
+def atomic_write(path: Path, data: bytes | str, *, durable: bool = True) -> None:
     """Write *data* to *path* so that readers see the old file or the new one, whole."""
-    with atomic_output(path) as handle:
+    with atomic_output(path, durable=durable) as handle:
         handle.write(data.encode() if isinstance(data, str) else data)
 
 

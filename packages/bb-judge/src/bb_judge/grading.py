@@ -11,8 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from bb_core.kinds import Category
-from bb_core.patch import is_test_path
-from bb_core.paths import is_config, is_protected, under
+from bb_core.paths import in_test_part, is_config, is_protected, under
 
 RESOLVED: Category = "resolved"
 #: Met the maintainers' tests but broke the repository's suite (:mod:`bb_judge.suite`).
@@ -41,7 +40,7 @@ def source_filter(source: str, tests: str, protected: Collection[str]) -> Callab
     def keep(path: str) -> bool:
         return (
             under(path, source)
-            and not is_test_path(path, tests)
+            and not in_test_part(path, tests)
             and not is_config(path)
             and not is_protected(path, protected)
         )

@@ -33,7 +33,11 @@ class Entry:
 
 
 class MiningCache:
-    """Facts per commit and the walked chain, in one JSON file per repository and layout."""
+    """Facts per commit and the walked chain, in one JSON file per repository and layout.
+
+    The files are written whole and renamed into place, but not waited for on disk: a
+    file that does not parse after a crash is ignored and the history mined again.
+    """
 
     def __init__(self, *parts: Any, folder: Path | None = None) -> None:
         self.path = (folder or home_dir("mine")) / f"{cache_key(RULES_VERSION, *parts)}.json"
@@ -76,7 +80,7 @@ class MiningCache:
 
     def remember_replay(self, key: str, records: list[dict[str, Any]]) -> None:
         document = {"version": RULES_VERSION, "key": key, "records": records}
-        atomic_write(self._replay_path, orjson.dumps(document))
+        atomic_write(self._replay_path, orjson.dumps(document), durable=False)
 
     @property
     def _replay_path(self) -> Path:
@@ -92,7 +96,7 @@ class MiningCache:
             "tail_parent": self.tail_parent,
             "facts": self.facts,
         }
-        atomic_write(self.path, orjson.dumps(document))
+        atomic_write(self.path, orjson.dumps(document), durable=False)
         self.dirty = False
 
 

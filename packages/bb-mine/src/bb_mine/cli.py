@@ -20,7 +20,6 @@ from bb_core.cli import (
 from bb_core.config import SINCE_WORDS, load_config, since_moment
 from bb_core.config import parse_since as read_since
 from bb_core.errors import UsageError
-from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
@@ -155,7 +154,10 @@ def main(
     left out, and a closing summary line. Flags override bugbout.toml.
     """
     config = load_config(config_path)
-    preflight(config)
+    if config.agents:  # the agents' and sandboxes' modules are imported only to check some
+        from bb_core.preflight import preflight
+
+        preflight(config)
     options = MineOptions.from_config(
         config,
         source=source or None,

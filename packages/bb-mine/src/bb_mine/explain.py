@@ -18,6 +18,7 @@ from bb_core.git import open_repo
 from bb_mine.facts import needs_trees
 from bb_mine.mine import REASONS, MineOptions, Miner
 from bb_mine.rules import category
+from bb_mine.statements import IssueExport
 
 PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
 
@@ -34,8 +35,9 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
 
     Raises :class:`~bb_core.errors.UsageError` for a commit that is not in the repository.
     """
+    export = IssueExport.load(options.issues) if options.issues is not None else None
     with open_repo(location) as repo:
-        miner = Miner(repo, options, None, lambda message: None, None)
+        miner = Miner(repo, options, export, lambda message: None, None)
         try:
             sha = repo.resolve(ref)
         except Exception as exc:
@@ -65,6 +67,9 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
             )
         force = miner.picked(sha, options.include)
         facts = miner.fact_finder.message_facts(commit, force=force)
+        by_label = "" if facts["fix"] or force else miner.by_label(facts)
+        if by_label:  # a bug label may make it a fix: judged as one, as a run judges it
+            facts = facts | {"fix": True, "by_label": by_label}
         if needs_trees(facts):
             facts |= miner.fact_finder.tree_facts(sha, facts["parent"])
         verdicts = dict(miner.verdicts(sha, facts))
@@ -88,6 +93,10 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
 def _passed(rule: str, facts: dict[str, Any]) -> str:
     """What a passed rule saw, in a few words."""
     if rule == "not-a-fix":
+        if facts.get("by_label") == "export":
+            return "fix signals: label (a bug label in the issues export)"
+        if facts.get("by_label"):
+            return "fix signals: none but a linked issue's labels, read from GitHub when the task is written"
         signals = facts.get("signals") or []
         return "fix signals: " + ", ".join(map(str, signals)) if signals else "no signal needed"
     if rule == "no-issue-reference":

@@ -22,6 +22,7 @@ from bb_mine.rules import (
     change_text,
     fix_signals,
     issue_refs,
+    might_name_issue,
     might_signal_fix,
 )
 from bb_mine.symbols import modified_names
@@ -45,13 +46,17 @@ class Layout:
     own_repo: str | None = None
     test_files: tuple[str, ...] | None = None  # [project] test-files: replaces python_files
     require_fix_signal: bool = True
+    #: Whether the linked issues' labels can be read (an export or GitHub): then a change
+    #: with no other fix signal that names an issue keeps its references and parent, for
+    #: its labels may make it a fix (:meth:`bb_mine.statements.StatementFinder.bug_labelled`).
+    labels: bool = False
     #: Read the names a statement must not mention for changes of at most this many source
     #: modules (``max_source_files``): the rest cannot be tasks. Not part of :meth:`key`:
     #: facts without names get them when they become a task.
     names_up_to: int = 2
 
     def key(self) -> tuple[Any, ...]:
-        return (self.sources, self.tests, self.test_files, self.require_fix_signal)
+        return (self.sources, self.tests, self.test_files, self.require_fix_signal, self.labels)
 
 
 class FactFinder:
@@ -77,12 +82,13 @@ class FactFinder:
         to be read. *force* (a commit ``[tasks] include`` names) records the parent of any
         commit that has one.
         """
-        require = self.layout.require_fix_signal
+        require, labels = self.layout.require_fix_signal, self.layout.labels
         if (
             require
             and not force
             and not commit.is_merge
             and not might_signal_fix(commit.title, commit.message)
+            and not (labels and might_name_issue(commit.message))
         ):
             return {"title": commit.title, "fix": False}  # most commits end here
         text = change_text(commit.message, commit.is_merge)
@@ -91,9 +97,11 @@ class FactFinder:
         facts: dict[str, Any] = {"title": text.title, "fix": bool(signals) or not require}
         if signals:
             facts["signals"] = signals
-        if not facts["fix"] and not force:
+        if not facts["fix"] and not force and not labels:
             return facts
         refs = issue_refs(text, self.own_repo)
+        if not facts["fix"] and not force and not refs:
+            return facts  # no signal, and no issue whose labels could give one
         facts |= {
             "date": commit.date.isoformat(),
             "body": text.body,

@@ -50,6 +50,9 @@ class Examined:
     cached: bool = False
     pending: bool = False
     chunk: _Chunk | None = None
+    #: For a change whose only possible fix signal is a bug label on a linked issue:
+    #: ``"export"`` when the export shows one, ``"github"`` when GitHub is to be asked.
+    by_label: str = ""
 
 
 @dataclass(slots=True)

@@ -6,7 +6,8 @@ fails is its skip reason:
 0. ``excluded``: ``[tasks] exclude`` names it (``[tasks] include`` passes rules 1, 2, 4b,
    6 and 7 instead);
 1. ``not-a-fix``: nothing says it is a fix: not its title, no closing keyword in its
-   message, not the name of the branch it merged (unless ``require_fix_signal`` is off);
+   message, not the name of the branch it merged, no bug label on an issue it names (with
+   an export or GitHub; unless ``require_fix_signal`` is off);
 2. ``no-issue-reference``: it names no issue or pull request;
 3. ``no-parent``: it is the first commit, with nothing before it to start from;
 4. ``no-source-change`` / ``too-many-source-files``: it changes no Python module under the
@@ -32,21 +33,21 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
 from bb_core.errors import GitError, UsageError
-from bb_core.git import Repo, is_url, open_repo
+from bb_core.git import Repo, open_repo
 from bb_core.kinds import MineSkipReason
 from bb_core.progress import Progress
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache
-from bb_mine.facts import FactFinder, Layout, needs_trees, source_names
+from bb_mine.facts import FactFinder, Layout, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
-from bb_mine.github import GitHub, repo_from_remote
+from bb_mine.github import GitHub
 from bb_mine.options import NEW_TESTS, REASONS, MineOptions
-from bb_mine.rules import BUG_LABELS, ChangeText, IssueRef, category
-from bb_mine.statements import IssueExport, StatementFinder, choose, labels_of
+from bb_mine.repository import github_repo, guess_source, identity, normal_folder
+from bb_mine.statements import IssueExport, StatementFinder
+from bb_mine.task_record import TaskMaker, commit_only_warning, key_text
 from bb_mine.verdicts import Rules, Verdict
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
@@ -100,10 +101,10 @@ class Miner:
         self.head = repo.branch_head(self.branch)
         given = (options.source,) if isinstance(options.source, str) else options.source
         self.sources = (
-            tuple(_folder(s) for s in given) if given else (guess_source(repo, self.head),)
+            tuple(normal_folder(s) for s in given) if given else (guess_source(repo, self.head),)
         )
         self.source = ", ".join(s or "." for s in self.sources)  # for summaries and messages
-        self.tests = _folder(options.tests)
+        self.tests = normal_folder(options.tests)
         for folder in self.sources:
             if folder and not repo.exists(self.head, folder):
                 raise UsageError(
@@ -116,7 +117,7 @@ class Miner:
                 f"tasks.new-tests: expected one of {', '.join(NEW_TESTS)}, "
                 f"got {options.tests_rule!r}"
             )
-        self.github_repo = options.github or _github_repo(repo)
+        self.github_repo = options.github or github_repo(repo)
         github = GitHub.connect(self.github_repo) if export is None and self.github_repo else None
         self.finder = StatementFinder(export=export, github=github, warn=warn)
         self.layout = Layout(
@@ -125,16 +126,30 @@ class Miner:
             self.github_repo,
             options.test_files,
             options.require_fix_signal,
-            options.max_source_files,
+            # A bug label alone may make a fix: only where labels can be read, and with an
+            # export only when one of its items has one (then the walk reads the references
+            # of every change that names an issue).
+            labels=github is not None or (export is not None and export.has_bug_labels),
+            names_up_to=options.max_source_files,
         )
         self.cache = MiningCache(
-            _identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
+            identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
         )
-        self.repository = _identity(repo)
+        self.repository = identity(repo)
         self.fact_finder = FactFinder(repo, self.layout)
         self.rules = Rules(options, self.source, repo.name)
         # With an export or GitHub, the linked issue's labels decide the category.
         self.rules.labels = export is not None or github is not None
+        self.maker = TaskMaker(
+            repo,
+            options,
+            self.finder,
+            self.rules,
+            self.cache,
+            repository=self.repository,
+            source=self.source,
+            tests=self.tests,
+        )
 
         self._reached_since = False  # the walk met a change older than --since
 
@@ -231,11 +246,16 @@ class Miner:
                 examined += 1
                 if opts.use_cache and not item.cached:
                     self.cache.remember(entry.sha, facts)
-                if facts["fix"]:
+                judged = facts | {"fix": True} if item.by_label else facts
+                if facts["fix"] or item.by_label == "export":
                     candidates += 1
-                reason: Verdict = self._judge(entry.sha, facts)
+                reason: Verdict = self._judge(entry.sha, judged)
+                if reason is not None and item.by_label == "github":
+                    reason = _unlabelled(reason)  # its labels were never read: not a fix
                 if reason is None:
-                    record, keys = self._task(entry.sha, facts)
+                    record, keys = self.maker.task(entry.sha, judged, by_label=item.by_label)
+                    if item.by_label == "github" and record.get("code") != "not-a-fix":
+                        candidates += 1
                     taken = [k for k in keys if k in claimed]
                     if record.get("kind") == "skip":
                         code: MineSkipReason = record.get("code", "no-statement")
@@ -244,7 +264,7 @@ class Miner:
                         reason = (
                             "duplicate-issue",
                             f"names the same issue as the newer task {claimed[taken[0]]}",
-                            {"duplicate_of": claimed[taken[0]], "issue": _key_text(taken[0])},
+                            {"duplicate_of": claimed[taken[0]], "issue": key_text(taken[0])},
                         )
                     else:
                         claimed.update(dict.fromkeys(keys, record["id"]))
@@ -257,7 +277,7 @@ class Miner:
                     code, message, detail = reason
                     counts[code] += 1
                     if code not in ("not-a-fix",) or opts.explain:
-                        yield self._skip(entry.sha, facts, code, message, detail)
+                        yield self.maker.skip(entry.sha, facts, code, message, detail)
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
                     self.progress.update(
                         advance=examined - self.progress.done, current=f"commits, {tasks} tasks"
@@ -316,11 +336,25 @@ class Miner:
             cached = self.cache.facts.get(entry.sha) if self.options.use_cache else None
             force = self.picked(entry.sha, self.options.include)
             if cached is not None and not (force and _unread(cached)):
-                yield Examined(entry, cached, cached=True)
-                continue
-            commit = entry.commit or self.repo.commit(entry.sha)
-            facts = self.fact_finder.message_facts(commit, force=force)
-            yield Examined(entry, facts, pending=needs_trees(facts))
+                facts = cached
+            else:
+                commit = entry.commit or self.repo.commit(entry.sha)
+                facts = self.fact_finder.message_facts(commit, force=force)
+                cached = None
+            by_label = "" if facts["fix"] or force else self.by_label(facts)
+            pending = needs_trees(facts) and (facts["fix"] or force or bool(by_label))
+            # Cached facts whose trees are read now are remembered again, complete.
+            yield Examined(entry, facts, cached=cached is not None and not pending,
+                           pending=pending, by_label=by_label)  # fmt: skip
+
+    def by_label(self, facts: dict[str, Any]) -> str:
+        """Whether a change with no other fix signal may be a fix by its linked issues'
+        labels: ``"export"`` (the export shows a bug label), ``"github"`` (GitHub is asked
+        once the change passes every other rule) or ``""``."""
+        if not self.layout.labels or "parent" not in facts or not facts.get("refs"):
+            return ""
+        found = self.finder.bug_labelled(facts["refs"])
+        return "export" if found else "github" if found is None else ""
 
     def picked(self, sha: str, picks: tuple[str, ...]) -> bool:
         return self.rules.picked(sha, picks)
@@ -332,203 +366,21 @@ class Miner:
         """The first rule *facts* fail: (code, sentence, detail), or None for a task."""
         return self.rules.first_failure(sha, facts)
 
-    # -- records --------------------------------------------------------------------------
-
-    def _task(
-        self, sha: str, facts: dict[str, Any]
-    ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-        """The task record, and the issue keys it claims (for duplicates)."""
-        refs = [
-            IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
-            for r in facts["refs"]
-        ]
-        change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
-        if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
-            facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
-            if self.options.use_cache:
-                self.cache.remember(sha, facts)
-        candidates = self.finder.find(refs, change)
-        keys = sorted(candidates[0].keys)
-        labels = labels_of(candidates)
-        signals = list(facts.get("signals", []))
-        if set(labels) & BUG_LABELS:
-            signals.append("label")
-        kind = category(facts["title"], signals, labels)
-        included = self.picked(sha, self.options.include)
-        if kind not in self.options.categories and not included:
-            return {
-                "kind": "skip",
-                "code": "category",
-                "message": f"the linked issue or pull request is labelled a {kind} "
-                f"({', '.join(labels) or 'no labels'}), not one of tasks.categories "
-                f"({', '.join(self.options.categories)})",
-                "detail": {"category": kind, "labels": labels},
-            }, keys
-        chosen, fallbacks = choose(
-            candidates,
-            facts["names"],
-            facts["reference_patch"],
-            min_sentences=self.options.statement_min_sentences,
-        )
-        if chosen is None:
-            message = "no issue, pull request, commit message or title keeps enough once redacted"
-            return {
-                "kind": "skip",
-                "message": message,
-                "detail": {"fallbacks": fallbacks},
-            }, keys
-        statement, redacted = chosen.statement, chosen.redacted
-        added = self.rules.new_tests(facts)
-        if included:
-            signals.append("included")
-        record: dict[str, Any] = {
-            "kind": "task",
-            "v": VERSION,
-            "id": f"{self.repo.name}-{sha[:10]}",
-            "repository": self.repository,
-            "base_commit": facts["parent"],
-            "fix_commit": sha,
-            "date": facts["date"],
-            "title": facts["title"],
-            "issue_refs": [r.to_record() for r in refs],
-            "statement": redacted.text,
-            "statement_source": statement.source,
-            "statement_kind": statement.kind,
-            "statement_length": len(redacted.text),
-            "statement_sentences": chosen.sentences,
-        }
-        if statement.url:
-            record["statement_url"] = statement.url
-        if statement.issue is not None:
-            issue: dict[str, Any] = {"number": statement.issue.number}
-            if statement.issue.repo:
-                issue["repo"] = statement.issue.repo
-            if statement.via_pull_request is not None:
-                issue["via_pull_request"] = statement.via_pull_request
-            record["statement_issue"] = issue
-        if statement.notes:
-            record["statement_notes"] = statement.notes
-        if fallbacks:
-            record["statement_fallbacks"] = fallbacks
-        record |= {
-            "redactions": redacted.counts,
-            "redacted": redacted.removed,
-            "source": facts.get("base_source", self.source),
-            "tests": self.tests,
-            "source_files": facts["source_files"],
-            "test_files": facts["test_files"],
-            "protected_paths": facts["protected_paths"],
-            "new_tests": added,
-            "fix_signals": signals,
-            "category": kind,
-            "reference_patch": facts["reference_patch"],
-            "test_patch": facts["test_patch"],
-        }
-        if labels:
-            record["labels"] = labels
-        if facts.get("other_files"):
-            record["other_files"] = facts["other_files"]
-        if facts.get("changed"):
-            record["changed_tests"] = facts["changed"]
-        if facts.get("branch"):
-            record["branch"] = facts["branch"]
-        if facts.get("test_names"):
-            record["test_names"] = facts["test_names"]
-        return record, keys
-
-    def _skip(
-        self,
-        sha: str,
-        facts: dict[str, Any],
-        code: MineSkipReason,
-        message: str,
-        detail: dict[str, Any],
-    ) -> dict[str, Any]:
-        record: kinds.Skip = {
-            "kind": "skip",
-            "v": VERSION,
-            "stage": "mine",
-            "reason": code,
-            "message": message,
-            "commit": sha,
-            "title": facts["title"],
-        }
-        if detail:
-            record["detail"] = detail
-        return dict(record)
-
-
-def commit_only_warning(exported: bool, github: str | None) -> str:
-    """The one warning for a run whose statements all came from commit messages."""
-    if exported:
-        why = "the issues export names none of the referenced issues"
-    elif github:
-        why = f"GitHub ({github}) gave no issue text"
-    else:
-        why = "there is no issues export and no GitHub repository is known"
-    return (
-        f"every statement came from a commit message ({why}); agents read words written "
-        "with the fix in hand. Give issue texts with --issues FILE (tasks.issues, JSON lines "
-        "of number, title, body) or name the GitHub repository with --github OWNER/NAME "
-        "(project.github), with GITHUB_TOKEN set for private ones"
-    )
-
 
 def _unread(facts: dict[str, Any]) -> bool:
     """Cached facts that stopped at the message rules (an included commit needs its trees)."""
     return "parent" not in facts and not facts.get("root")
 
 
+def _unlabelled(reason: tuple[MineSkipReason, str, dict[str, Any]]) -> Verdict:
+    """The verdict on a change whose only possible fix signal, its linked issues' labels on
+    GitHub, was not looked up because another rule leaves it out anyway."""
+    return (
+        "not-a-fix",
+        f"nothing says the change is a fix (its labels on GitHub were not read: {reason[1]})",
+        {},
+    )
+
+
 def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if v is not None}
-
-
-def _key_text(key: tuple[str, int]) -> str:
-    repo, number = key
-    return f"{repo}#{number}" if repo else f"#{number}"
-
-
-# -- repository facts ---------------------------------------------------------------------
-
-
-def _folder(path: str) -> str:
-    text = path.replace("\\", "/").strip()
-    while text.startswith("./"):
-        text = text[2:]
-    return text.strip("/") or ""
-
-
-def _identity(repo: Repo) -> str:
-    """How tasks name their repository: the URL as given, else the absolute work-tree path."""
-    return repo.location if is_url(repo.location) else str(repo.path.resolve())
-
-
-def _github_repo(repo: Repo) -> str | None:
-    """``owner/name`` on GitHub: from a cloned URL, else from the origin remote."""
-    if is_url(repo.location):
-        found = repo_from_remote(repo.location)
-        if found:
-            return found
-    return repo_from_remote(repo.remote_url("origin"))
-
-
-def guess_source(repo: Repo, head: str) -> str:
-    """The package folder when it can be told: the one package under ``src/``, or at the root."""
-    for folder in ("src", ""):
-        if folder and not repo.is_dir(head, folder):
-            continue
-        packages = [
-            name
-            for name in repo.subfolders(head, folder)
-            if name not in ("tests", "test", "docs", "examples", "benchmarks", "scripts")
-            and repo.read_blob(
-                head, f"{folder}/{name}/__init__.py" if folder else f"{name}/__init__.py"
-            )
-            is not None
-        ]
-        if len(packages) == 1:
-            return f"{folder}/{packages[0]}" if folder else packages[0]
-    raise UsageError(
-        "--source: cannot tell which folder holds the package; give it with --source "
-        "or project.source in bugbout.toml"
-    )

@@ -7,6 +7,7 @@ its commit messages.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bb_core.discovery import holds_pytest_config as holds_pytest_config
@@ -150,6 +151,11 @@ def might_signal_fix(title: str, message: str) -> bool:
     )
 
 
+def might_name_issue(message: str) -> bool:
+    """A quick test that rules out most commits naming no issue or pull request."""
+    return "#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message
+
+
 def fix_signals(
     message: str, text: ChangeText, is_merge: bool, own_repo: str | None = None
 ) -> list[str]:
@@ -221,6 +227,12 @@ BUG_LABELS = frozenset({"bug", "regression", "crash", "defect", "bugfix", "type:
 FEATURE_LABELS = frozenset(
     {"feature", "enhancement", "feature request", "new feature", "type: feature", "kind/feature"}
 )
+
+
+def is_bug_label(labels: Iterable[str]) -> bool:
+    """Whether any of *labels* (any case) says bug: :data:`BUG_LABELS`."""
+    return any(label.strip().lower() in BUG_LABELS for label in labels)
+
 
 _LEADING_REF = re.compile(
     r"^\s*(?:(?:" + _CLOSING + r")\s*)?(?:\(?(?:#\d+|GH-\d+)\)?[\s,]*)+[:\-–]?\s*", re.IGNORECASE

@@ -22,7 +22,7 @@ from bb_core.records import json_type
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count
-from bb_mine.rules import ChangeText, IssueRef, closing_refs
+from bb_mine.rules import ChangeText, IssueRef, closing_refs, is_bug_label
 
 _TRAILER = re.compile(
     r"^(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|Tested-by):", re.IGNORECASE
@@ -160,6 +160,11 @@ class IssueExport:
             items[issue.number] = issue
         return cls(items, file, hashlib.sha256(b"\n".join(raw_lines)).hexdigest())
 
+    @property
+    def has_bug_labels(self) -> bool:
+        """Whether any item of the export carries a bug label (else no label makes a fix)."""
+        return any(is_bug_label(item.labels) for item in self.items.values())
+
     def get(self, ref: IssueRef) -> Issue | None:
         if ref.repo:
             return None
@@ -227,6 +232,23 @@ class StatementFinder:
     def degraded(self) -> bool:
         """True once GitHub stopped answering during this run."""
         return self._warned
+
+    def bug_labelled(self, refs: list[dict[str, Any]]) -> bool | None:
+        """Whether an issue or pull request the change names (or an issue such a pull
+        request closes) carries a bug label: known at once from an export, None when only
+        GitHub can say (it is asked when the change is written as a task), False when no
+        labels can be read."""
+        if self.export is None:
+            return None if self.github is not None else False
+        for ref in refs:
+            item = self.export.get(IssueRef(int(ref["number"]), str(ref["text"]), ref.get("repo")))
+            if item is None:
+                continue
+            closed = [self.export.items.get(n) for n in item.closes] if item.is_pull_request else []
+            for found in (item, *closed):
+                if found is not None and is_bug_label(found.labels):
+                    return True
+        return False
 
     def find(self, refs: list[IssueRef], change: ChangeText) -> list[Statement]:
         """Every text the task's statement may come from, in fallback order: the issues the

@@ -17,13 +17,14 @@ it as well as a new one, and the oracle decides.
 from __future__ import annotations
 
 import ast
-import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from bb_core.discovery import DEFAULT, TestNames
 
+from bb_mine.cases import parametrize_cases
 from bb_mine.members import MIN_LINES, member_cuts
+from bb_mine.pieces import cut_pieces, read_pieces, utf8
 
 
 class Unparseable(Exception):
@@ -54,7 +55,7 @@ class Collected:
     def fingerprint(self) -> str:
         """The test's arguments and body, without its name, position or docstring."""
         if self._print is None:
-            node = _alone(self.text, self.qualname) if _utf8(self.source) else None
+            node = _alone(self.text, self.qualname) if utf8(self.source) else None
             if node is None:
                 node = _definitions(self.source)[self.lineno]
             self._print = _fingerprint(node)
@@ -77,12 +78,6 @@ def _alone(text: bytes, qualname: str) -> ast.FunctionDef | ast.AsyncFunctionDef
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == name:
         return node
     return None
-
-
-def _utf8(source: bytes) -> bool:
-    """Whether *source* is read as UTF-8 (no coding declaration naming another)."""
-    head = source[:200]
-    return b"coding" not in head or bool(_UTF8_CODING.search(head))
 
 
 _DEFINED: OrderedDict[bytes, dict[int, ast.FunctionDef | ast.AsyncFunctionDef]] = OrderedDict()
@@ -149,15 +144,16 @@ def collect_module(
     """
     if source is None:
         return Module({})
-    pieces = _pieces(source)
-    if pieces is not None:
+    cut = cut_pieces(source)
+    if cut is not None:
+        pieces, raw = cut
         start, found = 0, {}
         known = previous.pieces if previous is not None else None
         if previous is not None and known is not None and pieces[: len(known)] == known:
             start, found = len(known), dict(previous.tests)
         try:
-            for piece in pieces[start:]:
-                _merge(found, _piece_tests(piece, names))
+            for tests in read_pieces(pieces, raw, start, lambda text: _piece_tests(text, names)):
+                _merge(found, tests)
             return Module(found, pieces)
         except SyntaxError:
             pass
@@ -180,32 +176,8 @@ def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
             found[qualname] = test
 
 
-_UTF8_CODING = re.compile(rb"coding[:=]\s*(utf-?8|ascii)", re.IGNORECASE)
-_CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
 _PIECES: OrderedDict[tuple[bytes, TestNames], dict[str, Collected]] = OrderedDict()
 _PIECES_KEPT = 8192
-
-
-def _pieces(source: bytes) -> list[bytes] | None:
-    """Top-level pieces of *source* (a decorator stays with what it decorates), or None
-    when the module must be parsed whole.
-
-    Trailing blank lines are left out: they parse to nothing, and without them the last
-    piece of a module reads the same once another test is added after it.
-    """
-    if not _utf8(source):
-        return None
-    pieces: list[bytes] = []
-    pending = b""
-    for part in _CUT.split(source):
-        if part.startswith(b"@"):
-            pending += part
-        elif part or pending:
-            pieces.append((pending + part).rstrip())
-            pending = b""
-    if pending:
-        pieces.append(pending.rstrip())
-    return pieces
 
 
 def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
@@ -255,7 +227,7 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in node.body):
         return None
     qualname = node.name if _is_test_class(node, names) else ""
-    cases = _cases(node.decorator_list)
+    cases = parametrize_cases(node.decorator_list)
     tests: dict[str, Collected] = {}
     for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
         text = b"".join(lines[begin:end])
@@ -356,12 +328,12 @@ def _collect_body(
             node.name
         ):
             qualname = f"{owner}::{node.name}" if owner else node.name
-            cases = inherited | _cases(node.decorator_list)
+            cases = inherited | parametrize_cases(node.decorator_list)
             text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
             out[qualname] = Collected(qualname, node.lineno, text, cases, source)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
-            cases = inherited | _cases(node.decorator_list)
+            cases = inherited | parametrize_cases(node.decorator_list)
             _collect_body(node.body, qualname, cases, out, names, source, lines)
 
 
@@ -373,47 +345,3 @@ def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
         if name.endswith("TestCase"):
             return True
     return False
-
-
-def _cases(decorators: list[ast.expr]) -> frozenset[tuple[str, str]]:
-    """One (argnames, case id) per case of each ``parametrize`` decorator."""
-    keys: set[tuple[str, str]] = set()
-    for decorator in decorators:
-        if not (isinstance(decorator, ast.Call) and _is_parametrize(decorator.func)):
-            continue
-        args = list(decorator.args)
-        keywords = {k.arg: k.value for k in decorator.keywords if k.arg}
-        argnames = args[0] if args else keywords.get("argnames")
-        argvalues = args[1] if len(args) > 1 else keywords.get("argvalues")
-        names = ast.unparse(argnames) if argnames is not None else "?"
-        if isinstance(argvalues, ast.List | ast.Tuple | ast.Set):
-            keys.update((names, _case_id(element)) for element in argvalues.elts)
-        elif argvalues is not None:
-            keys.add((names, ast.unparse(argvalues)))
-    return frozenset(keys)
-
-
-def _case_id(element: ast.expr) -> str:
-    """A case as pytest would name it where that is plain: a ``pytest.param`` id, a constant,
-    constants joined with ``-``; else the case's source text."""
-    if (
-        isinstance(element, ast.Call)
-        and getattr(element.func, "attr", getattr(element.func, "id", "")) == "param"
-    ):
-        for keyword in element.keywords:
-            if keyword.arg == "id" and isinstance(keyword.value, ast.Constant):
-                return str(keyword.value.value)
-        if element.args and not element.keywords:
-            return "-".join(_case_id(arg) for arg in element.args)
-        return ast.unparse(element)
-    if isinstance(element, ast.Constant) and not isinstance(element.value, bytes):
-        return str(element.value)
-    if isinstance(element, ast.Tuple | ast.List) and all(
-        isinstance(e, ast.Constant) for e in element.elts
-    ):
-        return "-".join(_case_id(e) for e in element.elts)
-    return ast.unparse(element)
-
-
-def _is_parametrize(func: ast.expr) -> bool:
-    return isinstance(func, ast.Attribute) and func.attr == "parametrize"

@@ -13,7 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.patch import apply_patch, is_test_path
+from bb_core.patch import apply_patch
+from bb_core.paths import in_test_part
 from bb_core.sandbox import Sandbox
 
 from bb_race.checkout import Checkouts, remove_tree
@@ -50,7 +51,7 @@ def reproduce(
     checkouts.materialize(location, str(task["base_commit"]), checkout, [])
     tests_dir = str(task["tests"])
     apply_patch(
-        str(record.get("test_patch") or ""), checkout, include=lambda p: is_test_path(p, tests_dir)
+        str(record.get("test_patch") or ""), checkout, include=lambda p: in_test_part(p, tests_dir)
     )
     run = run_pytest(
         checkout,

@@ -232,3 +232,8 @@ def _attach(task: Task, record: Mapping[str, Any]) -> None:
         task.matrix = record
     else:
         task.verdict = record
+
+
+def task_ids(tasks: Iterable[Task]) -> str:
+    """The ids of *tasks*, comma-separated, for notes."""
+    return ", ".join(t.id for t in tasks)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from bb_report.blocks import CATEGORY_TONE, STATUS_TONE
-from bb_report.data import TaskDetail, TaskRow
+from bb_report.task_views import TaskDetail, TaskRow
 
 SOURCES = {
     "export": "the offline issue export",

@@ -25,16 +25,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from bb_report.bout import BASE, RESOLVED, Bout, Task, category_of
-from bb_report.data import (
-    AuthorRow,
-    MatrixColumn,
-    MatrixRow,
-    MatrixView,
-    Rate,
-    TaskRow,
-    TestsSection,
-)
+from bb_report.data import AuthorRow, Rate, TestsSection
 from bb_report.statuses import task_detail
+from bb_report.task_views import MatrixColumn, MatrixRow, MatrixView, TaskRow
 from bb_report.words import plural
 
 FAILING = frozenset({"failed", "error"})

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 from html import escape
 
+from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
 from bb_report.bout import CATEGORIES
-from bb_report.data import MatrixView, Report, TaskRow
+from bb_report.data import Report
 from bb_report.drilldown import STYLE as DRILLDOWN_STYLE
 from bb_report.drilldown import drilldown
-from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
+from bb_report.layout import document
+from bb_report.task_views import MatrixView, TaskRow
 from bb_report.words import percent, plural
 
 FAILED = "failed-to-run"

@@ -13,7 +13,8 @@ from bb_report.blocks import (
     category_cell,
     nonzero,
 )
-from bb_report.data import Report, TaskRow
+from bb_report.data import Report
+from bb_report.task_views import TaskRow
 
 
 def attempts(report: Report) -> Section:

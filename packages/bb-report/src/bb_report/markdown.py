@@ -10,8 +10,9 @@ import re
 
 from tabulate import tabulate
 
+from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
 from bb_report.data import Report
-from bb_report.layout import Block, Cell, Document, Notes, Table, Text, document
+from bb_report.layout import document
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~&])")
 _LEADING_MARK = re.compile(r"^([#+\-=])")

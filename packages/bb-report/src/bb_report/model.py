@@ -1,7 +1,8 @@
 """The report as an object: every section, computed from the records alone.
 
 :func:`build_report` gathers the records (:mod:`bb_report.bout`) and computes each
-section (:mod:`bb_report.outcomes`, :mod:`bb_report.evidence`, :mod:`bb_report.funnel`)
+section (:mod:`bb_report.outcomes`, :mod:`bb_report.picking`, :mod:`bb_report.gate`,
+:mod:`bb_report.comparisons`, :mod:`bb_report.evidence`, :mod:`bb_report.funnel`)
 into the dataclasses of :mod:`bb_report.data`. The renderers (terminal, Markdown, JSON,
 HTML) only format what is there, so every format says the same thing.
 
@@ -19,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from bb_report import evidence, funnel, outcomes, statuses, worth
+from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, statuses, worth
 from bb_report.bout import gather
 from bb_report.data import Report
 from bb_report.headline import HEADLINE_NOTES, headline
@@ -40,22 +41,22 @@ def build_report(
     bout = gather(records)
     agents = outcomes.agents_section(bout)
     order = [row.name for row in agents.rows]
-    comparisons = outcomes.comparisons_section(bout, order)
+    compared = comparisons.comparisons_section(bout, order)
     attempts = statuses.attempts_section(bout)
     flags = statuses.flag_counts(bout)
     configured = list(dict.fromkeys([*bout.contestants(), *contestants]))
     overview = outcomes.overview(bout, configured)
     warnings = [n for n in overview.notes if n.startswith(HEADLINE_NOTES)]
     return Report(
-        headline=headline(bout, agents, comparisons, attempts, flags, configured, warnings),
+        headline=headline(bout, agents, compared, attempts, flags, configured, warnings),
         attempts=attempts,
         overview=overview,
         agents=agents,
-        picking=outcomes.picking_section(bout),
-        gate=outcomes.gate_section(bout, order),
+        picking=picking.picking_section(bout),
+        gate=gate.gate_section(bout, order),
         tests=evidence.tests_section(bout),
         funnel=funnel.funnel_section(bout),
-        comparisons=comparisons,
+        comparisons=compared,
         tasks=evidence.task_rows(bout),
         worth=worth.worth_section(bout),
     )

@@ -17,14 +17,8 @@ from typing import Any
 from bb_core.kinds import ATTEMPT_STATUSES
 
 from bb_report.bout import BASE, Bout, Task, category_of
-from bb_report.data import (
-    AttemptsSection,
-    AttemptView,
-    CitedCell,
-    FlagCount,
-    ScoreView,
-    TaskDetail,
-)
+from bb_report.data import AttemptsSection, FlagCount
+from bb_report.task_views import AttemptView, CitedCell, ScoreView, TaskDetail
 from bb_report.words import plural
 
 #: How an attempt can end, in the order the report lists them.

@@ -11,8 +11,9 @@ import sys
 import textwrap
 from typing import IO
 
+from bb_report.blocks import Block, Document, Notes, Table, Text
 from bb_report.data import Report
-from bb_report.layout import Block, Document, Notes, Table, Text, document
+from bb_report.layout import document
 from bb_report.termtable import fit
 
 #: The width when the report does not go to a terminal and COLUMNS is unset.

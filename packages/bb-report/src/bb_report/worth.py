@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_report.blocks import Cell, Notes, Section, Table, Text, num
 from bb_report.bout import BREAKS_SUITE, RESOLVED, Bout, Task, category_of
-from bb_report.layout import Cell, Notes, Section, Table, Text, num
 from bb_report.words import percent, plural
 
 WEAK = "weak-oracle"

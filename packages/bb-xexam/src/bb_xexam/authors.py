@@ -23,7 +23,7 @@ from typing import Any
 from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
-from bb_core.paths import under
+from bb_core.paths import file_kind
 
 #: The column of the unfixed tree.
 BASE = "base"
@@ -81,24 +81,6 @@ def slug(name: str) -> str:
     return f"{text}_{digest}"
 
 
-def classify(path: str, source: str, tests: str, names: TestNames = DEFAULT) -> str:
-    """``"test"``, ``"source"`` or ``"other"`` for one path of a patch.
-
-    Anything under the tests folder is a test file (even when that folder sits inside the
-    package); anything else under the package is source. Outside both, test modules and
-    ``conftest.py`` files are tests (by the project's ``python_files``) and everything else (``pyproject.toml``, ``pytest.ini``,
-    ``sitecustomize.py``, ...) is neither.
-    """
-    if tests.strip("/") not in ("", ".") and under(path, tests):
-        return "test"
-    if under(path, source):
-        return "source"
-    name = path.rsplit("/", 1)[-1]
-    if name == "conftest.py" or names.is_test_module(path):
-        return "test"
-    return "other"
-
-
 def _finished(attempts: Iterable[Mapping[str, Any]], role: str) -> list[Mapping[str, Any]]:
     return [a for a in attempts if a.get("role") == role and a.get("status") == "finished"]
 
@@ -135,7 +117,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
             dropped: list[str] = []
             paths, error = _paths(patch)
             for path in paths:
-                (files if classify(path, source, tests, names) == "test" else dropped).append(path)
+                (files if file_kind(path, source, tests, names) == "test" else dropped).append(path)
             authors.append(
                 Author(
                     name=str(attempt["agent"]),
@@ -163,7 +145,7 @@ def columns_of(task: Mapping[str, Any]) -> list[Column]:
     for attempt in _finished(task.get("attempts") or [], "contestant"):
         patch = str(attempt.get("patch") or "")
         paths, error = _paths(patch)
-        changed = [p for p in paths if classify(p, source, tests, names) == "source"]
+        changed = [p for p in paths if file_kind(p, source, tests, names) == "source"]
         if changed or error:
             name = str(attempt["agent"])
             columns.append(

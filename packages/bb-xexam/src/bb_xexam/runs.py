@@ -22,11 +22,12 @@ from bb_core.envs import TestEnv
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
+from bb_core.paths import file_kind
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 
-from bb_xexam.authors import AUTHORS_DIR, BASE, Column, classify, slug
+from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
 
@@ -98,7 +99,7 @@ def _run_column(
                 apply_patch(
                     column.patch,
                     tree,
-                    include=lambda p: classify(p, source, tests) == "source" and p not in links,
+                    include=lambda p: file_kind(p, source, tests) == "source" and p not in links,
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"

@@ -281,11 +281,35 @@ class Doctor:
         where = env.root or env.python
         detail = f"{versions} ({where})"
         if follows_history(self.config.project):
-            detail += (
-                "; each task gets its base commit's environment (`bugbout run --dry-run` "
-                "counts them)"
-            )
+            detail += "; " + self.history_census(local)
         return ok("environment", detail)
+
+    def history_census(self, local: Path) -> str:
+        """How many environments ``environments = "history"`` builds for the tasks mined
+        from the configured repository (mined as ``bugbout run`` mines them; the mining
+        cache makes this cheap after the first time), and how many exist already."""
+        from bb_core.task_envs import census
+        from bb_mine.mine import MineOptions, mine
+
+        try:
+            options = MineOptions.from_config(self.config)
+            location = str(self.config.repository_path())
+            bases = [
+                str(record["base_commit"])
+                for record in mine(location, options)
+                if record.get("kind") == "task"
+            ]
+            with open_repo(location) as repo:
+                found = census(self.config.project, local, repo, bases)
+        except BbError as exc:
+            return f'environments = "history": cannot count the environments ({exc.message})'
+        if not bases:
+            return 'environments = "history": no task was mined, so none is needed yet'
+        need = "needs" if len(bases) == 1 else "need"
+        return (
+            f'environments = "history": the {_count(len(bases), "mined task")} {need} '
+            + found.line().removeprefix("test environments: ")
+        )
 
     def check_suite(self) -> Check:
         missing = [

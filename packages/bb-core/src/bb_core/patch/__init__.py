@@ -8,7 +8,8 @@
 - :mod:`~bb_core.patch.tree`: reading a tree on disk and diffing two trees.
 - :mod:`~bb_core.patch.parse`: the one reader of patches, used by every stage.
 - :mod:`~bb_core.patch.apply`: applying a patch exactly, or not at all.
-- :mod:`~bb_core.patch.split`: a patch cut into its source and test parts.
+- :mod:`~bb_core.patch.split`: a patch cut into its source and test parts (by
+  :func:`bb_core.paths.in_test_part`, also exported here as ``is_test_path``).
 
 ``unidiff`` is no part of this package: the test suite keeps it as an independent,
 third-party reader that checks the patches written here parse as unified diffs.
@@ -26,7 +27,7 @@ from bb_core.patch.model import (
     blob_sha,
 )
 from bb_core.patch.parse import FilePatch, Hunk, files_in_patch, lines_changed, parse_patch
-from bb_core.patch.split import TEST_FILE_PATTERNS, is_test_path, split_patch
+from bb_core.patch.split import split_patch
 from bb_core.patch.tree import (
     DEFAULT_IGNORE,
     MAX_FILE_BYTES,
@@ -38,6 +39,7 @@ from bb_core.patch.tree import (
     read_tree,
 )
 from bb_core.patch.write import Side, pair_renames, quote_path, write_file_diff
+from bb_core.paths import in_test_part as is_test_path
 
 __all__ = [
     "DEFAULT_IGNORE",
@@ -46,7 +48,6 @@ __all__ = [
     "MODE_FILE",
     "MODE_LINK",
     "NULL_SHA",
-    "TEST_FILE_PATTERNS",
     "Entry",
     "FilePatch",
     "Hunk",

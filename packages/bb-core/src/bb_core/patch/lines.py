@@ -27,6 +27,8 @@ def split_lines(data: bytes) -> list[bytes]:
     """Lines of *data*, each with its ``\\n``; only ``\\n`` ends a line (``\\r`` is content)."""
     if not data:
         return []
+    if b"\r" not in data:  # then bytes.splitlines, in C, ends lines at \n only
+        return data.splitlines(keepends=True)
     parts = data.split(b"\n")
     lines = [part + b"\n" for part in parts[:-1]]
     if parts[-1]:
@@ -50,6 +52,9 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any], *, autojunk: bool = True) -
         codes.append(("insert", head, head, head, b_end))
     elif head == b_end and head < a_end:  # lines only removed
         codes.append(("delete", head, a_end, head, head))
+    elif head < a_end and head < b_end and set(a[head:a_end]).isdisjoint(b[head:b_end]):
+        # No line in common (a line rewritten): difflib's one answer, without difflib.
+        codes.append(("replace", head, a_end, head, b_end))
     elif head < a_end and head < b_end:
         middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=autojunk)
         for tag, i1, i2, j1, j2 in middle.get_opcodes():

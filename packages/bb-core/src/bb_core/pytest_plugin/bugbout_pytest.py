@@ -33,21 +33,20 @@ imported, so the code under test does not see them:
     out; ``ignore``: modules not to collect - bugbout's way to re-run what is left after
     a test hung.
 
-Self-protection (see docs/test-runs.md): before any project code is imported, the plugin
-installs an audit hook (:func:`sys.addaudithook`; code cannot remove one) that reports
-at once, as ``tamper`` events, attempts to set attributes of pytest's, pluggy's or this
-plugin's classes and functions, and - from code in the checkout - to walk objects with
-``gc``, to set a trace or profile function, to read other frames' stacks, or to load
-``ctypes``. At the end of the session it compares the runner's functions, pluggy's
-calling machinery and its own hooks and emitter with the originals it noted at import,
-and writes the differences in an ``integrity`` event.
+Self-protection (see docs/test-runs.md and ``bugbout_guard``): before any project code is
+imported, the plugin installs an audit hook that reports, as ``tamper`` events, attempts to
+change pytest, pluggy or the plugin, and - from code in the checkout - to walk objects,
+trace, read other frames or load ``ctypes``. At the end of the session it compares the
+runner's functions, pluggy's calling machinery and its own hooks and emitter with the
+originals it noted at import, and writes the differences in an ``integrity`` event.
+
+The plugin's other modules sit beside it and are found the same way: ``bugbout_guard``
+(self-protection), ``bugbout_emit`` (the report's lines) and ``bugbout_select`` (the
+selection).
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
 
-import hashlib
-import hmac
-import json
 import os
 import signal
 import sys
@@ -55,13 +54,20 @@ import time
 import warnings
 
 import pytest
+from bugbout_emit import make_emitter as _make_emitter
+from bugbout_emit import text as _text
+from bugbout_guard import changes as _changes
+from bugbout_guard import hook_changes as _plugin_hook_changes
+from bugbout_guard import make_audit_hook as _make_audit_hook
+from bugbout_guard import note as _note
+from bugbout_select import load_selection as _load_selection
+from bugbout_select import selected as _selected_by
 
 _ENV_REPORT = "BUGBOUT_REPORT_FD"
 _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
 _ENV_SELECTION = "BUGBOUT_SELECTION"
 _ENV_KEY = "BUGBOUT_REPORT_KEY"
 _ENV_COLLECT = "BUGBOUT_COLLECT_FD"
-_MESSAGE_LIMIT = 4000
 
 
 class BugboutTimeout(BaseException):
@@ -105,184 +111,12 @@ if _cfd is not None:
         _cfd = None
 _can_alarm = _timeout is not None and hasattr(signal, "setitimer")
 
-
-def _make_emitter(fd, key, write=os.write, dumps=json.dumps, new=hmac.new, sha=hashlib.sha256):
-    """The one function that writes report lines, and the one that points it at another
-    descriptor (the collection pass's); what they need is bound in their closure."""
-    counter = [0]
-    target = [fd]
-
-    def emit(record):
-        fd = target[0]
-        if fd is None:
-            return
-        counter[0] += 1
-        record = dict(record, n=counter[0])
-        body = dumps(record, separators=(",", ":"), sort_keys=True)
-        mac = new(key, body.encode("utf-8", "replace"), sha).hexdigest()[:32]
-        data = (body[:-1] + ',"mac":"' + mac + '"}\n').encode("utf-8", "replace")
-        try:
-            while data:
-                written = write(fd, data)
-                data = data[written:]
-        except OSError:
-            pass
-
-    def redirect(fd):
-        target[0] = fd
-        counter[0] = 0
-
-    return emit, redirect
-
-
 _emit, _redirect = _make_emitter(_fd, bytes.fromhex(os.environ.pop(_ENV_KEY, "") or "00"))
 del _make_emitter
 
 
-# --- self-protection --------------------------------------------------------------------
-
-#: Modules whose objects the code under test has no business changing.
-_GUARDED = ("_pytest", "pytest", "pluggy", __name__)
-#: Modules whose functions and classes are noted at import and checked at the end.
-_NOTED = (
-    "_pytest.runner",
-    "_pytest.python",
-    "_pytest.reports",
-    "_pytest.main",
-    "_pytest.nodes",
-    "_pytest.skipping",
-    "_pytest.unittest",
-    "_pytest.outcomes",
-    "pluggy._callers",
-    "pluggy._hooks",
-    "pluggy._manager",
-    __name__,
-)
-_ROOT = os.path.realpath(os.getcwd())
-_IMPORTLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep + "importlib" + os.sep
-_WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
-_TRACING = frozenset({"sys.settrace", "sys.setprofile"})
-_CTYPES = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof"})
-_WATCHED = _WALKS | _TRACING | _CTYPES | {"object.__setattr__", "object.__delattr__"}
-
-
-def _guarded_name(obj):
-    module = getattr(obj, "__module__", None)
-    if not isinstance(module, str):
-        return None
-    top = module.split(".", 1)[0]
-    if top in _GUARDED or module == __name__:
-        return "%s.%s" % (module, getattr(obj, "__qualname__", "?"))
-    return None
-
-
-def _make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
-    busy = [False]
-    seen = set()
-
-    def from_checkout():
-        """Where the code that caused the event is, when it is in the checkout.
-
-        The nearest caller decides, past the import machinery (so ``import ctypes`` is
-        charged to whoever wrote it) and this plugin.
-        """
-        frame = getframe(2)
-        while frame is not None:
-            name = frame.f_code.co_filename
-            if not name.startswith("<") and frame.f_globals.get("__name__") != __name__:
-                path = realpath(name)
-                if not path.startswith(_IMPORTLIB):
-                    if path.startswith(_ROOT + os.sep):
-                        return "%s:%d" % (os.path.relpath(path, _ROOT), frame.f_lineno)
-                    return None
-            frame = frame.f_back
-        return None
-
-    def hook(event, args, watched=_WATCHED):
-        # Called for every audited event (each open, import, exec...): leave fast.
-        if busy[0] or (
-            event not in watched
-            and (event != "import" or not str(args[0]).startswith(("ctypes", "_ctypes")))
-        ):
-            return
-        what = None
-        busy[0] = True
-        try:
-            if event in ("object.__setattr__", "object.__delattr__") and len(args) >= 2:
-                target = _guarded_name(args[0])
-                if target is not None:
-                    verb = "set" if event == "object.__setattr__" else "delete"
-                    what = "%s %s.%s" % (verb, target, args[1])
-            elif (
-                event in _WALKS
-                or event in _TRACING
-                or event in _CTYPES
-                or (
-                    event == "import"
-                    and args
-                    and str(args[0]).split(".")[0] in ("ctypes", "_ctypes")
-                )
-            ):
-                where = from_checkout()
-                if where is not None:
-                    what = "%s from %s" % (
-                        "import ctypes" if event == "import" else event,
-                        where,
-                    )
-            if what is not None and what not in seen:
-                seen.add(what)
-                emit({"event": "tamper", "what": what})
-        except Exception:
-            pass
-        finally:
-            busy[0] = False
-
-    return hook
-
-
-def _note():
-    """Every function and class (and their functions' code) of the guarded modules."""
-    noted = {}
-    for name in _NOTED:
-        module = sys.modules.get(name)
-        if module is None:
-            continue
-        for attr, value in list(vars(module).items()):
-            if callable(value) and getattr(value, "__module__", None) == name:
-                noted[(name, attr)] = (value, getattr(value, "__code__", None))
-                if isinstance(value, type):
-                    for key, member in list(vars(value).items()):
-                        function = getattr(member, "__func__", member)
-                        code = getattr(function, "__code__", None)
-                        if code is not None:
-                            noted[(name, attr + "." + key)] = (member, code)
-    return noted
-
-
-def _changes(noted):
-    changed = []
-    for (name, attr), (value, code) in noted.items():
-        holder = sys.modules.get(name)
-        for part in attr.split("."):
-            holder = (vars(holder) if holder is not None else {}).get(part)
-        now = getattr(getattr(holder, "__func__", holder), "__code__", None)
-        if holder is not value or now is not code:
-            changed.append("%s.%s" % (name, attr))
-    return sorted(changed)
-
-
+# Before anything of the checkout is imported (bugbout_guard).
 sys.addaudithook(_make_audit_hook(_emit))
-
-
-def _text(longrepr):
-    if longrepr is None:
-        return ""
-    if isinstance(longrepr, tuple) and len(longrepr) == 3:
-        return "%s:%s: %s" % longrepr
-    text = str(longrepr)
-    if len(text) > _MESSAGE_LIMIT:
-        text = "...\n" + text[-_MESSAGE_LIMIT:]
-    return text
 
 
 # --- the time limit ---------------------------------------------------------------------
@@ -389,34 +223,7 @@ def pytest_configure(config):
     )
 
 
-def _load_selection():
-    if not _selection_path:
-        return None, set(), set()
-    try:
-        with open(_selection_path) as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return None, set(), set()
-    select = data.get("select")
-    return (
-        None if select is None else tuple(select),
-        set(data.get("deselect") or ()),
-        set(data.get("ignore") or ()),
-    )
-
-
-_select, _deselect_ids, _ignore_modules = _load_selection()
-
-
-def _selected(nodeid):
-    if _select is None:
-        return True
-    for prefix in _select:
-        if prefix in ("", ".") or nodeid == prefix:
-            return True
-        if nodeid.startswith(prefix) and nodeid[len(prefix)] in ":[/":
-            return True
-    return False
+_select, _deselect_ids, _ignore_modules = _load_selection(_selection_path)
 
 
 def pytest_ignore_collect(collection_path, config):
@@ -436,7 +243,7 @@ def pytest_collection_modifyitems(session, config, items):
         return
     keep, dropped = [], []
     for item in items:
-        if item.nodeid in _deselect_ids or not _selected(item.nodeid):
+        if item.nodeid in _deselect_ids or not _selected_by(item.nodeid, _select):
             dropped.append(item)
         else:
             keep.append(item)
@@ -546,17 +353,7 @@ def pytest_internalerror(excrepr, excinfo):
 
 def _hook_changes(config):
     """Hooks of this plugin that pytest would no longer call as written here."""
-    changed = []
-    manager = config.pluginmanager
-    me = sys.modules.get(__name__)
-    if manager.get_plugin(__name__) is not me and me not in manager.get_plugins():
-        return ["the plugin is no longer registered"]
-    for name, original in _own_hooks.items():
-        caller = getattr(manager.hook, name, None)
-        impls = [i for i in caller.get_hookimpls() if i.plugin is me] if caller else []
-        if not impls or any(i.function is not original for i in impls):
-            changed.append("hook " + name)
-    return changed
+    return _plugin_hook_changes(config, __name__, _own_hooks)
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)

@@ -1,0 +1,173 @@
+"""The self-protection of bugbout's pytest plugin (see docs/test-runs.md).
+
+Imported by ``bugbout_pytest`` from the same folder, before any project code is imported;
+like it, standard library only, Python 3.8+.
+
+- :func:`make_audit_hook`: an audit hook (:func:`sys.addaudithook`; code cannot remove
+  one) that reports at once, as ``tamper`` events, attempts to set attributes of pytest's,
+  pluggy's or the plugin's classes and functions, and - from code in the checkout - to
+  walk objects with ``gc``, to set a trace or profile function, to read other frames'
+  stacks, or to load ``ctypes``.
+- :func:`note` and :func:`changes`: the runner's functions, pluggy's calling machinery and
+  the plugin's own functions as they were at import, and which of them are no longer so.
+- :func:`hook_changes`: the plugin's hooks that pytest would no longer call as written.
+"""
+# This file must run on old Pythons: no newer syntax, no imports from bb_core.
+# ruff: noqa: UP031
+
+import os
+import sys
+
+#: The modules of the plugin, this one included: all of them are guarded and noted.
+PLUGIN_MODULES = ("bugbout_pytest", "bugbout_emit", "bugbout_guard", "bugbout_select")
+#: Modules whose objects the code under test has no business changing.
+_GUARDED = ("_pytest", "pytest", "pluggy", *PLUGIN_MODULES)
+#: Modules whose functions and classes are noted at import and checked at the end.
+_NOTED = (
+    "_pytest.runner",
+    "_pytest.python",
+    "_pytest.reports",
+    "_pytest.main",
+    "_pytest.nodes",
+    "_pytest.skipping",
+    "_pytest.unittest",
+    "_pytest.outcomes",
+    "pluggy._callers",
+    "pluggy._hooks",
+    "pluggy._manager",
+    *PLUGIN_MODULES,
+)
+_ROOT = os.path.realpath(os.getcwd())
+_IMPORTLIB = os.path.realpath(os.path.dirname(os.__file__)) + os.sep + "importlib" + os.sep
+_WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
+_TRACING = frozenset({"sys.settrace", "sys.setprofile"})
+_CTYPES = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof"})
+_WATCHED = _WALKS | _TRACING | _CTYPES | {"object.__setattr__", "object.__delattr__"}
+
+
+def _guarded_name(obj):
+    module = getattr(obj, "__module__", None)
+    if not isinstance(module, str):
+        return None
+    if module.split(".", 1)[0] in _GUARDED:
+        return "%s.%s" % (module, getattr(obj, "__qualname__", "?"))
+    return None
+
+
+def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
+    """The audit hook, reporting what it sees through *emit*."""
+    busy = [False]
+    seen = set()
+
+    def from_checkout():
+        """Where the code that caused the event is, when it is in the checkout.
+
+        The nearest caller decides, past the import machinery (so ``import ctypes`` is
+        charged to whoever wrote it) and the plugin.
+        """
+        frame = getframe(2)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not name.startswith("<") and frame.f_globals.get("__name__") not in PLUGIN_MODULES:
+                path = realpath(name)
+                if not path.startswith(_IMPORTLIB):
+                    if path.startswith(_ROOT + os.sep):
+                        return "%s:%d" % (os.path.relpath(path, _ROOT), frame.f_lineno)
+                    return None
+            frame = frame.f_back
+        return None
+
+    def hook(event, args, watched=_WATCHED):
+        # Called for every audited event (each open, import, exec...): leave fast.
+        if busy[0] or (
+            event not in watched
+            and (event != "import" or not str(args[0]).startswith(("ctypes", "_ctypes")))
+        ):
+            return
+        what = None
+        busy[0] = True
+        try:
+            if event in ("object.__setattr__", "object.__delattr__") and len(args) >= 2:
+                target = _guarded_name(args[0])
+                if target is not None:
+                    verb = "set" if event == "object.__setattr__" else "delete"
+                    what = "%s %s.%s" % (verb, target, args[1])
+            elif (
+                event in _WALKS
+                or event in _TRACING
+                or event in _CTYPES
+                or (
+                    event == "import"
+                    and args
+                    and str(args[0]).split(".")[0] in ("ctypes", "_ctypes")
+                )
+            ):
+                where = from_checkout()
+                if where is not None:
+                    what = "%s from %s" % (
+                        "import ctypes" if event == "import" else event,
+                        where,
+                    )
+            if what is not None and what not in seen:
+                seen.add(what)
+                emit({"event": "tamper", "what": what})
+        except Exception:
+            pass
+        finally:
+            busy[0] = False
+
+    return hook
+
+
+def _owned(value, name):
+    """Whether module *name* defines *value*; the plugin's modules count as one."""
+    owner = getattr(value, "__module__", None)
+    return owner == name or (name in PLUGIN_MODULES and owner in PLUGIN_MODULES)
+
+
+def note():
+    """Every function and class (and their functions' code) of the guarded modules."""
+    noted = {}
+    for name in _NOTED:
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        for attr, value in list(vars(module).items()):
+            if callable(value) and _owned(value, name):
+                noted[(name, attr)] = (value, getattr(value, "__code__", None))
+                if isinstance(value, type):
+                    for key, member in list(vars(value).items()):
+                        function = getattr(member, "__func__", member)
+                        code = getattr(function, "__code__", None)
+                        if code is not None:
+                            noted[(name, attr + "." + key)] = (member, code)
+    return noted
+
+
+def changes(noted):
+    """Which of what :func:`note` noted is no longer what it was, by name."""
+    changed = []
+    for (name, attr), (value, code) in noted.items():
+        holder = sys.modules.get(name)
+        for part in attr.split("."):
+            holder = (vars(holder) if holder is not None else {}).get(part)
+        now = getattr(getattr(holder, "__func__", holder), "__code__", None)
+        if holder is not value or now is not code:
+            changed.append("%s.%s" % (name, attr))
+    return sorted(changed)
+
+
+def hook_changes(config, plugin, own_hooks):
+    """Hooks of module *plugin* (*own_hooks*, by name) that pytest would no longer call as
+    written there."""
+    changed = []
+    manager = config.pluginmanager
+    me = sys.modules.get(plugin)
+    if manager.get_plugin(plugin) is not me and me not in manager.get_plugins():
+        return ["the plugin is no longer registered"]
+    for name, original in own_hooks.items():
+        caller = getattr(manager.hook, name, None)
+        impls = [i for i in caller.get_hookimpls() if i.plugin is me] if caller else []
+        if not impls or any(i.function is not original for i in impls):
+            changed.append("hook " + name)
+    return changed

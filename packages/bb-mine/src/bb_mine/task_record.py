@@ -1,0 +1,205 @@
+"""The records a mining run writes for one commit: its task line, or its skip line.
+
+A task line is built from the commit's facts (:mod:`bb_mine.facts`), the statement found
+for it (:mod:`bb_mine.statements`) and the labels of its linked issues and pull requests,
+which decide its category; a change whose category is not taken, or for which no text keeps
+enough once redacted, becomes a skip line instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bb_core import kinds
+from bb_core.git import Repo
+from bb_core.kinds import MineSkipReason
+from bb_core.schemas import VERSION
+
+from bb_mine.cache import MiningCache
+from bb_mine.facts import source_names
+from bb_mine.options import MineOptions
+from bb_mine.rules import BUG_LABELS, ChangeText, IssueRef, category
+from bb_mine.statements import StatementFinder, choose, labels_of
+from bb_mine.verdicts import Rules
+
+
+class TaskMaker:
+    """Writes the task and skip lines of one mining run."""
+
+    def __init__(
+        self,
+        repo: Repo,
+        options: MineOptions,
+        finder: StatementFinder,
+        rules: Rules,
+        cache: MiningCache,
+        *,
+        repository: str,
+        source: str,
+        tests: str,
+    ) -> None:
+        self.repo = repo
+        self.options = options
+        self.finder = finder
+        self.rules = rules
+        self.cache = cache
+        self.repository = repository
+        self.source = source
+        self.tests = tests
+
+    def task(
+        self, sha: str, facts: dict[str, Any], *, by_label: str = ""
+    ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
+        """The task record, and the issue keys it claims (for duplicates).
+
+        *by_label* marks a change whose only possible fix signal is a bug label on a linked
+        issue or pull request (see :class:`bb_mine.fanout.Examined`): without one, it is
+        skipped as ``not-a-fix``.
+        """
+        refs = [
+            IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
+            for r in facts["refs"]
+        ]
+        change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
+        if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
+            facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
+            if self.options.use_cache:  # as the commit says, not as this run judged it
+                self.cache.remember(sha, facts | {"fix": False} if by_label else facts)
+        candidates = self.finder.find(refs, change)
+        keys = sorted(candidates[0].keys)
+        labels = labels_of(candidates)
+        signals = list(facts.get("signals", []))
+        if set(labels) & BUG_LABELS:
+            signals.append("label")
+        elif by_label:
+            return {
+                "kind": "skip",
+                "code": "not-a-fix",
+                "message": "nothing says the change is a fix: no fix word, closing keyword or "
+                f"fix branch, and no bug label on its linked issues ({', '.join(labels) or 'no labels'})",
+                "detail": {"labels": labels},
+            }, keys
+        kind = category(facts["title"], signals, labels)
+        included = self.rules.picked(sha, self.options.include)
+        if kind not in self.options.categories and not included:
+            return {
+                "kind": "skip",
+                "code": "category",
+                "message": f"the linked issue or pull request is labelled a {kind} "
+                f"({', '.join(labels) or 'no labels'}), not one of tasks.categories "
+                f"({', '.join(self.options.categories)})",
+                "detail": {"category": kind, "labels": labels},
+            }, keys
+        chosen, fallbacks = choose(
+            candidates,
+            facts["names"],
+            facts["reference_patch"],
+            min_sentences=self.options.statement_min_sentences,
+        )
+        if chosen is None:
+            message = "no issue, pull request, commit message or title keeps enough once redacted"
+            return {
+                "kind": "skip",
+                "message": message,
+                "detail": {"fallbacks": fallbacks},
+            }, keys
+        statement, redacted = chosen.statement, chosen.redacted
+        added = self.rules.new_tests(facts)
+        if included:
+            signals.append("included")
+        record: dict[str, Any] = {
+            "kind": "task",
+            "v": VERSION,
+            "id": f"{self.repo.name}-{sha[:10]}",
+            "repository": self.repository,
+            "base_commit": facts["parent"],
+            "fix_commit": sha,
+            "date": facts["date"],
+            "title": facts["title"],
+            "issue_refs": [r.to_record() for r in refs],
+            "statement": redacted.text,
+            "statement_source": statement.source,
+            "statement_kind": statement.kind,
+            "statement_length": len(redacted.text),
+            "statement_sentences": chosen.sentences,
+        }
+        if statement.url:
+            record["statement_url"] = statement.url
+        if statement.issue is not None:
+            issue: dict[str, Any] = {"number": statement.issue.number}
+            if statement.issue.repo:
+                issue["repo"] = statement.issue.repo
+            if statement.via_pull_request is not None:
+                issue["via_pull_request"] = statement.via_pull_request
+            record["statement_issue"] = issue
+        if statement.notes:
+            record["statement_notes"] = statement.notes
+        if fallbacks:
+            record["statement_fallbacks"] = fallbacks
+        record |= {
+            "redactions": redacted.counts,
+            "redacted": redacted.removed,
+            "source": facts.get("base_source", self.source),
+            "tests": self.tests,
+            "source_files": facts["source_files"],
+            "test_files": facts["test_files"],
+            "protected_paths": facts["protected_paths"],
+            "new_tests": added,
+            "fix_signals": signals,
+            "category": kind,
+            "reference_patch": facts["reference_patch"],
+            "test_patch": facts["test_patch"],
+        }
+        if labels:
+            record["labels"] = labels
+        if facts.get("other_files"):
+            record["other_files"] = facts["other_files"]
+        if facts.get("changed"):
+            record["changed_tests"] = facts["changed"]
+        if facts.get("branch"):
+            record["branch"] = facts["branch"]
+        if facts.get("test_names"):
+            record["test_names"] = facts["test_names"]
+        return record, keys
+
+    def skip(
+        self,
+        sha: str,
+        facts: dict[str, Any],
+        code: MineSkipReason,
+        message: str,
+        detail: dict[str, Any],
+    ) -> dict[str, Any]:
+        record: kinds.Skip = {
+            "kind": "skip",
+            "v": VERSION,
+            "stage": "mine",
+            "reason": code,
+            "message": message,
+            "commit": sha,
+            "title": facts["title"],
+        }
+        if detail:
+            record["detail"] = detail
+        return dict(record)
+
+
+def commit_only_warning(exported: bool, github: str | None) -> str:
+    """The one warning for a run whose statements all came from commit messages."""
+    if exported:
+        why = "the issues export names none of the referenced issues"
+    elif github:
+        why = f"GitHub ({github}) gave no issue text"
+    else:
+        why = "there is no issues export and no GitHub repository is known"
+    return (
+        f"every statement came from a commit message ({why}); agents read words written "
+        "with the fix in hand. Give issue texts with --issues FILE (tasks.issues, JSON lines "
+        "of number, title, body) or name the GitHub repository with --github OWNER/NAME "
+        "(project.github), with GITHUB_TOKEN set for private ones"
+    )
+
+
+def key_text(key: tuple[str, int]) -> str:
+    repo, number = key
+    return f"{repo}#{number}" if repo else f"#{number}"

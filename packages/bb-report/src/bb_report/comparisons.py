@@ -1,0 +1,96 @@
+"""The paired comparisons between agents: an exact test per pair, Holm-adjusted.
+
+Only *counted* tasks enter them (see :class:`bb_report.bout.Task`), and each pair only on
+the tasks both were scored on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bb_report.bout import RESOLVED, Bout
+from bb_report.data import Comparison, ComparisonsSection
+from bb_report.stats import ALPHA, holm, paired_exact_test
+from bb_report.words import p_clause, plural
+
+
+def compare(
+    a: str,
+    b: str,
+    outcomes: Sequence[tuple[bool, bool]],
+    *,
+    p_adjusted: float | None = None,
+    pairs: int = 1,
+) -> Comparison:
+    """The exact paired test of *a* against *b* over (a resolved, b resolved) per task."""
+    both = sum(1 for x, y in outcomes if x and y)
+    a_only = sum(1 for x, y in outcomes if x and not y)
+    b_only = sum(1 for x, y in outcomes if y and not x)
+    neither = len(outcomes) - both - a_only - b_only
+    p = paired_exact_test(a_only, b_only)
+    adjusted = p if p_adjusted is None else p_adjusted
+    n = len(outcomes)
+    on = f"on these {plural(n, 'task')}"
+    if n == 0:
+        return Comparison(
+            a,
+            b,
+            0,
+            0,
+            0,
+            0,
+            0,
+            1.0,
+            1.0,
+            "no-common-tasks",
+            f"{a} and {b} have no scored task in common.",
+        )
+    if p < ALPHA:
+        winner, loser, won, lost = (
+            (a, b, a_only, b_only) if a_only > b_only else (b, a, b_only, a_only)
+        )
+        sentence = f"{winner} resolved more than {loser} {on} ({won} against {lost} where they differ, {p_clause(p)})"
+        if adjusted < ALPHA:
+            finding = "a-more" if winner == a else "b-more"
+        else:
+            finding = "not-distinguishable"
+            sentence += (
+                f", but with {pairs} pairs compared a split like this is within what chance "
+                f"gives (Holm-adjusted {p_clause(adjusted)})"
+            )
+    else:
+        finding = "not-distinguishable"
+        sentence = (
+            f"{a} and {b} are not distinguishable {on} "
+            f"({a} alone resolved {a_only}, {b} alone {b_only}; {p_clause(p)})"
+        )
+    return Comparison(a, b, n, both, a_only, b_only, neither, p, adjusted, finding, sentence + ".")
+
+
+def comparisons_section(bout: Bout, order: Sequence[str]) -> ComparisonsSection:
+    counted = [t for t in bout.ordered() if t.counted]
+    pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
+    tallies = []
+    for a, b in pairs:
+        common = [t for t in counted if a in t.scores and b in t.scores]
+        tallies.append([(t.category(a) == RESOLVED, t.category(b) == RESOLVED) for t in common])
+    raw = [compare(a, b, outcome).p for (a, b), outcome in zip(pairs, tallies, strict=True)]
+    adjusted = holm(raw)
+    rows = [
+        compare(a, b, outcome, p_adjusted=adj, pairs=len(pairs))
+        for (a, b), outcome, adj in zip(pairs, tallies, adjusted, strict=True)
+    ]
+    notes = []
+    if len(order) < 2:
+        notes.append("Fewer than two contestants: there is no pair to compare.")
+    elif len(pairs) > 1:
+        notes.append(
+            f"{len(pairs)} pairs are compared at once, so p-values are also adjusted (Holm); "
+            "a difference is claimed only when the adjusted p is below 0.05."
+        )
+    if pairs:
+        notes.append(
+            "Each pair is compared on the tasks both were scored on; only tasks that one "
+            "resolved and the other did not can tell them apart (exact McNemar test)."
+        )
+    return ComparisonsSection(len(pairs), rows, notes)
