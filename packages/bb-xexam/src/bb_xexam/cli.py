@@ -1,4 +1,4 @@
-"""bb-xexam: command-line layer over :mod:`bb_xexam.xexam`."""
+"""bb-xexam: command-line layer over :func:`bb_xexam.stage.run_xexam`."""
 
 from __future__ import annotations
 
@@ -17,9 +17,10 @@ from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.records import count_task_lines
-from bb_core.records_loop import run_records
+from bb_core.store import Store
 
-from bb_xexam.xexam import CrossExamination, Settings
+from bb_xexam.settings import XexamSettings
+from bb_xexam.stage import run_xexam
 
 
 @click.command(cls=BbCommand)
@@ -58,7 +59,7 @@ def main(
     """
     config = load_config(config_path)
     preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
-    settings = Settings.from_config(
+    settings = XexamSettings.from_config(
         config,
         run_suite=run_suite,
         test_timeout=test_timeout,
@@ -66,14 +67,5 @@ def main(
         sandbox=sandbox,
         use_cache=not refresh,
     )
-    examination = CrossExamination(config, settings=settings)
     with Progress("bb-xexam", count_task_lines(inputs)) as progress:
-        run_records(
-            inputs,
-            examination,
-            jobs=jobs,
-            progress=progress,
-            requires="attempts",
-            expected="bb-race's output: task lines with attempts",
-            prog="bb-xexam",
-        )
+        run_xexam(inputs, config, settings, jobs=jobs, store=Store(config.root), progress=progress)
