@@ -1,8 +1,8 @@
-"""What isolating every author costs: a matrix built as bb-xexam builds it - each
-author's tests in a pytest process and a tree of their own per column, forked from a
-fork server per author - next to the shapes it replaced: the same isolation with a new
-sandbox and interpreter per run, and every author's tests sharing one pytest run per
-column (no isolation at all).
+"""What isolating every author costs: the matrices bb-xexam builds - its stage run on
+the local executor as ``bb-xexam -j 1`` runs it, each author's tests a unit, in a pytest
+process and a tree of their own per column, forked from a fork server per author - next
+to the shapes it replaced: the same isolation with a new sandbox and interpreter per run,
+and every author's tests sharing one pytest run per column (no isolation at all).
 
 Two matrices:
 
@@ -12,9 +12,10 @@ Two matrices:
   columns (the unfixed tree too): 6 x 6 by default;
 - ``--demo``: the demo, mined and raced by the real tools, every task's matrix.
 
-For each, in the same rounds (median and best of ``--rounds``): build_matrix; build_matrix
+For each, in the same rounds (median and best of ``--rounds``): the stage; the stage
 without fork servers; and the same trees run the old way, one pytest run per column
-covering every author. The ratios against the last are the cost of isolation.
+covering every author. The ratios against the last are the cost of isolation. The hidden
+reference column is left out (the shared shape never ran one), and nothing is cached.
 
     python benchmarks/bench_xexam.py [--rounds N] [--contestants N] [--demo] [--sandbox auto|none]
 """
@@ -34,15 +35,19 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "demo"))
 
+from bb_core.config import Config, load_config
 from bb_core.envs import TestEnv
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
 from bb_core.paths import file_kind
-from bb_core.sandbox import get_sandbox
+from bb_core.store import Store
 from bb_core.testrun import run_pytest
+from bb_core.units import LocalExecutor
+from bb_core.workbench import Workbench
 from bb_xexam.authors import authors_of, columns_of
 from bb_xexam.install import place_authors
-from bb_xexam.xexam import Settings, build_matrix
+from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
+from bb_xexam.stage import XexamStage
 from build_demo import GitRepo, build_demo, write_config
 
 SUITE_MODULES, SUITE_TESTS, OWN_TESTS = 5, 10, 5
@@ -122,7 +127,7 @@ def shared_runs(
 
 
 def demo_tasks(work: Path) -> tuple[Path, list[dict[str, Any]]]:
-    """The demo built, mined and raced by the real command lines: its repository and tasks."""
+    """The demo built, mined and raced by the real command lines: its folder and tasks."""
     root = work / "demo"
     build_demo(root)
     write_config(root)
@@ -133,21 +138,45 @@ def demo_tasks(work: Path) -> tuple[Path, list[dict[str, Any]]]:
         capture_output=True, check=True,
     )  # fmt: skip
     tasks = [json.loads(line) for line in raced.stdout.splitlines()]
-    return root / "repo", [t for t in tasks if t["kind"] == "task" and t.get("attempts")]
+    return root, [t for t in tasks if t["kind"] == "task" and t.get("attempts")]
+
+
+def stage_matrices(
+    config: Config, settings: XexamSettings, tasks: list[dict[str, Any]], work: Path,
+    *, served: bool,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Every task's matrix, by the stage's units on the executor ``bb-xexam -j 1`` uses
+    (as :func:`bb_core.stage.run_stage` drives them, minus reading lines)."""
+    stage = XexamStage(config, settings, Store(work / "store"), fork_server=served)
+    executor = LocalExecutor(RUNS_AT_ONCE)
+    try:
+        run = stage.start(executor)
+        planned = [(task, stage.units(task)) for task in tasks]
+        futures = {u.key: executor.submit(run, u) for _, units in planned for u in units}
+        matrices = []
+        for task, units in planned:
+            results = {u.key: futures[u.key].result() for u in units}
+            for unit in units:
+                stage.land(unit, results[unit.key])
+            [line] = stage.combine(task, results)
+            matrices.append(line["matrix"])
+    finally:
+        executor.close()
+        stage.close()
+    return matrices
 
 
 def measure(
-    label: str, repository: Path, tasks: list[dict[str, Any]], env: TestEnv, sandbox: Any,
-    settings: Settings, rounds: int, work: Path,
+    label: str, config: Config, tasks: list[dict[str, Any]], settings: XexamSettings,
+    rounds: int, work: Path,
 ) -> None:  # fmt: skip
+    tasks = [{k: v for k, v in task.items() if k != "reference_patch"} for task in tasks]
+    bench = Workbench(config, sandbox=settings.sandbox)
+    env, sandbox = bench.env(tasks[0]), bench.sandbox
+    repository = Path(bench.location(tasks[0]))
+
     def matrices(served: bool = True) -> list[dict[str, Any]]:
-        return [
-            build_matrix(
-                task, repository=str(repository), env=env, sandbox=sandbox, settings=settings,
-                logdir=work / "logs" / str(task["id"]), fork_server=served,
-            )
-            for task in tasks
-        ]  # fmt: skip
+        return stage_matrices(config, settings, tasks, work, served=served)
 
     made = matrices()  # warm: bytecode, the sandbox probe
     served, fresh, shared = [], [], []
@@ -178,23 +207,25 @@ def main() -> None:
     parser.add_argument("--demo", action="store_true")
     parser.add_argument("--sandbox", default="auto")
     options = parser.parse_args()
-    sandbox = get_sandbox(options.sandbox)
-    env = TestEnv(python=Path(sys.executable), env={}, key="bench")
-    settings = Settings(sandbox=options.sandbox)
+    settings = XexamSettings(sandbox=options.sandbox, use_cache=False)
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         if options.demo:
-            repository, tasks = demo_tasks(work)
-            demo_env = TestEnv(
-                python=Path(sys.executable), env={}, key="bench-demo", pythonpath=("src", ".")
-            )
-            measure("demo", repository, tasks, demo_env, sandbox, settings, options.rounds, work)
+            root, tasks = demo_tasks(work)
+            config = load_config(root / "bugbout.toml")
+            measure("demo", config, tasks, settings, options.rounds, work)
             return
         repo = build_repo(work)
         sha = repo.sha("HEAD")
         task = {"id": "bench-xexam", "base_commit": sha, "source": "src/pkg", "tests": "tests",
-                "test_files": [], "attempts": make_attempts(repo, sha, work, options.contestants)}  # fmt: skip
-        measure("synthetic", repo.path, [task], env, sandbox, settings, options.rounds, work)
+                "test_files": [], "repository": str(repo.path),
+                "attempts": make_attempts(repo, sha, work, options.contestants)}  # fmt: skip
+        (work / "bugbout.toml").write_text(
+            f'[project]\nrepository = "{repo.path}"\nsource = "src/pkg"\ntests = "tests"\n'
+            f'interpreter = "{sys.executable}"\n'
+        )
+        measure("synthetic", load_config(work / "bugbout.toml"), [task], settings,
+                options.rounds, work)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -10,12 +10,13 @@ import orjson
 import pytest
 from bb_core.config import load_config
 from bb_core.records import check
+from bb_core.stage import run_one
 from bb_judge.divergence import describe, divergence
 from bb_judge.judge import judge_task
 from bb_judge.run import judge_line
 from bb_judge.settings import JudgeSettings
 from bb_judge.stage import Scorer
-from bb_xexam.xexam import CrossExamination
+from bb_xexam.stage import XexamStage
 
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -111,7 +112,7 @@ def test_a_resolved_patch_differing_on_an_examiners_test_diverges(git_repo, tmp_
             {"agent": "examiner", "role": "examiner", "patch": examining, "status": "finished"},
         ],
     }  # fmt: skip
-    (examined,) = CrossExamination(config)(task)
+    (examined,) = run_one(XexamStage(config), task)
     hidden = examined["reference_column"]
     assert {c["column"] for c in hidden["cells"]} == {"reference"}
     assert all(c["author"] == "examiner" for c in hidden["cells"])

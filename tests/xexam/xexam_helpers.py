@@ -18,10 +18,12 @@ import expected
 from bb_core.config import load_config
 from bb_core.git import open_repo
 from bb_core.patch import diff_trees, files_in_patch, split_patch
+from bb_core.stage import run_one
 from bb_core.store import Store
 from bb_core.testrun import TestRun
 from bb_race.authored import authored_tests
-from bb_xexam import xexam
+from bb_xexam.settings import XexamSettings
+from bb_xexam.stage import XexamStage
 
 #: The demo tasks raced: camelCase's first word, and lone punctuation (whose careful fix
 #: adds a function that its own regression test imports).
@@ -115,10 +117,11 @@ class Counter:
 
 def cross(raced: Raced, task: dict[str, Any], store: Path, **settings: Any) -> dict[str, Any]:
     config = load_config(raced.config)
-    examination = xexam.CrossExamination(
-        config, settings=xexam.Settings.from_config(config, **settings), store=Store(store)
-    )
-    [out] = examination(task)
+    stage = XexamStage(config, XexamSettings.from_config(config, **settings), Store(store))
+    try:
+        [out] = run_one(stage, task)
+    finally:
+        stage.close()
     return dict(out["matrix"])
 
 

@@ -157,6 +157,9 @@ ORACLE_SKIP_REASONS: tuple[OracleSkipReason, ...] = (
 
 SkipReason = MineSkipReason | OracleSkipReason
 
+UnitLost = Literal["worker-lost", "raised"]
+UNIT_LOSTS: tuple[UnitLost, ...] = ("worker-lost", "raised")
+
 Role = Literal["contestant", "examiner"]
 ROLES: tuple[Role, ...] = ("contestant", "examiner")
 
@@ -402,6 +405,8 @@ class MatrixAuthor(TypedDict, total=False):
     dropped: RepoPaths
     error: str
     charged: str
+    crashed: UnitLost
+    log: str
 
 
 class MatrixColumnRun(TypedDict, total=False):
@@ -426,6 +431,7 @@ class MatrixColumn(TypedDict, total=False):
     timed_out: bool
     log: str
     error: str
+    crashed: UnitLost
     counts: Counts
     collection_errors: list[str]
     runs: list[MatrixColumnRun]

@@ -62,6 +62,44 @@ def author_run(column: str, item: Placed, result: TestRun) -> AuthorRun:
     return AuthorRun(split, result.ok, why, list(result.tampered), summary)
 
 
+def plain_run(run: AuthorRun | str) -> dict[str, Any] | str:
+    """*run* as plain data, to come back from a worker (a string stays: why the column's
+    patch did not apply)."""
+    if isinstance(run, str):
+        return run
+    split = run.column
+    return {
+        "ok": run.ok,
+        "why": run.why,
+        "tampered": list(run.tampered),
+        "summary": dict(run.summary),
+        "column": {
+            "name": split.name,
+            "sound": split.sound,
+            "outcomes": {a: dict(found) for a, found in split.outcomes.items()},
+            "broken": {a: sorted(modules) for a, modules in split.broken.items()},
+            "unsound": sorted(split.unsound),
+        },
+    }
+
+
+def run_of(value: Mapping[str, Any] | str) -> AuthorRun | str:
+    """The :class:`AuthorRun` (or reason) :func:`plain_run` made *value* of."""
+    if isinstance(value, str):
+        return value
+    split = value["column"]
+    column = ColumnRun(
+        name=str(split["name"]),
+        sound=bool(split["sound"]),
+        outcomes={a: dict(found) for a, found in split["outcomes"].items()},
+        broken={a: set(modules) for a, modules in split["broken"].items()},
+        unsound=set(split["unsound"]),
+    )
+    return AuthorRun(
+        column, bool(value["ok"]), value["why"], list(value["tampered"]), dict(value["summary"])
+    )
+
+
 @dataclass(frozen=True)
 class ColumnCharge:
     reason: str

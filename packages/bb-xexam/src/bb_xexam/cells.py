@@ -94,7 +94,8 @@ def expected_tests(item: Placed, runs: list[ColumnRun]) -> list[str]:
     declared = list(dict.fromkeys(author.declared))
     if item.error is not None:
         # Nothing ran: its declared tests, else its test modules, stand as error rows.
-        return declared or [p for p in author.files if author.names.is_test_module(p)]
+        modules = [p for p in author.files if author.names.is_test_module(p)]
+        return declared or modules or list(item.stands_for)
     modules = [item.original(t) for t in item.targets if t.endswith(".py")]
     observed: dict[str, None] = {}
     for run in runs:

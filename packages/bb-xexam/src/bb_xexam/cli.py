@@ -1,4 +1,4 @@
-"""bb-xexam: command-line layer over :mod:`bb_xexam.xexam`."""
+"""bb-xexam: command-line layer over :func:`bb_xexam.stage.run_xexam`."""
 
 from __future__ import annotations
 
@@ -18,10 +18,11 @@ from bb_core.config import load_config
 from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.records import count_task_lines
-from bb_core.records_loop import run_records
+from bb_core.store import Store
 from bb_core.units import executor_settings, require_local
 
-from bb_xexam.xexam import CrossExamination, Settings
+from bb_xexam.settings import XexamSettings
+from bb_xexam.stage import run_xexam
 
 
 @click.command(cls=BbCommand)
@@ -66,7 +67,7 @@ def main(
         executor_settings(config, kind=executor, address=ray_address, jobs=jobs), "bb-xexam"
     )
     preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
-    settings = Settings.from_config(
+    settings = XexamSettings.from_config(
         config,
         run_suite=run_suite,
         test_timeout=test_timeout,
@@ -74,14 +75,5 @@ def main(
         sandbox=sandbox,
         use_cache=not refresh,
     )
-    examination = CrossExamination(config, settings=settings)
     with Progress("bb-xexam", count_task_lines(inputs)) as progress:
-        run_records(
-            inputs,
-            examination,
-            jobs=jobs,
-            progress=progress,
-            requires="attempts",
-            expected="bb-race's output: task lines with attempts",
-            prog="bb-xexam",
-        )
+        run_xexam(inputs, config, settings, jobs=jobs, store=Store(config.root), progress=progress)

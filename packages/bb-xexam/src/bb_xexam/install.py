@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bb_core.discovery import TestNames, names_in
 from bb_core.errors import BbError
@@ -38,6 +40,19 @@ class Placed:
     files: list[str] = field(default_factory=list)
     #: Why the author's tests could not be installed.
     error: str | None = None
+
+    #: Ids that stand for the author's tests when none could be listed (its runs were
+    #: lost before any reported a test): each is an error row.
+    stands_for: list[str] = field(default_factory=list)
+
+    def plain(self) -> dict[str, Any]:
+        """What the installation found, as plain data (the author aside)."""
+        return {"targets": list(self.targets), "files": list(self.files), "error": self.error}
+
+    @classmethod
+    def of(cls, author: Author, found: Mapping[str, Any]) -> Placed:
+        """The placement :meth:`plain` described, of *author*."""
+        return cls(author, list(found["targets"]), list(found["files"]), found["error"])
 
     @property
     def prefix(self) -> str:

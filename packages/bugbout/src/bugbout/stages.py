@@ -21,7 +21,6 @@ from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, count_task_lines, read_lines
-from bb_core.records_loop import run_records
 from bb_core.units import Executor, ExecutorSettings, make_executor
 from bb_report import Report, build_report, render
 from bb_report.words import plural
@@ -195,16 +194,19 @@ def race_stage(
 
 def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
     """bb-xexam over ``attempts.jsonl`` into ``matrices.jsonl`` (matrices kept in matrices/)."""
-    from bb_xexam.xexam import CrossExamination, Settings
+    from bb_core.store import Store
+    from bb_xexam.settings import XexamSettings
+    from bb_xexam.stage import run_xexam
 
     inputs = [str(results.stream("race"))]
     path = results.stream("xexam")
-    examination = CrossExamination(config, settings=Settings.from_config(config))
     with atomic_output(path) as handle:
-        run_records(
+        run_xexam(
             inputs,
-            examination,
+            config,
+            XexamSettings.from_config(config),
             jobs=jobs,
+            store=Store(config.root),
             writer=Writer(handle),
             progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
         )
