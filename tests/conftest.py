@@ -18,8 +18,13 @@ The expected facts about the demo are in ``examples/demo/expected.py``; import t
 
 from __future__ import annotations
 
-import contextlib
 import os
+
+# The suite runs under `uv run`: Ray must not start its workers through it (see
+# bb_core.ray_connect.UV_HOOK), whichever test imports ray first.
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
+
+import contextlib
 import shutil
 import sys
 import threading

@@ -75,7 +75,7 @@ def test_bb_race_with_the_ray_executor_is_one_line_and_exit_2(tmp_path: Path) ->
     assert done.returncode == 2
     assert done.stderr.decode().splitlines() == [
         "bb-race: bb-race runs its units on this machine only; --executor ray is for "
-        'bb-oracle (use --executor local, or [run] executor = "local")'
+        'bb-oracle, bb-xexam and bb-judge (use --executor local, or [run] executor = "local")'
     ]
 
 
@@ -181,16 +181,3 @@ def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(
     assert done.returncode == 2
     lines = done.stderr.decode().splitlines()
     assert len(lines) == 1 and lines[0].startswith(said), lines
-
-
-def test_bugbout_run_on_the_ray_executor_stops_before_mining_while_a_stage_runs_here_only(
-    tmp_path: Path,
-) -> None:
-    config_file(tmp_path)
-    done = run_tool("bugbout", "run", "--executor", "ray", cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.decode().splitlines() == [
-        "bugbout: bb-race runs its units on this machine only; --executor ray is for "
-        'bb-oracle (use --executor local, or [run] executor = "local")'
-    ]
-    assert not (tmp_path / ".bugbout").exists()

@@ -27,8 +27,16 @@ class RayMissing(UsageError):
     """``--executor ray`` without the ``ray`` package."""
 
 
+#: Ray starts its workers through ``uv run`` when the driver was started by ``uv run``;
+#: that re-syncs the project's environment without the extras the driver has (``ray``
+#: among them) and the workers die at start, leaving every unit waiting. A node's workers
+#: use the Python the node was started with.
+UV_HOOK = "RAY_ENABLE_UV_RUN_RUNTIME_ENV"
+
+
 def import_ray() -> Any:
     """The ``ray`` module, or :class:`RayMissing` saying how to install it."""
+    os.environ.setdefault(UV_HOOK, "0")
     try:
         import ray
     except ImportError as exc:

@@ -25,6 +25,8 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # see bb_core.ray_connect.UV_HOOK
+
 import ray
 
 from bb_core.store import bugbout_home

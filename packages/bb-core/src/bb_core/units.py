@@ -169,7 +169,7 @@ def require_local(settings: ExecutorSettings, prog: str) -> None:
     if settings.kind != "local":
         raise UsageError(
             f"{prog} runs its units on this machine only; --executor {settings.kind} "
-            'is for bb-oracle (use --executor local, or [run] executor = "local")'
+            'is for bb-oracle, bb-xexam and bb-judge (use --executor local, or [run] executor = "local")'
         )
 
 

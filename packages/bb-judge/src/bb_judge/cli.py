@@ -16,7 +16,7 @@ from bb_core.cli import (
 from bb_core.config import load_config
 from bb_core.kinds import POLICIES
 from bb_core.preflight import preflight
-from bb_core.units import executor_settings, require_local
+from bb_core.units import executor_settings, make_executor
 
 from bb_judge.run import run_judge
 
@@ -59,8 +59,14 @@ def main(
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
     config = load_config(config_path)
-    require_local(
-        executor_settings(config, kind=executor, address=ray_address, jobs=jobs), "bb-judge"
-    )
+    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
     preflight(config, sandbox=not no_score)
-    run_judge(inputs, config, policy=policy, jobs=jobs, score=not no_score, use_cache=not refresh)
+    units = make_executor(chosen) if chosen.kind != "local" else None
+    try:
+        run_judge(
+            inputs, config, policy=policy, jobs=jobs, score=not no_score,
+            use_cache=not refresh, executor=units,
+        )  # fmt: skip
+    finally:
+        if units is not None:
+            units.close()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import click
 from bb_core.cli import (
     BbCommand,
@@ -19,9 +21,9 @@ from bb_core.preflight import preflight
 from bb_core.progress import Progress
 from bb_core.records import count_task_lines
 from bb_core.store import Store
-from bb_core.units import executor_settings, require_local
+from bb_core.units import executor_settings, make_executor
 
-from bb_xexam.settings import XexamSettings
+from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.stage import run_xexam
 
 
@@ -63,9 +65,7 @@ def main(
     pass through unchanged.
     """
     config = load_config(config_path)
-    require_local(
-        executor_settings(config, kind=executor, address=ray_address, jobs=jobs), "bb-xexam"
-    )
+    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
     preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
     settings = XexamSettings.from_config(
         config,
@@ -75,5 +75,15 @@ def main(
         sandbox=sandbox,
         use_cache=not refresh,
     )
-    with Progress("bb-xexam", count_task_lines(inputs)) as progress:
-        run_xexam(inputs, config, settings, jobs=jobs, store=Store(config.root), progress=progress)
+    units = None
+    if chosen.kind != "local":
+        units = make_executor(replace(chosen, jobs=max(1, jobs) * RUNS_AT_ONCE))
+    try:
+        with Progress("bb-xexam", count_task_lines(inputs)) as progress:
+            run_xexam(
+                inputs, config, settings, jobs=jobs, store=Store(config.root),
+                progress=progress, executor=units,
+            )  # fmt: skip
+    finally:
+        if units is not None:
+            units.close()

@@ -28,7 +28,8 @@ from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.preflight import check_agents, check_sandbox
-from bb_core.units import ExecutorSettings, executor_session, executor_settings, require_local
+from bb_core.progress import warn
+from bb_core.units import ExecutorSettings, executor_session, executor_settings
 from bb_report import Report
 
 from bugbout import stages
@@ -180,9 +181,13 @@ class Bout:
         units = executor_settings(
             self.config, kind=self.executor, address=self.ray_address, jobs=jobs
         )
-        for stage in STAGES[: STAGES.index(until) + 1]:
-            if stage not in stages.ON_ANY_EXECUTOR:
-                require_local(units, f"bb-{stage}")
+        here = [s for s in STAGES[: STAGES.index(until) + 1] if s not in stages.ON_ANY_EXECUTOR]
+        if here and units.kind != "local":
+            warn(
+                "bugbout",
+                f"bb-{here[0]} runs its units on this machine (the agents' CLIs and logins are "
+                f"here); the other stages' units run on the {units.kind} cluster",
+            )
         agents = self.preflight()
         results = self.results
         results.ensure()
@@ -220,12 +225,12 @@ class Bout:
             (
                 "xexam",
                 "running every author's tests on every patch",
-                lambda: stages.xexam_stage(self.config, results, jobs=jobs),
+                lambda: stages.xexam_stage(self.config, results, jobs=jobs, executor=units),
             ),
             (
                 "judge",
                 f"judging ({self.config.judge.policy}) and scoring with the hidden tests",
-                lambda: stages.judge_stage(self.config, results, jobs=jobs),
+                lambda: stages.judge_stage(self.config, results, jobs=jobs, executor=units),
             ),
         ]
         count = len(STAGES)

@@ -46,7 +46,7 @@ Done = tuple[str, Tally]
 
 #: The stages that run on any executor (``--executor``); the others run on this machine.
 #: Mining and the report do their work here, whatever runs the others' units.
-ON_ANY_EXECUTOR = frozenset({"mine", "oracle", "report"})
+ON_ANY_EXECUTOR = frozenset({"mine", "oracle", "xexam", "judge", "report"})
 
 
 def tally(path: Path) -> Tally:
@@ -192,44 +192,68 @@ def race_stage(
     return said, found
 
 
-def xexam_stage(config: Config, results: Results, *, jobs: int) -> Done:
+def remote_executor(executor: ExecutorSettings | None, jobs: int) -> Executor | None:
+    """The cluster's executor when *executor* names one (as wide as *jobs*), else None: the
+    stage's own local default."""
+    if executor is None or executor.kind == "local":
+        return None
+    return make_executor(replace(executor, jobs=jobs))
+
+
+def xexam_stage(
+    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
+) -> Done:
     """bb-xexam over ``attempts.jsonl`` into ``matrices.jsonl`` (matrices kept in matrices/)."""
     from bb_core.store import Store
-    from bb_xexam.settings import XexamSettings
+    from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
     from bb_xexam.stage import run_xexam
 
     inputs = [str(results.stream("race"))]
     path = results.stream("xexam")
-    with atomic_output(path) as handle:
-        run_xexam(
-            inputs,
-            config,
-            XexamSettings.from_config(config),
-            jobs=jobs,
-            store=Store(config.root),
-            writer=Writer(handle),
-            progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
-        )
+    units = remote_executor(executor, jobs * RUNS_AT_ONCE)
+    try:
+        with atomic_output(path) as handle:
+            run_xexam(
+                inputs,
+                config,
+                XexamSettings.from_config(config),
+                jobs=jobs,
+                store=Store(config.root),
+                writer=Writer(handle),
+                progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
+                executor=units,
+            )
+    finally:
+        if units is not None:
+            units.close()
     found = tally(path)
     matrices = [task["matrix"] for task in found.tasks if task.get("matrix")]
     cells = sum(len(matrix.get("cells", ())) for matrix in matrices)
     return f"{plural(len(matrices), 'matrix', 'matrices')}, {plural(cells, 'cell')}", found
 
 
-def judge_stage(config: Config, results: Results, *, jobs: int) -> Done:
+def judge_stage(
+    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
+) -> Done:
     """bb-judge over ``matrices.jsonl`` into ``verdicts.jsonl``, and ``scores.jsonl``."""
     from bb_judge.run import run_judge
 
     inputs = [str(results.stream("xexam"))]
     path = results.stream("judge")
-    with atomic_output(path) as handle:
-        run_judge(
-            inputs,
-            config,
-            jobs=jobs,
-            writer=Writer(handle),
-            progress=Progress("bugbout: judging", count_task_lines(inputs)),
-        )
+    units = remote_executor(executor, jobs)
+    try:
+        with atomic_output(path) as handle:
+            run_judge(
+                inputs,
+                config,
+                jobs=jobs,
+                writer=Writer(handle),
+                progress=Progress("bugbout: judging", count_task_lines(inputs)),
+                executor=units,
+            )
+    finally:
+        if units is not None:
+            units.close()
     found = tally(path)
     with atomic_output(results.scores) as handle:
         writer = Writer(handle)
