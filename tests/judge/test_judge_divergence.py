@@ -112,7 +112,11 @@ def test_a_resolved_patch_differing_on_an_examiners_test_diverges(git_repo, tmp_
             {"agent": "examiner", "role": "examiner", "patch": examining, "status": "finished"},
         ],
     }  # fmt: skip
-    (examined,) = run_one(XexamStage(config), task)
+    crossing = XexamStage(config)
+    try:
+        (examined,) = run_one(crossing, task)
+    finally:
+        crossing.close()
     hidden = examined["reference_column"]
     assert {c["column"] for c in hidden["cells"]} == {"reference"}
     assert all(c["author"] == "examiner" for c in hidden["cells"])

@@ -304,15 +304,20 @@ class Scorer:
         return self.stage.stats.test_runs
 
     def score_task(self, task: Mapping[str, Any], pick: str | None = None) -> list[dict[str, Any]]:
-        """Score records for the reference, every contestant's patch and, when given, the pick."""
+        """Score records for the reference, every contestant's patch and, when given, the pick.
+
+        The repository handles opened for the task are closed again before it returns."""
         work = self.stage.start(self._here)
         record = dict(task)
         results: dict[str, Any] = {}
-        for unit in self.stage.units(record):
-            if unit.key not in results:
-                results[unit.key] = work(unit)
-                self.stage.land(unit, results[unit.key])
-        return self.stage.scores(record, pick, results)
+        try:
+            for unit in self.stage.units(record):
+                if unit.key not in results:
+                    results[unit.key] = work(unit)
+                    self.stage.land(unit, results[unit.key])
+            return self.stage.scores(record, pick, results)
+        finally:
+            self.stage.close()
 
     def close(self) -> None:
         self.stage.close()

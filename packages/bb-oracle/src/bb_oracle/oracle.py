@@ -59,7 +59,11 @@ class Oracle:
         return self.stage.stats
 
     def handle(self, task: dict[str, Any]) -> list[dict[str, Any]]:
-        return run_one(self.stage, task)
+        """The task's lines; the repository handles it opened are closed again."""
+        try:
+            return run_one(self.stage, task)
+        finally:
+            self.stage.close()
 
     def close(self) -> None:
         self.stage.close()
