@@ -56,7 +56,7 @@ from support.groups import (  # noqa: E402
     write_groups,
 )
 from support.ray_cluster import ray_cluster  # noqa: E402, F401
-from support.shared import run_temp, shared_dir  # noqa: E402
+from support.shared import run_temp, share_builds, shared_dir  # noqa: E402
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -123,8 +123,9 @@ def build_demo_bout(factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session", autouse=True)
 def bugbout_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Every test of the session keeps bugbout's caches in one private folder."""
-    home = tmp_path_factory.mktemp("bugbout-home")
+    """Every test of the session keeps bugbout's caches in one private folder; only the
+    test environments are shared by the whole run (``share_builds``)."""
+    home = share_builds(tmp_path_factory.mktemp("bugbout-home"), run_temp(tmp_path_factory))
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BUGBOUT_HOME", str(home))
         yield home

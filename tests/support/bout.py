@@ -24,6 +24,7 @@ from typing import Any
 
 from build_demo import write_config
 
+from support.shared import share_builds
 from support.tools import lines, tool_env
 
 #: The stages in order, and the file each one's output is kept in.
@@ -105,10 +106,11 @@ RUNNING: list[subprocess.Popen[bytes]] = []
 def run_bout(demo_root: Path, dest: Path) -> DemoBout:
     """Copy the built demo at *demo_root* to *dest* and run the whole bout there, with a
     BUGBOUT_HOME of its own beside it (``<dest>-home``): whichever worker builds it, the
-    bout's environments, logs and checkouts are its own."""
+    bout's logs and checkouts are its own (its test environment is the run's, built once:
+    ``share_builds``; *dest* is in the run's ``shared`` folder)."""
     shutil.copytree(demo_root, dest, symlinks=True)
     write_config(dest)
-    home = home_of(dest)
+    home = share_builds(home_of(dest), dest.parent.parent)
     started = time.monotonic()
     with (dest / "pipeline.err").open("wb") as err, subprocess.Popen(
         ["bash", "-c", pipeline()], cwd=dest, env=tool_env({"BUGBOUT_HOME": str(home)}),

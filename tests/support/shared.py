@@ -25,6 +25,25 @@ def run_temp(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
 
 
+#: What every BUGBOUT_HOME of a test run shares (``share_builds``): the test environments
+#: uv builds (and the oracle's coverage tools), which depend only on what goes in.
+SHARED_BUILDS = ("envs", "tools")
+
+
+def share_builds(home: Path, run: Path) -> Path:
+    """Make *home* (a BUGBOUT_HOME) use the run's one folder of each of ``SHARED_BUILDS``
+    (``run/shared/<name>``, *run* being :func:`run_temp`): each environment is built once per
+    run, under bugbout's own lock, rather than once per worker and per private home. What
+    else a home holds (checkouts, attempts' folders and logs, caches) stays its own."""
+    home.mkdir(parents=True, exist_ok=True)
+    for name in SHARED_BUILDS:
+        folder = run / "shared" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        if not (home / name).exists():
+            (home / name).symlink_to(folder, target_is_directory=True)
+    return home
+
+
 def shared_dir(
     tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], object]
 ) -> Path:

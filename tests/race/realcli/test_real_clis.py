@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from realcli_harness import Clis, RealRace, race_real
+from support.shared import run_temp, share_builds
 from vendors import USAGE
 
 pytestmark = pytest.mark.slow
@@ -87,6 +88,7 @@ def run(tmp_path_factory: pytest.TempPathFactory, demo_tasks: Any, clis: Clis) -
             root = tmp_path_factory.mktemp(f"real-{name}-{mode}")
             # A deep BUGBOUT_HOME: the attempt folders under it are far past sun_path.
             home = root / ("deep-bugbout-home-" + "x" * 40) / ("y" * 40)
+            share_builds(home, run_temp(tmp_path_factory))  # the demo's environment
             contestant, env = AGENTS[name]
             _runs[name, mode] = race_real(
                 root / "race", demo_tasks, clis, contestant, mode=mode, env=env,
