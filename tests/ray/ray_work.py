@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import ray
 from bb_core.store import home_dir
 from bb_core.units import Unit
 
@@ -22,6 +21,8 @@ class Recorder:
     journal: str
 
     def note(self, what: str, unit: Unit) -> None:
+        import ray  # here, not when pytest collects the tests: importing ray takes seconds
+
         node = ray.get_runtime_context().get_node_id()
         with open(self.journal, "a") as handle:
             handle.write(f"{what} {unit.key} {os.getpid()} {node} {time.time():.6f}\n")

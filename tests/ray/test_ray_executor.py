@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import ray
 import ray_work
 from bb_core.ray_executor import RayExecutor
 from bb_core.store import bugbout_home
@@ -20,7 +19,16 @@ from bb_core.units import ExecutorSettings, Failed, Unit
 from ray_work import Recorder, journal
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_cluster")]
-ray.cloudpickle.register_pickle_by_value(ray_work)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _ship_ray_work() -> None:
+    """The cluster's workers get ray_work by value. Ray is imported here, not when pytest
+    collects the module: every worker collects every module, and importing ray takes
+    seconds."""
+    import ray
+
+    ray.cloudpickle.register_pickle_by_value(ray_work)
 
 
 def executor(cluster: Any, **given: Any) -> RayExecutor:
