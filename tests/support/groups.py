@@ -9,13 +9,14 @@ its own ``xdist_group`` marks instead (the real-CLI tests: one group per agent's
 
 The controller hands out the longest work first, by the durations pytest's cache kept
 from the last run (``DURATIONS``), so a long group never starts last and serialises the
-tail; with no record the largest groups go first, as pytest-xdist does.
+tail. Where the cache has no record (a fresh clone, a new test), the durations of a
+whole run kept beside this file (``durations.json``: every test that took a second or
+more) stand in; a test in neither counts as a short one.
 """
 
 from __future__ import annotations
 
 import json
-import statistics
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +97,21 @@ def group_name(item: pytest.Item) -> str | None:
 DURATIONS = "bugbout/durations"
 
 
+#: The durations of a whole run of the suite (seconds, tests of a second or more), read
+#: where the cache has none: refresh it with ``python -m support.groups`` from tests/
+#: after a whole run.
+SEED = Path(__file__).with_name("durations.json")
+#: What a test found in neither the cache nor the seed counts for, in seconds.
+SHORT = 0.3
+
+
+def known_durations(config: pytest.Config) -> dict[str, float]:
+    """The last run's durations from pytest's cache over the kept whole run's."""
+    cache = getattr(config, "cache", None)  # None under -p no:cacheprovider
+    seed: dict[str, float] = json.loads(SEED.read_text()) if SEED.exists() else {}
+    return {**seed, **(cache.get(DURATIONS, {}) if cache is not None else {})}
+
+
 #: This run's durations so far, by test (on the controller, or without xdist).
 SEEN: dict[str, float] = {}
 
@@ -116,13 +132,11 @@ def save_durations(config: pytest.Config) -> None:
 def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
     """A ``--dist loadgroup`` scheduler that reads the groups the workers wrote and hands
     out the longest work first: a group or test takes as long as its tests took in the last
-    run (a test never seen as long as the median one), so the costly groups start at
-    once and never make the tail. With no record, the largest groups go first."""
+    run or the kept one (a test in neither counts ``SHORT``), so the costly groups start
+    at once and never make the tail."""
     from xdist.scheduler import LoadGroupScheduling
 
-    cache = getattr(config, "cache", None)
-    durations: dict[str, float] = cache.get(DURATIONS, {}) if cache is not None else {}
-    usual = statistics.median(durations.values()) if durations else 1.0
+    durations = known_durations(config)
 
     class GroupsFromWorkers(LoadGroupScheduling):  # type: ignore[misc]
         _groups: dict[str, str] | None = None
@@ -139,9 +153,25 @@ def make_scheduler(config: pytest.Config, log: Any, folder: Path) -> Any:
             if not self._ordered:
                 self._ordered = True
                 units = list(self.workqueue.items())
-                units.sort(key=lambda unit: -sum(durations.get(n, usual) for n in unit[1]))
+                units.sort(key=lambda unit: -sum(durations.get(n, SHORT) for n in unit[1]))
                 self.workqueue.clear()
                 self.workqueue.update(units)
             super()._assign_work_unit(node)
 
     return GroupsFromWorkers(config, log)
+
+
+def write_seed(cache_file: Path) -> None:
+    """Keep the durations in pytest's cache file *cache_file* (``.pytest_cache/v/bugbout/
+    durations``) of a second or more as ``SEED``."""
+    durations = json.loads(cache_file.read_text())
+    kept = {k: round(v, 1) for k, v in sorted(durations.items()) if v >= 1.0}
+    SEED.write_text(json.dumps(kept, indent=0, sort_keys=True) + "\n")
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_seed(
+        Path(sys.argv[1]) if len(sys.argv) > 1 else Path("../.pytest_cache/v/bugbout/durations")
+    )
