@@ -13,15 +13,20 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from types import FrameType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from bb_core.errors import BbError
 from bb_core.kinds import SANDBOX_KINDS
+from bb_core.progress import Progress
+
+if TYPE_CHECKING:
+    from bb_core.units import Executor, ExecutorSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -288,3 +293,28 @@ def executor_options(func: F) -> F:
         help="Run the units of work on this machine's threads (local) or on a Ray cluster's "
         "nodes (ray, with pip install 'bugbout[ray]'); overrides [run] executor, local.",
     )(func)
+
+
+@contextmanager
+def stage_executor(chosen: ExecutorSettings, width: int | None = None) -> Iterator[Executor | None]:
+    """The executor a stage's command hands its stage: the cluster's when *chosen* names
+    one (*width* units at once, by default ``chosen.jobs``), closed on exit; None for
+    ``local``, so that the stage runs its units on its own threads."""
+    if chosen.kind == "local":
+        yield None
+        return
+    from bb_core.units import make_executor
+
+    units = make_executor(chosen if width is None else replace(chosen, jobs=width))
+    try:
+        yield units
+    finally:
+        units.close()
+
+
+def stage_progress(prog: str, inputs: Sequence[str]) -> Progress:
+    """The progress line of a stage's command: its total counted from the input files only
+    when stderr is a terminal that shows it."""
+    from bb_core.records import count_task_lines
+
+    return Progress(prog, count_task_lines(inputs) if sys.stderr.isatty() else None)
