@@ -13,7 +13,7 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from types import FrameType
@@ -26,6 +26,7 @@ from bb_core.kinds import SANDBOX_KINDS
 from bb_core.progress import Progress
 
 if TYPE_CHECKING:
+    from bb_core.config import Config
     from bb_core.units import Executor, ExecutorSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -293,6 +294,29 @@ def executor_options(func: F) -> F:
         help="Run the units of work on this machine's threads (local) or on a Ray cluster's "
         "nodes (ray, with pip install 'bugbout[ray]'); overrides [run] executor, local.",
     )(func)
+
+
+def stage_setup(
+    config_path: str | None,
+    *,
+    executor: str | None,
+    ray_address: str | None,
+    jobs: int,
+    overrides: Mapping[str, Any] | None = None,
+    sandbox: bool = True,
+) -> tuple[Config, ExecutorSettings]:
+    """What a stage's command does first: the configuration; the executor that
+    ``--executor``, ``--ray-address`` and the configuration choose; and the machine checked
+    for the run (its sandbox too, unless *sandbox* is False), with *overrides* (``--sandbox``
+    as ``run.sandbox``) applied to the check."""
+    from bb_core.config import load_config
+    from bb_core.preflight import preflight
+    from bb_core.units import executor_settings
+
+    config = load_config(config_path)
+    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
+    preflight(config if overrides is None else config.with_overrides(overrides), sandbox=sandbox)
+    return config, chosen
 
 
 @contextmanager

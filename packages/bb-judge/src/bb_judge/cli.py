@@ -13,13 +13,11 @@ from bb_core.cli import (
     refresh_option,
     stage_executor,
     stage_progress,
+    stage_setup,
     version_option,
 )
-from bb_core.config import load_config
 from bb_core.kinds import POLICIES
-from bb_core.preflight import preflight
 from bb_core.store import Store
-from bb_core.units import executor_settings
 
 from bb_judge.run import run_judge
 from bb_judge.settings import JudgeSettings
@@ -62,9 +60,9 @@ def main(
     patch) and `scores` (each contestant's patch, the reference patch as a control, and
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config, sandbox=not no_score)
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs, sandbox=not no_score
+    )
     settings = JudgeSettings.from_config(
         config, policy=policy, score=not no_score, use_cache=not refresh
     )

@@ -13,13 +13,11 @@ from bb_core.cli import (
     refresh_option,
     stage_executor,
     stage_progress,
+    stage_setup,
     test_run_options,
     version_option,
 )
-from bb_core.config import load_config
-from bb_core.preflight import preflight
 from bb_core.store import Store
-from bb_core.units import executor_settings
 
 from bb_oracle.settings import OracleSettings
 from bb_oracle.stage import run_oracle
@@ -82,9 +80,10 @@ def main(
     reverted alone, and the hunks no test needs; a weak one is flagged weak-oracle. Other lines pass
     through unchanged.
     """
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs,
+        overrides={"run.sandbox": sandbox},
+    )  # fmt: skip
     settings = OracleSettings.from_config(
         config,
         repeat=repeat,

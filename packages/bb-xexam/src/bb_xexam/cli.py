@@ -13,13 +13,11 @@ from bb_core.cli import (
     refresh_option,
     stage_executor,
     stage_progress,
+    stage_setup,
     test_run_options,
     version_option,
 )
-from bb_core.config import load_config
-from bb_core.preflight import preflight
 from bb_core.store import Store
-from bb_core.units import executor_settings
 
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.stage import run_xexam
@@ -62,9 +60,10 @@ def main(
     .bugbout/matrices/, so a second run over the same input runs nothing. Other lines
     pass through unchanged.
     """
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs,
+        overrides={"run.sandbox": sandbox},
+    )  # fmt: skip
     settings = XexamSettings.from_config(
         config,
         run_suite=run_suite,
