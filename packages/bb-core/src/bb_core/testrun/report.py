@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from bb_core import kinds
+
 
 class Report:
     """The plugin's report of one pytest process, read incrementally."""
@@ -81,7 +83,7 @@ class ReportedTest:
     def complete(self) -> bool:
         return "teardown" in self.phases
 
-    def outcome(self) -> str:
+    def outcome(self) -> kinds.Outcome:
         phases = self.phases
         if any(p.get("timeout") for p in phases.values()):
             return "failed"
@@ -96,8 +98,10 @@ class ReportedTest:
             return "failed"
         if teardown == "failed":
             return "error"
-        if call in ("passed", "skipped"):
-            return str(call)
+        if call == "passed":
+            return "passed"
+        if call == "skipped":
+            return "skipped"
         return "error"
 
     def message(self) -> str:
