@@ -98,10 +98,8 @@ class ReportedTest:
             return "failed"
         if teardown == "failed":
             return "error"
-        if call == "passed":
-            return "passed"
-        if call == "skipped":
-            return "skipped"
+        if call in ("passed", "skipped"):
+            return "passed" if call == "passed" else "skipped"
         return "error"
 
     def message(self) -> str:
