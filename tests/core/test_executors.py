@@ -12,13 +12,12 @@ from pathlib import Path
 
 import pytest
 from bb_core.config import load_config
-from bb_core.errors import ConfigError, UsageError
+from bb_core.errors import ConfigError
 from bb_core.units import (
     ExecutorSettings,
     LocalExecutor,
     executor_settings,
     make_executor,
-    require_local,
 )
 from bb_core.workbench import Workbench
 from build_demo import GitRepo
@@ -61,22 +60,6 @@ def test_the_local_executor_is_the_default_one() -> None:
         assert isinstance(made, LocalExecutor) and not made.remote
     finally:
         made.close()
-
-
-def test_a_stage_that_runs_only_here_stops_before_any_work_on_another_executor() -> None:
-    require_local(ExecutorSettings(), "bb-race")
-    with pytest.raises(UsageError, match="bb-race runs its units on this machine only"):
-        require_local(ExecutorSettings(kind="ray"), "bb-race")
-
-
-def test_bb_race_with_the_ray_executor_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    config_file(tmp_path)
-    done = run_tool("bb-race", "--executor", "ray", cwd=tmp_path)
-    assert done.returncode == 2
-    assert done.stderr.decode().splitlines() == [
-        "bb-race: bb-race runs its units on this machine only; --executor ray is for "
-        'bb-oracle, bb-xexam and bb-judge (use --executor local, or [run] executor = "local")'
-    ]
 
 
 def test_the_executor_options_are_offered_by_every_stage_that_runs_units() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,9 +42,30 @@ class RayCluster:
     node_ids: tuple[str, ...]
 
 
+def _patient(get_node: Any, seconds: float = 120) -> Any:
+    """Ray's look-up of a node it just started, asked again for up to *seconds*: Ray
+    waits a fixed 30 s (not configurable in Ray 2.60) for a node to register, which a
+    loaded machine misses."""
+
+    def patient(*args: Any, **kwargs: Any) -> Any:
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                return get_node(*args, **kwargs)
+            except RuntimeError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+
+    return patient
+
+
 def _start(cluster_class: Any, attempts: int = 3) -> Any:
     """A head and a second node; tried again when a node misses Ray's fixed 30 s to
     register, as it can on a loaded machine."""
+    from ray._private import services
+
+    services.get_node = _patient(services.get_node)
     for attempt in range(1, attempts + 1):
         cluster = cluster_class(initialize_head=False)
         try:

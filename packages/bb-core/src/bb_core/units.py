@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from bb_core import kinds
 from bb_core.config import Config
-from bb_core.errors import ConfigError, UsageError
+from bb_core.errors import ConfigError
 from bb_core.lanes import Lanes, LaneState
 
 #: The executors ``--executor`` and ``[run] executor`` accept.
@@ -162,16 +162,6 @@ def executor_settings(
         quotas=dict(config.run.quotas),
         cap=cap,
     )
-
-
-def require_local(settings: ExecutorSettings, prog: str) -> None:
-    """Stop at once, before any work, when *settings* asks a stage that runs its units on
-    this machine only (*prog*) for another executor."""
-    if settings.kind != "local":
-        raise UsageError(
-            f"{prog} runs its units on this machine only; --executor {settings.kind} "
-            'is for bb-oracle, bb-xexam and bb-judge (use --executor local, or [run] executor = "local")'
-        )
 
 
 @contextmanager

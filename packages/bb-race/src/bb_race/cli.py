@@ -19,7 +19,7 @@ from bb_core.cli import (
 )
 from bb_core.config import load_config
 from bb_core.preflight import preflight
-from bb_core.units import executor_settings, require_local
+from bb_core.units import executor_settings
 
 from bb_race.race import run_race
 from bb_race.settings import RaceSettings
@@ -58,12 +58,10 @@ def main(
     that stays the same, so an interrupted race carries on where it stopped.
     """
     config = load_config(config_path)
-    require_local(
-        executor_settings(config, kind=executor, address=ray_address, jobs=jobs or 1), "bb-race"
-    )
     preflight(config, executables=True, sandbox=True)
     settings = RaceSettings.from_config(
         config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs
     )
+    units = executor_settings(config, kind=executor, address=ray_address, jobs=jobs or 1)
     with terminate_as_interrupt():
-        run_race(inputs, config, settings)
+        run_race(inputs, config, settings, executor_settings=units)

@@ -19,6 +19,7 @@ quota, by default.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from bb_core.agents import CodingAgent
@@ -27,7 +28,7 @@ from bb_core.errors import BadRecord
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox
 from bb_core.stage import run_stage
-from bb_core.units import Executor, LocalExecutor
+from bb_core.units import Executor, ExecutorSettings, LocalExecutor, make_executor
 
 from bb_race.settings import RaceSettings
 from bb_race.stage import PROG, RaceStage, select_agents
@@ -73,11 +74,14 @@ def run_race(
     writer: Writer | None = None,
     store_dir: Path | None = None,
     executor: Executor | None = None,
+    executor_settings: ExecutorSettings | None = None,
     environ: Mapping[str, str] | None = None,
     sandbox: Sandbox | None = None,
 ) -> int:
     """:func:`race` with its settings made: every task of *inputs* through
-    :class:`RaceStage` on *executor*."""
+    :class:`RaceStage` on *executor*, or on one made from *executor_settings* (``ray``: a
+    cluster), each quota's lane as wide as ``[run] quotas`` and at most ``settings.jobs``
+    at once; this machine's threads when neither is given."""
     out = writer or Writer()
     lines = read_all(inputs or (STDIN,), out)
     stage = RaceStage(
@@ -85,14 +89,25 @@ def run_race(
     )
     if any(line.known and line.kind == "task" for line in lines):
         stage.chosen()  # an unknown agent or none at all stops the race before it writes
-    runner = executor or LocalExecutor(
-        settings.jobs or 1, settings.quotas, cap=settings.jobs, on_change=stage.draw
-    )
+    runner = executor or _executor(settings, executor_settings, stage)
     try:
         return run_stage(inputs, stage, runner, None, out, lines=lines)
     finally:
         if executor is None:
             runner.close()
+
+
+def _executor(
+    settings: RaceSettings, chosen: ExecutorSettings | None, stage: RaceStage
+) -> Executor:
+    if chosen is None or chosen.kind == "local":
+        return LocalExecutor(
+            settings.jobs or 1, settings.quotas, cap=settings.jobs, on_change=stage.draw
+        )
+    lanes = replace(
+        chosen, jobs=settings.jobs or 1, quotas=dict(settings.quotas), cap=settings.jobs
+    )
+    return make_executor(lanes, on_change=stage.draw)
 
 
 def read_all(inputs: Sequence[str], out: Writer) -> list[Line]:

@@ -28,7 +28,6 @@ from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config, load_config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.preflight import check_agents, check_sandbox
-from bb_core.progress import warn
 from bb_core.units import ExecutorSettings, executor_session, executor_settings
 from bb_report import Report
 
@@ -181,13 +180,6 @@ class Bout:
         units = executor_settings(
             self.config, kind=self.executor, address=self.ray_address, jobs=jobs
         )
-        here = [s for s in STAGES[: STAGES.index(until) + 1] if s not in stages.ON_ANY_EXECUTOR]
-        if here and units.kind != "local":
-            warn(
-                "bugbout",
-                f"bb-{here[0]} runs its units on this machine (the agents' CLIs and logins are "
-                f"here); the other stages' units run on the {units.kind} cluster",
-            )
         agents = self.preflight()
         results = self.results
         results.ensure()
@@ -202,47 +194,27 @@ class Bout:
         jobs: int,
         units: ExecutorSettings,
     ) -> Report:
-        steps: list[tuple[str, str, Callable[[], stages.Done]]] = [
-            ("mine", "mining the history", lambda: stages.mine_stage(self.config, results)),
-            (
-                "oracle",
-                "running the maintainers' tests on both sides of each fix",
-                lambda: stages.oracle_stage(self.config, results, jobs=jobs, executor=units),
-            ),
-            (
-                "race",
-                self._race_intro(agents),
-                lambda: stages.race_stage(
-                    self.config,
-                    results,
-                    agents=agents,
-                    only=self.only,
-                    retry_failed=self.retry_failed,
-                    refresh=self.refresh_attempts,
-                    jobs=self.jobs,
-                ),
-            ),
-            (
-                "xexam",
-                "running every author's tests on every patch",
-                lambda: stages.xexam_stage(self.config, results, jobs=jobs, executor=units),
-            ),
-            (
-                "judge",
-                f"judging ({self.config.judge.policy}) and scoring with the hidden tests",
-                lambda: stages.judge_stage(self.config, results, jobs=jobs, executor=units),
-            ),
-        ]
+        run = stages.BoutRun(
+            self.config,
+            results,
+            jobs=jobs,
+            executor=units,
+            agents=agents,
+            only=self.only,
+            retry_failed=self.retry_failed,
+            refresh_attempts=self.refresh_attempts,
+            race_jobs=self.jobs,
+        )
         count = len(STAGES)
-        for number, (stage, intro, call) in enumerate(steps, 1):
-            self._say(f"[{number}/{count}] {stage}: {intro}")
+        for number, stage in enumerate(stages.TABLE, 1):
+            self._say(f"[{number}/{count}] {stage.name}: {stage.intro(run)}")
             started = time.monotonic()
-            said, found = call()
-            results.record(stage, found.digest)
-            self._say(f"[{number}/{count}] {stage}: {said} in {_seconds(started)}")
-            if stage == until:
+            said, found = stages.run_bout_stage(stage, run)
+            results.record(stage.name, found.digest)
+            self._say(f"[{number}/{count}] {stage.name}: {said} in {_seconds(started)}")
+            if stage.name == until:
                 return stages.read_report(
-                    results.stream(stage), contestants=self.contestant_names(agents)
+                    results.stream(stage.name), contestants=self.contestant_names(agents)
                 )
         started = time.monotonic()
         report, said = stages.report_stage(results, contestants=self.contestant_names(agents))
@@ -333,16 +305,6 @@ class Bout:
                 raise UsageError(
                     f"--agent {name}: no such agent is configured (configured: {configured})"
                 )
-
-    def _race_intro(self, agents: Sequence[CodingAgent] | None) -> str:
-        if agents is not None:
-            names = [agent.name for agent in agents]
-        else:
-            names = [entry.name for entry in self.config.agents]
-        if self.only:
-            names = [name for name in names if name in set(self.only)]
-        shown = ", ".join(names) if len(names) <= 6 else f"{len(names)} agents"
-        return f"racing {shown or 'no agents'}"
 
     def _say(self, message: str) -> None:
         if self.echo is not None:

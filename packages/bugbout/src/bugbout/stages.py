@@ -1,8 +1,10 @@
-"""Each stage of a bout run in this process, its output stream kept in ``.bugbout/``.
+"""The stages of a bout, as a table: each one's tool, what it says, and how it runs here.
 
-Every function here calls one stage's library entry point with the previous stage's file
-as input and writes the stage's whole output stream atomically (see
-:mod:`bugbout.results`). The stages' own caches - the mining cache, ``cache/oracle``,
+:data:`TABLE` lists the stages in order (:data:`bugbout.results.STAGES` less the report).
+Each :class:`BoutStage` calls its tool's library entry point with the previous stage's
+stream as input, its units on the bout's executor, and writes its whole output stream
+atomically (see :mod:`bugbout.results`); :func:`run_bout_stage` runs one and says in one
+line what it did. The stages' own caches - the mining cache, ``cache/oracle``,
 ``attempts/``, ``matrices/``, ``cache/score`` - make a second run cheap, so every run
 calls every stage and each answers what it already knows from its store.
 """
@@ -12,8 +14,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +27,7 @@ from bb_core.units import Executor, ExecutorSettings, make_executor
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
-from bugbout.results import Results, atomic_output
+from bugbout.results import STAGES, Results, atomic_output
 
 
 @dataclass(frozen=True)
@@ -44,9 +46,44 @@ class Tally:
 #: What a stage returns: one line saying what it did, and what its stream holds.
 Done = tuple[str, Tally]
 
-#: The stages that run on any executor (``--executor``); the others run on this machine.
-#: Mining and the report do their work here, whatever runs the others' units.
-ON_ANY_EXECUTOR = frozenset({"mine", "oracle", "xexam", "judge", "report"})
+
+@dataclass(frozen=True)
+class BoutRun:
+    """What a bout gives each of its stages.
+
+    ``jobs``: tasks worked on at once in the test stages; ``race_jobs``: the most agent
+    runs at once (None: each quota's own limit); ``executor``: where units run."""
+
+    config: Config
+    results: Results
+    jobs: int = 1
+    executor: ExecutorSettings = field(default_factory=ExecutorSettings)
+    agents: Sequence[CodingAgent] | None = None
+    only: Sequence[str] = ()
+    retry_failed: bool = False
+    refresh_attempts: bool = False
+    race_jobs: int | None = None
+
+
+@dataclass(frozen=True)
+class BoutStage:
+    """One stage of a bout: its name (as in ``STAGES``), its tool, the line that
+    introduces it, how it writes its stream from the previous stage's (returning what
+    :attr:`said` needs beside the stream's :class:`Tally`), and the line it ends with."""
+
+    name: str
+    tool: str
+    intro: Callable[[BoutRun], str]
+    write: Callable[[BoutRun, list[str], Writer], Any]
+    said: Callable[[Tally, Any], str]
+    #: Run after the stream is written: what else the stage keeps in ``.bugbout/``.
+    keep: Callable[[BoutRun, Tally], None] | None = None
+
+    @property
+    def reads(self) -> str | None:
+        """The stage whose stream this one reads (None: it reads the repository)."""
+        index = STAGES.index(self.name)
+        return STAGES[index - 1] if index else None
 
 
 def tally(path: Path) -> Tally:
@@ -81,20 +118,36 @@ def iter_records(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(raw)
 
 
+def run_bout_stage(stage: BoutStage, run: BoutRun) -> Done:
+    """Run *stage* over the previous stage's stream into its own; what it did, in a line."""
+    inputs = [str(run.results.stream(stage.reads))] if stage.reads else []
+    path = run.results.stream(stage.name)
+    with atomic_output(path) as handle:
+        extra = stage.write(run, inputs, Writer(handle))
+    found = tally(path)
+    if stage.keep is not None:
+        stage.keep(run, found)
+    return stage.said(found, extra), found
+
+
 def mine_stage(config: Config, results: Results) -> Done:
     """bb-mine over the configured repository into ``tasks.jsonl``."""
+    return run_bout_stage(MINE, BoutRun(config, results))
+
+
+def _mine(run: BoutRun, inputs: list[str], writer: Writer) -> None:
     from bb_mine.mine import MineOptions, mine
 
-    options = MineOptions.from_config(config)
-    location = str(config.repository_path())
-    path = results.stream("mine")
-    with atomic_output(path) as handle, Progress("bugbout: mining") as progress:
-        writer = Writer(handle)
+    options = MineOptions.from_config(run.config)
+    location = str(run.config.repository_path())
+    with Progress("bugbout: mining") as progress:
         for record in mine(
             location, options, warn=lambda m: warn("bugbout: mine", m), progress=progress
         ):
             writer.write(record)
-    found = tally(path)
+
+
+def _mined(found: Tally, _: None) -> str:
     summary = found.summary or {}
     skipped = dict(summary.get("skipped") or {})
     left_out = sum(n for reason, n in skipped.items() if reason != "not-a-fix")
@@ -105,7 +158,7 @@ def mine_stage(config: Config, results: Results) -> Done:
     )
     if found.tasks:
         said += "; statements: " + statement_summary(found.tasks)
-    return said, found
+    return said
 
 
 def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
@@ -122,144 +175,137 @@ def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
     return f"{counted}, {min(lengths)}-{max(lengths)} characters"
 
 
-def oracle_stage(
-    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
-) -> Done:
-    """bb-oracle over ``tasks.jsonl`` into ``oracles.jsonl``, its units on *executor*
-    (``jobs`` local threads by default)."""
+def units_for(run: BoutRun, width: int) -> Executor:
+    """The bout's executor for a stage, *width* units at once (the shared lane)."""
+    return make_executor(replace(run.executor, jobs=width))
+
+
+def _oracle(run: BoutRun, inputs: list[str], writer: Writer) -> Any:
     from bb_oracle.oracle import count_tasks, default_store
     from bb_oracle.settings import OracleSettings
     from bb_oracle.stage import run_oracle
 
-    inputs = [str(results.stream("mine"))]
-    path = results.stream("oracle")
-    total = count_tasks(inputs)
-    units = make_executor(replace(executor or ExecutorSettings(), jobs=jobs))
+    units = units_for(run, run.jobs)
     try:
-        with atomic_output(path) as handle:
-            stats = run_oracle(
-                inputs,
-                config,
-                OracleSettings.from_config(config),
-                jobs=jobs,
-                store=default_store(config),
-                writer=Writer(handle),
-                progress=Progress("bugbout: ground truth", total),
-                executor=units,
-            )
+        return run_oracle(
+            inputs,
+            run.config,
+            OracleSettings.from_config(run.config),
+            jobs=run.jobs,
+            store=default_store(run.config),
+            writer=writer,
+            progress=Progress("bugbout: ground truth", count_tasks(inputs)),
+            executor=units,
+        )
     finally:
         units.close()
-    found = tally(path)
+
+
+def _grounded(found: Tally, stats: Any) -> str:
     grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
     set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
     text = f"{plural(grounded, 'task')} with ground truth, {set_aside} set aside"
     if stats.cached:
         text += f" ({stats.cached} from cache)"
-    return text, found
+    return text
 
 
-def race_stage(
-    config: Config,
-    results: Results,
-    *,
-    agents: Sequence[CodingAgent] | None,
-    only: Sequence[str],
-    retry_failed: bool,
-    jobs: int | None,
-    refresh: bool = False,
-    executor: Executor | None = None,
-) -> Done:
-    """bb-race over ``oracles.jsonl`` into ``attempts.jsonl`` (attempts kept in attempts/)."""
+def _race_intro(run: BoutRun) -> str:
+    if run.agents is not None:
+        names = [agent.name for agent in run.agents]
+    else:
+        names = [entry.name for entry in run.config.agents]
+    if run.only:
+        names = [name for name in names if name in set(run.only)]
+    shown = ", ".join(names) if len(names) <= 6 else f"{len(names)} agents"
+    return f"racing {shown or 'no agents'}"
+
+
+def _race(run: BoutRun, inputs: list[str], writer: Writer) -> None:
     from bb_race.race import run_race
     from bb_race.settings import RaceSettings
 
-    inputs = [str(results.stream("oracle"))]
-    path = results.stream("race")
     settings = RaceSettings.from_config(
-        config, only=tuple(only), retry_failed=retry_failed, refresh=refresh, jobs=jobs
+        run.config,
+        only=tuple(run.only),
+        retry_failed=run.retry_failed,
+        refresh=run.refresh_attempts,
+        jobs=run.race_jobs,
     )
-    with atomic_output(path) as handle:
-        run_race(inputs, config, settings, agents=agents, writer=Writer(handle), executor=executor)
-    found = tally(path)
+    run_race(
+        inputs, run.config, settings, agents=run.agents, writer=writer,
+        executor_settings=run.executor,
+    )  # fmt: skip
+
+
+def _raced(found: Tally, _: None) -> str:
     statuses: Counter[str] = Counter(
         str(a.get("status")) for task in found.tasks for a in task.get("attempts", ())
     )
     attempts = sum(statuses.values())
     detail = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
-    said = f"{plural(attempts, 'attempt')} on {plural(len(found.tasks), 'task')}" + (
+    return f"{plural(attempts, 'attempt')} on {plural(len(found.tasks), 'task')}" + (
         f" ({detail})" if detail else ""
     )
-    return said, found
 
 
-def remote_executor(executor: ExecutorSettings | None, jobs: int) -> Executor | None:
-    """The cluster's executor when *executor* names one (as wide as *jobs*), else None: the
-    stage's own local default."""
-    if executor is None or executor.kind == "local":
-        return None
-    return make_executor(replace(executor, jobs=jobs))
-
-
-def xexam_stage(
-    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
-) -> Done:
-    """bb-xexam over ``attempts.jsonl`` into ``matrices.jsonl`` (matrices kept in matrices/)."""
+def _xexam(run: BoutRun, inputs: list[str], writer: Writer) -> None:
     from bb_core.store import Store
     from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
     from bb_xexam.stage import run_xexam
 
-    inputs = [str(results.stream("race"))]
-    path = results.stream("xexam")
-    units = remote_executor(executor, jobs * RUNS_AT_ONCE)
+    local = run.executor.kind == "local"  # bb-xexam's own lanes: RUNS_AT_ONCE a task
+    units = None if local else units_for(run, run.jobs * RUNS_AT_ONCE)
     try:
-        with atomic_output(path) as handle:
-            run_xexam(
-                inputs,
-                config,
-                XexamSettings.from_config(config),
-                jobs=jobs,
-                store=Store(config.root),
-                writer=Writer(handle),
-                progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
-                executor=units,
-            )
+        run_xexam(
+            inputs,
+            run.config,
+            XexamSettings.from_config(run.config),
+            jobs=run.jobs,
+            store=Store(run.config.root),
+            writer=writer,
+            progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
+            executor=units,
+        )
     finally:
         if units is not None:
             units.close()
-    found = tally(path)
+
+
+def _examined(found: Tally, _: None) -> str:
     matrices = [task["matrix"] for task in found.tasks if task.get("matrix")]
     cells = sum(len(matrix.get("cells", ())) for matrix in matrices)
-    return f"{plural(len(matrices), 'matrix', 'matrices')}, {plural(cells, 'cell')}", found
+    return f"{plural(len(matrices), 'matrix', 'matrices')}, {plural(cells, 'cell')}"
 
 
-def judge_stage(
-    config: Config, results: Results, *, jobs: int, executor: ExecutorSettings | None = None
-) -> Done:
-    """bb-judge over ``matrices.jsonl`` into ``verdicts.jsonl``, and ``scores.jsonl``."""
+def _judge(run: BoutRun, inputs: list[str], writer: Writer) -> None:
     from bb_judge.run import run_judge
 
-    inputs = [str(results.stream("xexam"))]
-    path = results.stream("judge")
-    units = remote_executor(executor, jobs)
+    units = None if run.executor.kind == "local" else units_for(run, run.jobs)
     try:
-        with atomic_output(path) as handle:
-            run_judge(
-                inputs,
-                config,
-                jobs=jobs,
-                writer=Writer(handle),
-                progress=Progress("bugbout: judging", count_task_lines(inputs)),
-                executor=units,
-            )
+        run_judge(
+            inputs,
+            run.config,
+            jobs=run.jobs,
+            writer=writer,
+            progress=Progress("bugbout: judging", count_task_lines(inputs)),
+            executor=units,
+        )
     finally:
         if units is not None:
             units.close()
-    found = tally(path)
-    with atomic_output(results.scores) as handle:
+
+
+def _keep_scores(run: BoutRun, found: Tally) -> None:
+    """Every score of the judged stream, one a line, as ``scores.jsonl``."""
+    with atomic_output(run.results.scores) as handle:
         writer = Writer(handle)
         for task in found.tasks:
             for score in task.get("scores", ()):
                 writer.write(score)
+
+
+def _judged(found: Tally, _: None) -> str:
     verdicts = [task["verdict"] for task in found.tasks if task.get("verdict")]
     picks = sum(1 for verdict in verdicts if verdict.get("pick") is not None)
     scores = sum(len(task.get("scores", ())) for task in found.tasks)
@@ -284,7 +330,38 @@ def judge_stage(
     )
     if lost:
         apart += f"; {lost} score-crashed (not computed, see the report)"
-    return f"{said}, {plural(scores, 'score')}{apart}", found
+    return f"{said}, {plural(scores, 'score')}{apart}"
+
+
+MINE = BoutStage("mine", "bb-mine", lambda run: "mining the history", _mine, _mined)
+
+#: Every stage of a bout before the report, in order.
+TABLE: tuple[BoutStage, ...] = (
+    MINE,
+    BoutStage(
+        "oracle",
+        "bb-oracle",
+        lambda run: "running the maintainers' tests on both sides of each fix",
+        _oracle,
+        _grounded,
+    ),
+    BoutStage("race", "bb-race", _race_intro, _race, _raced),
+    BoutStage(
+        "xexam",
+        "bb-xexam",
+        lambda run: "running every author's tests on every patch",
+        _xexam,
+        _examined,
+    ),
+    BoutStage(
+        "judge",
+        "bb-judge",
+        lambda run: f"judging ({run.config.judge.policy}) and scoring with the hidden tests",
+        _judge,
+        _judged,
+        keep=_keep_scores,
+    ),
+)
 
 
 def read_report(path: Path, contestants: Sequence[str] = ()) -> Report:
