@@ -177,6 +177,7 @@ def main() -> None:
         mine = [bb_mine, str(repo), "--source", "src/pkg", "--issues", str(export), "--limit", "0"]
         if args.jobs:
             mine += ["--jobs", str(args.jobs)]
+        loads = os.getloadavg()
         pairs: list[tuple[Timed, Timed]] = []
         for run in range(args.runs):  # each first run with an empty cache, right after git log
             env = os.environ | {"BUGBOUT_HOME": str(root / f"home-{run}")}
@@ -207,6 +208,10 @@ def main() -> None:
     print(
         f"first run / git log, median of {len(pairs)}: {wall:.1f}x wall, {cpu:.1f}x cpu"
         f" (target <= 3x); bb-mine on {os.cpu_count()} cores"
+    )
+    print(
+        f"load average (1 min) {loads[0]:.1f} before the runs, {os.getloadavg()[0]:.1f} after:"
+        " above the core count, wall times mostly measure the other jobs"
     )
     print(
         f"examined {summary['examined']:,} commits, {summary['candidates']:,} fix-titled, {summary['tasks']:,} tasks"

@@ -2,9 +2,11 @@
 
 The schemas are the single source of truth, so the Python types of records are generated
 from them: each enum of ``defs.json`` becomes a ``Literal`` alias with a tuple of its values
-in schema order (code derives its choices from these, never from a list of its own), and
-each record kind and every object with properties inside it becomes a ``TypedDict``
-(``Required`` for the schema's required fields). Run with ``--check`` to fail when the
+in schema order (code derives its choices from these, never from a list of its own), an enum
+of one field a ``Literal`` alias named for the field (``TaskStatementSource``), and each
+record kind and every object with properties inside it becomes a ``TypedDict``
+(``Required`` for the schema's required fields), with an ``as_<kind>`` function that types
+a record its schema accepts (read from a line) as that ``TypedDict``. Run with ``--check`` to fail when the
 module is out of date.
 """
 
@@ -29,10 +31,12 @@ HEADER = '''\
 ``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
 schemas. Each enum of ``defs.json`` is a ``Literal`` alias with a tuple of its values in
 schema order; each record kind (and each object with properties inside one) is a
-``TypedDict``.
+``TypedDict``; ``as_<kind>(record)`` types a record of that kind, read and checked
+against its schema, as its ``TypedDict``.
 """
 
-from typing import Any, Literal, Required, TypedDict
+from collections.abc import Mapping
+from typing import Any, Literal, Required, TypedDict, cast
 '''
 
 #: Definitions whose own name would read as something else in Python.
@@ -122,7 +126,7 @@ class Writer:
         if "const" in schema:
             return f"Literal[{_literal(schema['const'])}]"
         if "enum" in schema:
-            return f"Literal[{', '.join(_literal(v) for v in schema['enum'])}]"
+            return self.inline_enum(name, schema["enum"])
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 parts = [
@@ -148,6 +152,15 @@ class Writer:
             return "dict[str, Any]"
         return "Any"
 
+    def inline_enum(self, name: str, values: list[Any]) -> str:
+        """A record field's own enum, as a ``Literal`` alias named for the field
+        (``TaskStatementSource``), so that code can type what it puts there."""
+        literal = f"Literal[{', '.join(_literal(v) for v in values)}]"
+        alias = f"{name} = {literal}\n"
+        if alias not in self.enums:
+            self.enums.append(alias)
+        return name
+
     def typed_dict(self, name: str, schema: dict[str, Any], file: str, pointer: str) -> str:
         key = f"{file}#{pointer}"
         if key in self.named:
@@ -171,6 +184,15 @@ class Writer:
                 "    },\n    total=False,\n)\n"
             )
         return name
+
+
+def _view(kind: str) -> str:
+    name = camel(kind)
+    return (
+        f"def as_{kind}(record: Mapping[str, Any]) -> {name}:\n"
+        f'    """*record*, which ``schemas/{kind}.json`` accepts, typed as :class:`{name}`."""\n'
+        f"    return cast({name}, record)\n"
+    )
 
 
 def _literal(value: Any) -> str:
@@ -206,6 +228,8 @@ def render() -> str:
         f"Kind = Literal[{kinds}]\nKINDS: tuple[Kind, ...] = ({kinds},)\n",
         "\n\n# -- records " + "-" * 77 + "\n\n\n",
         "\n\n".join(writer.classes),
+        "\n\n# -- typed views " + "-" * 73 + "\n\n\n",
+        "\n\n".join(_view(kind) for kind in ORDER),
     ]
     return _formatted("".join(parts))
 

@@ -717,6 +717,22 @@ def test_without_a_file_source_is_not_required_but_other_keys_are_checked(folder
     assert str(caught.value) == '<overrides>: tasks.limit: expected an integer, got "many"'
 
 
+def test_without_a_file_a_good_document_is_checked_without_jsonschema(
+    folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only a bad document needs jsonschema's explanation; a tool run with flags and no
+    bugbout.toml (no project.source in it) does not pay for building the validator."""
+    import bb_core.config_doc
+
+    def refuse(name: str) -> None:
+        raise AssertionError(f"the {name} validator was built")
+
+    monkeypatch.setattr(bb_core.config_doc, "validator", refuse)
+    assert load_config(overrides={"tasks.limit": 3}).tasks.limit == 3
+    with pytest.raises(AssertionError, match="validator was built"):
+        load_config(overrides={"tasks.limit": "many"})
+
+
 def test_a_command_reports_a_config_error_as_one_line_with_status_2(folder: Path) -> None:
     """What a person sees: ``<prog>: <file>: <key>: <problem>`` and exit status 2."""
 

@@ -1,6 +1,7 @@
 """A tiny repository whose fix makes ``shout`` loud, and the task of that fix, raced by
 ``careful`` (the fix itself) and ``breaker`` (the fix, plus ``double`` made wrong - tested
-in a module the fix never touched): the full-suite check's and the stage's test bout."""
+in a module the fix never touched): the full-suite check's and the stage's test bout; :func:`shout_task` and
+:func:`write_config` build the task line and the configuration of such a bout."""
 
 from __future__ import annotations
 
@@ -75,12 +76,28 @@ def shout_bout(git_repo: Any, tmp_path: Path) -> tuple[Config, dict[str, Any]]:
     repo.branch("breaker", base)
     wrong = repo.commit({"src/pkg/__init__.py": AFTER.replace("n + n", "n * 3")}, "Break")
     breaking = diff(repo, wrong)
+    config = write_config(tmp_path, repo)
+    attempts = [
+        {"agent": "careful", "patch": reference, "status": "finished"},
+        {"agent": "breaker", "patch": breaking, "status": "finished"},
+    ]
+    return config, shout_task("suite-1", repo, base, fix, reference, attempts)
+
+
+def write_config(tmp_path: Path, repo: Any, extra: str = "") -> Config:
+    """``tmp_path/bugbout.toml`` for *repo*'s ``src/pkg``, with *extra* TOML after it."""
     (tmp_path / "bugbout.toml").write_text(
-        f'[project]\nsource = "src/pkg"\nrepository = "{repo.path}"\npython = "{PYTHON}"\n'
+        f'[project]\nsource = "src/pkg"\nrepository = "{repo.path}"\npython = "{PYTHON}"\n' + extra
     )
-    config = load_config(tmp_path / "bugbout.toml")
-    task = {
-        "kind": "task", "v": 1, "id": "suite-1", "repository": str(repo.path),
+    return load_config(tmp_path / "bugbout.toml")
+
+
+def shout_task(
+    task_id: str, repo: Any, base: str, fix: str, reference: str, attempts: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """The task line of the fix that makes ``shout`` loud, with its oracle and *attempts*."""
+    return {
+        "kind": "task", "v": 1, "id": task_id, "repository": str(repo.path),
         "base_commit": base, "fix_commit": fix, "title": "Shout loudly",
         "statement": "Shout is quiet.", "statement_source": "commit", "source": "src/pkg",
         "tests": "tests", "source_files": ["src/pkg/__init__.py"],
@@ -91,9 +108,5 @@ def shout_bout(git_repo: Any, tmp_path: Path) -> tuple[Config, dict[str, Any]]:
             "pass_to_pass": ["tests/test_shout.py::test_shout_keeps_text"], "flaky": [],
             "broken_after": [], "runs": [], "test_modules": ["tests/test_shout.py"],
         },
-        "attempts": [
-            {"agent": "careful", "patch": reference, "status": "finished"},
-            {"agent": "breaker", "patch": breaking, "status": "finished"},
-        ],
+        "attempts": attempts,
     }  # fmt: skip
-    return config, task

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-from typing import Any
-
 import orjson
 import pytest
-from bb_core.config import load_config
 from bb_core.records import check
 from bb_core.stage import run_one
 from bb_judge.divergence import describe, divergence
@@ -17,15 +12,12 @@ from bb_judge.run import judge_line
 from bb_judge.settings import JudgeSettings
 from bb_judge.stage import Scorer
 from bb_xexam.stage import XexamStage
-
-PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
+from shout_bout import NEW_TESTS, OLD_TESTS, diff, shout_task, write_config
 
 BEFORE = "def shout(text):\n    return text\n"
 AFTER = 'def shout(text):\n    return text.upper() + "!"\n'
 # Passes the maintainers' tests, but says nothing for an empty text.
 DIVERGING = 'def shout(text):\n    return (text.upper() + "!") if text else ""\n'
-OLD_TESTS = 'from pkg import shout\n\n\ndef test_shout_keeps_text():\n    assert "hi" in shout("hi").lower()\n'
-NEW_TESTS = OLD_TESTS + '\n\ndef test_shout_is_loud():\n    assert shout("hi") == "HI!"\n'
 EXAMINER_TESTS = """\
 from pkg import shout
 
@@ -37,13 +29,6 @@ def test_loud():
 def test_empty_still_exclaims():
     assert shout("") == "!"
 """
-
-
-def diff(repo: Any, commit: str, paths: str) -> str:
-    return subprocess.run(
-        ["git", "diff", f"{commit}^", commit, "--", paths],
-        cwd=repo.path, capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
 
 
 def test_outcomes_compare_as_passed_failing_or_skipped() -> None:
@@ -88,30 +73,16 @@ def test_a_resolved_patch_differing_on_an_examiners_test_diverges(git_repo, tmp_
     diverging = diff(repo, repo.commit({"src/pkg/__init__.py": DIVERGING}, "Diverge"), "src")
     repo.branch("examiner", base)
     examining = diff(repo, repo.commit({"tests/test_exam.py": EXAMINER_TESTS}, "Examine"), "tests")
-    (tmp_path / "bugbout.toml").write_text(
-        f'[project]\nsource = "src/pkg"\nrepository = "{repo.path}"\npython = "{PYTHON}"\n'
-        "[judge]\nrun-suite = false\n"
-    )
-    config = load_config(tmp_path / "bugbout.toml")
+    config = write_config(tmp_path, repo, "[judge]\nrun-suite = false\n")
     reference = diff(repo, fix, "src")
-    task: dict[str, Any] = {
-        "kind": "task", "v": 1, "id": "diverge-1", "repository": str(repo.path),
-        "base_commit": base, "fix_commit": fix, "title": "Shout loudly",
-        "statement": "Shout is quiet.", "statement_source": "commit", "source": "src/pkg",
-        "tests": "tests", "source_files": ["src/pkg/__init__.py"],
-        "test_files": ["tests/test_shout.py"], "protected_paths": ["tests/test_shout.py"],
-        "reference_patch": reference, "test_patch": "",
-        "oracle": {
-            "kind": "oracle", "v": 1, "fail_to_pass": ["tests/test_shout.py::test_shout_is_loud"],
-            "pass_to_pass": ["tests/test_shout.py::test_shout_keeps_text"], "flaky": [],
-            "broken_after": [], "runs": [], "test_modules": ["tests/test_shout.py"],
-        },
-        "attempts": [
+    task = shout_task(
+        "diverge-1", repo, base, fix, reference,
+        [
             {"agent": "careful", "role": "contestant", "patch": reference, "status": "finished"},
             {"agent": "diverger", "role": "contestant", "patch": diverging, "status": "finished"},
             {"agent": "examiner", "role": "examiner", "patch": examining, "status": "finished"},
         ],
-    }  # fmt: skip
+    )  # fmt: skip
     crossing = XexamStage(config)
     try:
         (examined,) = run_one(crossing, task)

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 from bb_mine import tests_added
+from bb_mine.members import member_cuts
+from bb_mine.pieces import cut_at_margin
 from bb_mine.tests_added import Unparseable, collect_module, compare
 
 
@@ -96,3 +99,65 @@ def test_code_after_the_class_leaves_it_whole_and_a_string_at_the_margin_does_no
     for name in ("line at the margin in a string", "main guard after the class"):
         piece = tests_added.cut_pieces(SOURCES[name])[0][1]  # type: ignore[index]
         assert tests_added._class_tests(piece, tests_added.DEFAULT) is not None, name
+
+
+_MARGIN_CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
+_MEMBER = re.compile(rb"([ \t]+)(?:def |async def |class |@)")
+
+_SOURCES = [
+    b"",
+    b"@",
+    b"def f(): pass\n",
+    b"\ndef f(): pass\n@x\nclass C:\n    pass\n",
+    b"x = 1\r\ndef f():\r\n    pass\r\nasync def g(): pass\nclass\n@\n",
+    b"s = '''\ndef inside():\n'''\n\n\n@a\n@b\ndef f():\n    '\\n@'\n",
+    _long_class(b"\tdef tabbed(self): pass\n  \t@odd\n    async def test_a(self):\n        pass\n"),
+    _long_class(b"\n\nclass After:\n    def test_x(self):\n        pass\n", decorator=b"@d\n"),
+]
+
+
+@pytest.mark.parametrize("source", _SOURCES)
+def test_cutting_at_the_margin_is_the_multiline_split(source: bytes) -> None:
+    assert cut_at_margin(source) == _MARGIN_CUT.split(source)
+
+
+@pytest.mark.parametrize("source", _SOURCES)
+def test_member_cuts_find_what_the_member_pattern_finds(source: bytes) -> None:
+    """The cuts read with plain string tests, against the pattern they replace."""
+    lines = source.splitlines()
+    for begin in range(len(lines)):
+        for margin in (True, False):
+            assert member_cuts(lines, begin, len(lines), margin=margin) == _by_pattern(
+                lines, begin, len(lines), margin=margin
+            )
+
+
+def _by_pattern(
+    lines: list[bytes], begin: int, end: int, *, margin: bool
+) -> tuple[bytes, list[int]] | None:
+    start = next((i for i in range(begin, end) if lines[i].startswith(b"class ")), None)
+    if start is None or (start > begin and not lines[begin].startswith(b"@")):
+        return None
+    indent: bytes | None = None
+    cuts: list[int] = []
+    decorating = False
+    margins: list[int] = []
+    for index in range(start + 1, end):
+        line = lines[index]
+        found = _MEMBER.match(line)
+        if found is None:
+            if line[:1] not in (b" ", b"\t", b"#") and line.strip():
+                margins.append(index)
+            continue
+        if indent is None:
+            indent = found.group(1)
+        if found.group(1) != indent:
+            continue
+        if not decorating:
+            cuts.append(index)
+        decorating = line[len(indent) :].startswith(b"@")
+    if indent is None or not cuts:
+        return None
+    if not margin and any(cuts[0] < index < cuts[-1] for index in margins):
+        return None
+    return indent, cuts

@@ -201,6 +201,11 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
     """
     if quick_check("config")(document):
         return None
+    filled = None if require_source else _with_source(document)
+    if filled is not None and quick_check("config")(filled):
+        # Its one problem is the missing project.source, which a flag gives: nothing
+        # else in the schema depends on it, so the validator need not be built.
+        return None
     found: list[tuple[list[Any], ValidationError]] = []
     for error in validator("config").iter_errors(document):
         where = _where(error)
@@ -219,6 +224,14 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
         return None
     where, error = min(found, key=lambda item: _order(document, item[0]))
     return key_path(where), _problem(error, where)
+
+
+def _with_source(document: Mapping[str, Any]) -> dict[str, Any] | None:
+    """*document* with a stand-in ``project.source`` when it has none, else None."""
+    project = document.get("project", {})
+    if not isinstance(project, Mapping) or "source" in project:
+        return None
+    return {**document, "project": {**project, "source": "."}}
 
 
 def _where(error: ValidationError) -> list[Any]:

@@ -3,10 +3,12 @@
 ``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
 schemas. Each enum of ``defs.json`` is a ``Literal`` alias with a tuple of its values in
 schema order; each record kind (and each object with properties inside one) is a
-``TypedDict``.
+``TypedDict``; ``as_<kind>(record)`` types a record of that kind, read and checked
+against its schema, as its ``TypedDict``.
 """
 
-from typing import Any, Literal, Required, TypedDict
+from collections.abc import Mapping
+from typing import Any, Literal, Required, TypedDict, cast
 
 # -- enums -------------------------------------------------------------------------------
 
@@ -171,6 +173,81 @@ NEW_TESTS: tuple[NewTests, ...] = ("changed", "cases", "functions")
 
 Tokens = dict[str, int]
 
+TestrunReason = Literal["setup-failed"]
+
+TaskStatementSource = Literal["export", "github", "commit"]
+
+TaskStatementKind = Literal["issue", "pull-request", "commit-message", "title"]
+
+TaskStatementFallbackKind = Literal["issue", "pull-request", "commit-message", "title"]
+
+TaskFixSignal = Literal["title", "closing-keyword", "branch", "label", "included"]
+
+TaskCategory = Literal["bug", "feature", "unknown"]
+
+OracleStrengthMutationSurvivorOperator = Literal[
+    "comparison", "arithmetic", "boolean", "constant", "removed statement", "reverted hunk"
+]
+
+MatrixAuthorRole = Literal["contestant", "examiner", "suite"]
+
+VerdictRankingGate = Literal["approve", "reject"]
+
+VerdictGateValue = Literal["approve", "reject"]
+
+ScoreCrashReason = Literal["worker-lost", "raised"]
+
+SkipStage = Literal["mine", "oracle", "race", "xexam", "judge"]
+
+SummaryStopped = Literal["end", "since", "limit"]
+
+ReportSectionsPickingRowKind = Literal["judge", "best-agent", "random", "oracle"]
+
+ReportComparisonFinding = Literal["a-more", "b-more", "not-distinguishable", "no-common-tasks"]
+
+ReportSectionsTestsRowRole = Literal["contestant", "examiner", "suite"]
+
+ReportSectionsTaskStage = Literal[
+    "mined", "grounded", "raced", "cross-examined", "judged", "scored"
+]
+
+ReportSectionsTaskPickCategory = Literal[
+    "resolved",
+    "resolved-but-breaks-suite",
+    "fixed-but-broke",
+    "wrong-fix",
+    "no-fix",
+    "score-crashed",
+    None,
+]
+
+ReportSectionsTaskCategoriesValue = Literal[
+    "resolved",
+    "resolved-but-breaks-suite",
+    "fixed-but-broke",
+    "wrong-fix",
+    "no-fix",
+    "score-crashed",
+]
+
+ReportMatrixColumnCategory = Literal[
+    "resolved",
+    "resolved-but-breaks-suite",
+    "fixed-but-broke",
+    "wrong-fix",
+    "no-fix",
+    "score-crashed",
+    None,
+]
+
+ReportMatrixRowRole = Literal["contestant", "examiner", "suite"]
+
+ReportMatrixRowOutcome = Literal["passed", "failed", "error", "skipped", "missing"]
+
+ReportSectionsTaskKind = Literal["bug", "feature", "unknown", None]
+
+ReportSectionsTaskMarksValue = Literal["tampered", "suspicious"]
+
 #: The record kinds, in pipeline order.
 Kind = Literal[
     "task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report"
@@ -217,7 +294,7 @@ class Testrun(TypedDict, total=False):
     attempts: int
     tampered: list[str]
     lingered: bool
-    reason: Literal["setup-failed"]
+    reason: TestrunReason
 
 
 class TaskIssueRef(TypedDict, total=False):
@@ -239,7 +316,7 @@ class TaskStatementIssue(TypedDict, total=False):
 class TaskStatementFallback(TypedDict, total=False):
     """task.json /properties/statement_fallbacks/items."""
 
-    kind: Required[Literal["issue", "pull-request", "commit-message", "title"]]
+    kind: Required[TaskStatementFallbackKind]
     number: int
     reason: Required[str]
 
@@ -276,11 +353,7 @@ class OracleStrengthMutationSurvivor(TypedDict, total=False):
 
     file: Required[str]
     line: Required[int]
-    operator: Required[
-        Literal[
-            "comparison", "arithmetic", "boolean", "constant", "removed statement", "reverted hunk"
-        ]
-    ]
+    operator: Required[OracleStrengthMutationSurvivorOperator]
     change: Required[str]
     description: Required[str]
 
@@ -398,7 +471,7 @@ class MatrixAuthor(TypedDict, total=False):
     """matrix.json /properties/authors/items."""
 
     name: Required[str]
-    role: Required[Literal["contestant", "examiner", "suite"]]
+    role: Required[MatrixAuthorRole]
     vendor: str | None
     tests: Required[Nodeids]
     files: RepoPaths
@@ -507,7 +580,7 @@ class VerdictRanking(TypedDict, total=False):
     excused: list[VerdictRow]
     size: int
     reason: str
-    gate: Literal["approve", "reject"]
+    gate: VerdictRankingGate
     gate_reason: str
     cited: list[VerdictCell]
 
@@ -526,7 +599,7 @@ class Verdict(TypedDict, total=False):
     reproductions: list[VerdictRow]
     unconfirmed: list[VerdictRow]
     ranking: list[VerdictRanking]
-    gate: dict[str, Literal["approve", "reject"]]
+    gate: dict[str, VerdictGateValue]
 
 
 class ScoreF2p(TypedDict, total=False):
@@ -546,7 +619,7 @@ class ScoreP2p(TypedDict, total=False):
 class ScoreCrash(TypedDict, total=False):
     """On a score-crashed score: why no worker could finish it, and what is known of it."""
 
-    reason: Required[Literal["worker-lost", "raised"]]
+    reason: Required[ScoreCrashReason]
     message: Required[str]
     log: Required[str]
 
@@ -621,8 +694,8 @@ class Task(TypedDict, total=False):
     title: Required[str]
     issue_refs: list[TaskIssueRef]
     statement: Required[str]
-    statement_source: Required[Literal["export", "github", "commit"]]
-    statement_kind: Literal["issue", "pull-request", "commit-message", "title"]
+    statement_source: Required[TaskStatementSource]
+    statement_kind: TaskStatementKind
     statement_length: int
     statement_sentences: int
     statement_url: str
@@ -640,8 +713,8 @@ class Task(TypedDict, total=False):
     test_names: TaskTestNames
     new_tests: list[str]
     changed_tests: list[str]
-    fix_signals: list[Literal["title", "closing-keyword", "branch", "label", "included"]]
-    category: Literal["bug", "feature", "unknown"]
+    fix_signals: list[TaskFixSignal]
+    category: TaskCategory
     labels: list[str]
     branch: str
     reference_patch: Required[str]
@@ -659,7 +732,7 @@ class Skip(TypedDict, total=False):
 
     kind: Required[Literal["skip"]]
     v: Required[Literal[1]]
-    stage: Required[Literal["mine", "oracle", "race", "xexam", "judge"]]
+    stage: Required[SkipStage]
     reason: Required[SkipReason]
     message: Required[str]
     commit: Sha
@@ -686,7 +759,7 @@ class Summary(TypedDict, total=False):
     source: str
     tests: str
     statement_sources: dict[str, int]
-    stopped: Literal["end", "since", "limit"]
+    stopped: SummaryStopped
 
 
 class ReportRate(TypedDict, total=False):
@@ -841,7 +914,7 @@ class ReportSectionsAgents(TypedDict, total=False):
 class ReportSectionsPickingRow(TypedDict, total=False):
     """One way of choosing a patch per task, and how many of its choices resolved."""
 
-    kind: Required[Literal["judge", "best-agent", "random", "oracle"]]
+    kind: Required[ReportSectionsPickingRowKind]
     label: Required[str]
     agents: Required[list[str]]
     resolved: Required[float]
@@ -863,7 +936,7 @@ class ReportComparison(TypedDict, total=False):
     neither: Required[int]
     p: Required[float]
     p_adjusted: Required[float]
-    finding: Required[Literal["a-more", "b-more", "not-distinguishable", "no-common-tasks"]]
+    finding: Required[ReportComparisonFinding]
     sentence: Required[str]
 
 
@@ -923,7 +996,7 @@ class ReportSectionsTestsRow(TypedDict, total=False):
     """How one author's tests sort patches, against the hidden tests."""
 
     author: Required[str]
-    role: Required[Literal["contestant", "examiner", "suite"]]
+    role: Required[ReportSectionsTestsRowRole]
     tasks: Required[int]
     tests: Required[int]
     passed_on_resolved: Required[ReportRate]
@@ -980,17 +1053,7 @@ class ReportMatrixColumn(TypedDict, total=False):
 
     name: Required[str]
     patch_of: Required[str | None]
-    category: Required[
-        Literal[
-            "resolved",
-            "resolved-but-breaks-suite",
-            "fixed-but-broke",
-            "wrong-fix",
-            "no-fix",
-            "score-crashed",
-            None,
-        ]
-    ]
+    category: Required[ReportMatrixColumnCategory]
     error: Required[str | None]
 
 
@@ -998,9 +1061,9 @@ class ReportMatrixRow(TypedDict, total=False):
     """One test of one author, across the columns."""
 
     author: Required[str]
-    role: Required[Literal["contestant", "examiner", "suite"]]
+    role: Required[ReportMatrixRowRole]
     test: Required[str]
-    outcomes: Required[list[Literal["passed", "failed", "error", "skipped", "missing"]]]
+    outcomes: Required[list[ReportMatrixRowOutcome]]
     tests: Required[int]
 
 
@@ -1051,41 +1114,19 @@ class ReportSectionsTask(TypedDict, total=False):
 
     id: Required[str]
     title: Required[str]
-    stage: Required[Literal["mined", "grounded", "raced", "cross-examined", "judged", "scored"]]
+    stage: Required[ReportSectionsTaskStage]
     environment_broken: Required[bool]
     policy: Required[str | None]
     pick: Required[str | None]
     abstained: Required[bool | None]
-    pick_category: Required[
-        Literal[
-            "resolved",
-            "resolved-but-breaks-suite",
-            "fixed-but-broke",
-            "wrong-fix",
-            "no-fix",
-            "score-crashed",
-            None,
-        ]
-    ]
-    categories: Required[
-        dict[
-            str,
-            Literal[
-                "resolved",
-                "resolved-but-breaks-suite",
-                "fixed-but-broke",
-                "wrong-fix",
-                "no-fix",
-                "score-crashed",
-            ],
-        ]
-    ]
+    pick_category: Required[ReportSectionsTaskPickCategory]
+    categories: Required[dict[str, ReportSectionsTaskCategoriesValue]]
     missing: Required[list[str]]
     matrix: Required[ReportMatrix | None]
-    kind: Literal["bug", "feature", "unknown", None]
+    kind: ReportSectionsTaskKind
     flags: dict[str, list[str]]
     statement: str | None
-    marks: dict[str, list[Literal["tampered", "suspicious"]]]
+    marks: dict[str, list[ReportSectionsTaskMarksValue]]
     evidence: list[str]
     detail: Required[ReportTaskDetail | None]
 
@@ -1157,3 +1198,51 @@ class Report(TypedDict, total=False):
     kind: Required[Literal["report"]]
     v: Required[Literal[1]]
     sections: Required[ReportSections]
+
+
+# -- typed views -------------------------------------------------------------------------
+
+
+def as_task(record: Mapping[str, Any]) -> Task:
+    """*record*, which ``schemas/task.json`` accepts, typed as :class:`Task`."""
+    return cast(Task, record)
+
+
+def as_skip(record: Mapping[str, Any]) -> Skip:
+    """*record*, which ``schemas/skip.json`` accepts, typed as :class:`Skip`."""
+    return cast(Skip, record)
+
+
+def as_summary(record: Mapping[str, Any]) -> Summary:
+    """*record*, which ``schemas/summary.json`` accepts, typed as :class:`Summary`."""
+    return cast(Summary, record)
+
+
+def as_oracle(record: Mapping[str, Any]) -> Oracle:
+    """*record*, which ``schemas/oracle.json`` accepts, typed as :class:`Oracle`."""
+    return cast(Oracle, record)
+
+
+def as_attempt(record: Mapping[str, Any]) -> Attempt:
+    """*record*, which ``schemas/attempt.json`` accepts, typed as :class:`Attempt`."""
+    return cast(Attempt, record)
+
+
+def as_matrix(record: Mapping[str, Any]) -> Matrix:
+    """*record*, which ``schemas/matrix.json`` accepts, typed as :class:`Matrix`."""
+    return cast(Matrix, record)
+
+
+def as_verdict(record: Mapping[str, Any]) -> Verdict:
+    """*record*, which ``schemas/verdict.json`` accepts, typed as :class:`Verdict`."""
+    return cast(Verdict, record)
+
+
+def as_score(record: Mapping[str, Any]) -> Score:
+    """*record*, which ``schemas/score.json`` accepts, typed as :class:`Score`."""
+    return cast(Score, record)
+
+
+def as_report(record: Mapping[str, Any]) -> Report:
+    """*record*, which ``schemas/report.json`` accepts, typed as :class:`Report`."""
+    return cast(Report, record)

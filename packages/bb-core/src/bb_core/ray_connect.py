@@ -55,8 +55,8 @@ def connect(ray: Any, address: str | None) -> bool:
         "log_to_driver": False,
         "configure_logging": False,
     }
-    if address is None:
-        given |= {"include_dashboard": False}
+    if address is None:  # a Ray of this machine alone, on the loopback interface
+        given |= {"include_dashboard": False, "_node_ip_address": "127.0.0.1"}
     else:
         reachable(address)
         given["address"] = address
@@ -65,14 +65,17 @@ def connect(ray: Any, address: str | None) -> bool:
             ray.init(**given)
             return True
         except ConnectionError as exc:
-            raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+            if address is not None:
+                raise UsageError(f"cannot reach the Ray cluster at {address}: {exc}") from exc
+            failure: Exception = exc  # a Ray started here whose GCS answered too late
         except Exception as exc:
-            # A Ray of this machine whose node missed Ray's fixed wait to register (a
-            # loaded machine) is started again, twice at most; anything else is said in one line.
-            ray.shutdown()
-            if address is not None or attempt == 3:
-                where = f"join the Ray cluster at {address}" if address else "start a Ray here"
-                raise BbError(f"could not {where}: {_first_line(exc)}") from exc
+            failure = exc
+        # A Ray of this machine whose node missed Ray's fixed wait to register (a loaded
+        # machine) is started again, twice at most; anything else is said in one line.
+        ray.shutdown()
+        if address is not None or attempt == 3:
+            where = f"join the Ray cluster at {address}" if address else "start a Ray here"
+            raise BbError(f"could not {where}: {_first_line(failure)}") from failure
     return True
 
 

@@ -24,12 +24,15 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Generic, Protocol, TypeVar
 
+from bb_core.config import Config
 from bb_core.errors import BadRecord
+from bb_core.limits import TestLimits
 from bb_core.progress import Progress, warn
 from bb_core.records import Line, Writer, read_lines
 from bb_core.units import Executor, LocalExecutor, Unit, Work
+from bb_core.workbench import Workbench
 
 
 class Stage(Protocol):
@@ -67,6 +70,70 @@ class Stage(Protocol):
         ...
 
 
+class BenchWork(Protocol):
+    """A stage's work function that runs its units with a :class:`Workbench`."""
+
+    @property
+    def bench(self) -> Workbench: ...
+
+    def __call__(self, unit: Unit) -> Any: ...
+
+
+SettingsT = TypeVar("SettingsT", bound=TestLimits)
+WorkT = TypeVar("WorkT", bound=BenchWork)
+
+
+class BenchStage(Generic[SettingsT, WorkT]):
+    """What a stage that runs tests opens alike: its settings (from the configuration
+    unless given), and a work function holding a :class:`Workbench`, started with the
+    first record and closed by :meth:`close`.
+
+    A subclass names its ``prog``, ``kinds``, ``requires`` and ``expected`` (see
+    :class:`Stage`), its ``settings_type``, and makes its work in :meth:`make_work`; it
+    writes ``units``, ``land`` and ``combine``."""
+
+    prog: str = ""
+    kinds: frozenset[str] = frozenset({"task"})
+    requires: str | None = None
+    expected: str = ""
+    #: The settings made from the configuration when none are given.
+    settings_type: type[SettingsT]
+    #: The workbench reads the layout (source and tests folders) from each task.
+    layout_from_task: bool = False
+
+    def __init__(self, config: Config, settings: SettingsT | None = None) -> None:
+        self.config = config
+        self.settings: SettingsT = (
+            settings if settings is not None else self.settings_type.from_config(config)
+        )
+        self._lock = threading.Lock()
+        self._work: WorkT | None = None
+
+    def make_work(self, bench: Workbench) -> WorkT:
+        """The stage's work function over *bench* (called once, by :meth:`start`)."""
+        raise NotImplementedError
+
+    def start(self, executor: Executor) -> WorkT:
+        if self._work is None:
+            bench = Workbench(
+                self.config,
+                sandbox=self.settings.sandbox,
+                layout_from_task=self.layout_from_task,
+                portable=executor.remote,
+            )
+            self._work = self.make_work(bench)
+        return self._work
+
+    @property
+    def bench(self) -> Workbench:
+        assert self._work is not None, "start() opens the workbench"
+        return self._work.bench
+
+    def close(self) -> None:
+        if self._work is not None:
+            self._work.bench.close()
+
+
 @dataclass
 class _Pending:
     """A record waiting for its units."""
@@ -86,16 +153,18 @@ def run_stage(
     writer: Writer | None = None,
     *,
     lines: Iterable[Line] | None = None,
+    jobs: int = 1,
 ) -> int:
-    """Run *stage* over the lines of *inputs* on *executor* (one local thread by default);
-    write the lines it makes to *writer* (stdout by default); return the records handled.
+    """Run *stage* over the lines of *inputs* on *executor* (by default *jobs* local
+    threads, closed again at the end); write the lines it makes to *writer* (stdout by
+    default); return the records handled.
 
     *lines*, when given, are the inputs' lines already read (a stage that checks its
     whole input before starting any work reads it first). A stage with a ``cancel()``
     method has it called when the run is interrupted, before the executor drops the units
     not yet finished, so that work which cannot be killed from outside stops itself."""
     out = writer or Writer()
-    runner = executor or LocalExecutor()
+    runner = executor or LocalExecutor(jobs)
     lacking: list[str] = []
     pending: deque[Line | _Pending] = deque()
     queued: dict[str, Future[Any]] = {}
@@ -163,13 +232,18 @@ def run_stage(
 def run_one(stage: Stage, record: dict[str, Any]) -> list[dict[str, Any]]:
     """The lines *stage* makes of one *record*, its units run here, one after another
     (for benchmarks and for callers that handle one task at a time); the stage stays open."""
+    return stage.combine(record, run_units(stage, record))
+
+
+def run_units(stage: Stage, record: dict[str, Any]) -> dict[str, Any]:
+    """The results of *record*'s units by key, run here one after another and landed."""
     work = stage.start(_INLINE)
     results: dict[str, Any] = {}
     for unit in stage.units(record):
         if unit.key not in results:
             results[unit.key] = work(unit)
             stage.land(unit, results[unit.key])
-    return stage.combine(record, results)
+    return results
 
 
 class _Inline(LocalExecutor):

@@ -24,6 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.errors import ConfigError
 from bb_core.lanes import Lanes, LaneState
@@ -61,7 +62,7 @@ class Failed:
     """
 
     key: str
-    reason: str
+    reason: kinds.UnitLost
     message: str
     log: str = ""
 

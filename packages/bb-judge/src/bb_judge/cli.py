@@ -1,4 +1,4 @@
-"""bb-judge: command-line layer over :mod:`bb_judge.run`."""
+"""bb-judge: command-line layer over :func:`bb_judge.run.run_judge`."""
 
 from __future__ import annotations
 
@@ -11,14 +11,16 @@ from bb_core.cli import (
     inputs_argument,
     jobs_option,
     refresh_option,
+    stage_executor,
+    stage_progress,
+    stage_setup,
     version_option,
 )
-from bb_core.config import load_config
 from bb_core.kinds import POLICIES
-from bb_core.preflight import preflight
-from bb_core.units import executor_settings, make_executor
+from bb_core.store import Store
 
 from bb_judge.run import run_judge
+from bb_judge.settings import JudgeSettings
 
 
 @click.command(cls=BbCommand)
@@ -58,15 +60,14 @@ def main(
     patch) and `scores` (each contestant's patch, the reference patch as a control, and
     the pick, against FAIL_TO_PASS and PASS_TO_PASS). Other lines pass through unchanged.
     """
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config, sandbox=not no_score)
-    units = make_executor(chosen) if chosen.kind != "local" else None
-    try:
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs, sandbox=not no_score
+    )
+    settings = JudgeSettings.from_config(
+        config, policy=policy, score=not no_score, use_cache=not refresh
+    )
+    with stage_executor(chosen) as units, stage_progress("bb-judge", inputs) as progress:
         run_judge(
-            inputs, config, policy=policy, jobs=jobs, score=not no_score,
-            use_cache=not refresh, executor=units,
+            inputs, config, settings, jobs=jobs, store=Store(config.root),
+            progress=progress, executor=units,
         )  # fmt: skip
-    finally:
-        if units is not None:
-            units.close()

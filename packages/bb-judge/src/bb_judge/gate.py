@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from bb_core import kinds
+
 from bb_judge.matrix import Matrix, Row
 from bb_judge.policies import Assessment, Candidate, Policy, assess
 
-APPROVE = "approve"
-REJECT = "reject"
+APPROVE: kinds.VerdictRankingGate = "approve"
+REJECT: kinds.VerdictRankingGate = "reject"
 
 
 def gate(
@@ -29,5 +31,5 @@ def gate(
     return assess(matrix, candidate, policy, vendors=vendors, quorum=False, repro=repro)
 
 
-def decision(assessment: Assessment) -> str:
+def decision(assessment: Assessment) -> kinds.VerdictRankingGate:
     return APPROVE if assessment.approved else REJECT

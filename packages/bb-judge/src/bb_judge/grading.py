@@ -58,7 +58,7 @@ def passed(outcome: str | None) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Grade:
-    category: str
+    category: Category
     reason: str
     f2p_passed: int
     f2p_total: int

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core import kinds
 from bb_core.agents import guess_vendor
 from bb_core.patch import PatchError, lines_changed
 from bb_core.schemas import VERSION
@@ -35,7 +36,7 @@ from bb_judge.ranking import rank, ranking_key
 class Decision:
     pick: Assessment | None
     reason: str
-    cited: list[dict[str, str]]
+    cited: list[kinds.VerdictCell]
     assessments: list[Assessment]
     ranked: list[Assessment]
     gates: list[Assessment]
@@ -123,7 +124,7 @@ def decide(
     gates = [gate(matrix, c, policy, vendors=vendors, repro=repro) for c in found]
     ranked = rank(assessments)
 
-    def done(pick: Assessment | None, reason: str, cited: list[dict[str, str]]) -> Decision:
+    def done(pick: Assessment | None, reason: str, cited: list[kinds.VerdictCell]) -> Decision:
         return Decision(pick, reason, cited, assessments, ranked, gates, repro, unconfirmed)
 
     if not matrix.has_base:
@@ -162,12 +163,12 @@ def _edge(best: Assessment, runner_up: Assessment) -> str:
     return f"tied with {other} on support, broken tests and size; first by name"
 
 
-def _tests(tests: Sequence[Row]) -> list[dict[str, str]]:
+def _tests(tests: Sequence[Row]) -> list[kinds.VerdictRow]:
     return [{"author": t.author, "test": t.test} for t in tests]
 
 
-def _entry(a: Assessment, g: Assessment, place: int | None) -> dict[str, Any]:
-    entry: dict[str, Any] = {
+def _entry(a: Assessment, g: Assessment, place: int | None) -> kinds.VerdictRanking:
+    entry: kinds.VerdictRanking = {
         "patch": a.patch,
         "column": a.candidate.column,
         "approved": a.approved,
@@ -189,7 +190,7 @@ def _entry(a: Assessment, g: Assessment, place: int | None) -> dict[str, Any]:
     return entry
 
 
-def verdict_record(task_id: str, policy: Policy, d: Decision) -> dict[str, Any]:
+def verdict_record(task_id: str, policy: Policy, d: Decision) -> kinds.Verdict:
     """The ``verdict`` record (schemas/verdict.json) of a decision."""
     places = {a.patch: i for i, a in enumerate(d.ranked, 1)}
     gate_of = {g.patch: g for g in d.gates}
@@ -210,7 +211,7 @@ def verdict_record(task_id: str, policy: Policy, d: Decision) -> dict[str, Any]:
     }
 
 
-def judge_task(task: Mapping[str, Any], policy_name: str) -> dict[str, Any]:
+def judge_task(task: Mapping[str, Any], policy_name: str) -> kinds.Verdict:
     """The verdict for one task line (which needs ``matrix``; ``attempts`` add detail)."""
     policy = get_policy(policy_name)
     attempts = _attempts(task)

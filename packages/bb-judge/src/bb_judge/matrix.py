@@ -12,6 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bb_core import kinds
+
 #: The outcome that counts as passing. Skipped, failed, error and missing all do not:
 #: a patch that makes a test skip itself has not made it pass.
 PASSED = "passed"
@@ -62,7 +64,7 @@ class Matrix:
         self,
         authors: list[Author],
         columns: list[Column],
-        cells: Mapping[tuple[str, str, str], str],
+        cells: Mapping[tuple[str, str, str], kinds.Outcome],
         base: str,
     ) -> None:
         self.authors = {a.name: a for a in authors}
@@ -99,7 +101,7 @@ class Matrix:
             for c in record.get("columns", ())
         ]
         cells = {
-            (str(c["author"]), str(c["test"]), str(c["column"])): str(c["outcome"])
+            (str(c["author"]), str(c["test"]), str(c["column"])): c["outcome"]
             for c in record.get("cells", ())
         }
         names = {c.name for c in columns}
@@ -126,7 +128,7 @@ class Matrix:
                 for test in author.tests:
                     yield Row(author.name, test)
 
-    def outcome(self, test: Row, column: str) -> str:
+    def outcome(self, test: Row, column: str) -> kinds.Outcome:
         return self._cells.get((test.author, test.test, column), "missing")
 
     def passes(self, test: Row, column: str) -> bool:
@@ -146,7 +148,7 @@ class Matrix:
     def fails_on_base(self, test: Row) -> bool:
         return self.outcome(test, self.base) in FAILING
 
-    def cell(self, test: Row, column: str) -> dict[str, str]:
+    def cell(self, test: Row, column: str) -> kinds.VerdictCell:
         """The cell as a verdict cites it."""
         return {
             "author": test.author,

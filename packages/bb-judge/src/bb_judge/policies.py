@@ -37,12 +37,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from bb_core import kinds
+
 from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
 
 
 @dataclass(frozen=True, slots=True)
 class Policy:
-    name: str
+    name: kinds.Policy
     #: Least support (averaged share of independent reproductions passed) to approve.
     threshold: Fraction
     #: Independence by vendor: no author of the patch's vendor may support it.
@@ -98,7 +100,7 @@ class Assessment:
     examiner_broken: tuple[Row, ...] = ()
     #: Other contestants' tests passing on the unfixed tree that it breaks.
     contestant_broken: tuple[Row, ...] = ()
-    cited: tuple[dict[str, str], ...] = field(default=())
+    cited: tuple[kinds.VerdictCell, ...] = field(default=())
 
     @property
     def patch(self) -> str:
@@ -256,7 +258,7 @@ def assess(
     else:
         broken_reason = ""
 
-    def cells_of(tests: Sequence[Row]) -> list[dict[str, str]]:
+    def cells_of(tests: Sequence[Row]) -> list[kinds.VerdictCell]:
         """Each test's cell on the unfixed tree, then on the patch."""
         return [
             cell
@@ -319,7 +321,7 @@ def assess(
     )
 
 
-def unique_cells(cells: Sequence[dict[str, str]]) -> list[dict[str, str]]:
+def unique_cells(cells: Sequence[kinds.VerdictCell]) -> list[kinds.VerdictCell]:
     """*cells* without repeats of the same (author, test, column), first kept."""
     seen: set[tuple[str, str, str]] = set()
     out = []

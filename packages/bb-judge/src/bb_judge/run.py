@@ -16,7 +16,8 @@ from bb_core.config import Config
 from bb_core.progress import Progress
 from bb_core.records import Writer, count_task_lines
 from bb_core.stage import run_stage
-from bb_core.units import Executor, LocalExecutor
+from bb_core.store import Store
+from bb_core.units import Executor
 
 from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task
@@ -37,26 +38,19 @@ def judge_line(task: Mapping[str, Any], policy: str, scorer: Scorer | None) -> d
 def run_judge(
     inputs: Sequence[str],
     config: Config,
+    settings: JudgeSettings | None = None,
     *,
-    policy: str | None = None,
     jobs: int = 1,
-    score: bool = True,
-    use_cache: bool = True,
+    store: Store | None = None,
     writer: Writer | None = None,
     progress: Progress | None = None,
     executor: Executor | None = None,
 ) -> int:
-    """The whole stage: read *inputs*, write tasks with verdicts and scores; return tasks done.
-
-    Units run on *executor* (``jobs`` local threads by default); lines go to *writer*
-    (stdout by default); *progress* defaults to a bar labelled bb-judge.
+    """The whole stage: every task of *inputs* through :class:`JudgeStage` (with *settings*,
+    by default the configuration's), on *executor* (``jobs`` local threads by default),
+    other lines passed on; returns the task lines handled. Lines go to *writer* (stdout by
+    default); *progress* defaults to a bar labelled bb-judge.
     """
-    settings = JudgeSettings.from_config(config, policy=policy, score=score, use_cache=use_cache)
-    stage = JudgeStage(config, settings)
-    runner = executor or LocalExecutor(jobs)
-    try:
-        with progress or Progress("bb-judge", count_task_lines(inputs)) as shown:
-            return run_stage(inputs, stage, runner, shown, writer)
-    finally:
-        if executor is None:
-            runner.close()
+    stage = JudgeStage(config, settings, store=store)
+    with progress or Progress("bb-judge", count_task_lines(inputs)) as shown:
+        return run_stage(inputs, stage, executor, shown, writer, jobs=jobs)

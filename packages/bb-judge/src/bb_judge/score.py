@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bb_core import kinds
 from bb_core.errors import UsageError
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
@@ -100,7 +101,7 @@ def crashed(failed: Failed, what: str = "its score") -> Outcome:
     return Outcome(crash=crash_entry(failed, what))
 
 
-def crash_entry(failed: Failed, what: str) -> dict[str, str]:
+def crash_entry(failed: Failed, what: str) -> kinds.ScoreCrash:
     message = f"{what} could not be computed ({failed.reason}): {failed.message}"
     return {"reason": failed.reason, "message": message, "log": failed.log}
 
@@ -110,7 +111,7 @@ def score_records(
     todo: Sequence[Entry],
     outcomes: Mapping[str, Outcome],
     pick: str | None,
-) -> list[dict[str, Any]]:
+) -> list[kinds.Score]:
     """The reference's record, each contestant's and, when *pick* is given, the pick's."""
     oracle = task["oracle"]
     f2p, p2p = list(oracle["fail_to_pass"]), list(oracle["pass_to_pass"])
@@ -131,7 +132,7 @@ def _record(
     outcome: Outcome,
     f2p: Sequence[str],
     p2p: Sequence[str],
-) -> dict[str, Any]:
+) -> kinds.Score:
     no_fix = None
     if entry.name != REFERENCE:
         no_fix = NO_FIX_STATUS.get(entry.status)
@@ -145,7 +146,7 @@ def _record(
     category, reason = result.category, result.reason
     if outcome.crash is not None:
         category, reason = SCORE_CRASHED, outcome.crash["message"]
-    record: dict[str, Any] = {
+    record: kinds.Score = {
         "kind": "score",
         "v": VERSION,
         "task_id": task["id"],
@@ -166,5 +167,5 @@ def _record(
         if getattr(outcome, name):
             record[name] = list(getattr(outcome, name))
     if outcome.crash is not None:
-        record["crash"] = dict(outcome.crash)
+        record["crash"] = outcome.crash.copy()
     return record

@@ -14,17 +14,18 @@ then each resolved score's divergence). A unit no worker could finish makes its 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.errors import EnvironmentFailed
+from bb_core.stage import BenchStage, run_units
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_core.units import Executor, Failed, LocalExecutor, Unit
+from bb_core.units import Failed, Unit
 from bb_core.workbench import Workbench
 
 from bb_judge.cache import ScoreCache, SuiteCache
@@ -66,13 +67,14 @@ class _Plan:
     baseline_unit: str | None = None
 
 
-class JudgeStage:
+class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
     """The verdicts and scores of one project's tasks (see :func:`bb_core.stage.run_stage`)."""
 
     prog = "bb-judge"
-    kinds = frozenset({"task"})
     requires: str | None = "matrix"
     expected = "bb-xexam's output: task lines with a cross-examination matrix"
+    settings_type = JudgeSettings
+    layout_from_task = True
 
     def __init__(
         self,
@@ -82,38 +84,22 @@ class JudgeStage:
         store: Store | None = None,
         runner: Runner = run_pytest,
     ) -> None:
-        self.config = config
-        self.settings = settings or JudgeSettings.from_config(config)
+        super().__init__(config, settings)
         kept = store or Store(config.root)
         self.score_cache = ScoreCache(kept)
         self.suite_cache = SuiteCache(kept)
         self.runner = runner
         self.stats = Stats()
-        self._lock = threading.Lock()
-        self._work: JudgeWork | None = None
         self._plans: dict[int, _Plan] = {}
         #: By the control's score key: whether the reference resolved, once known; and
         #: the cache writes waiting for it.
         self._controls: dict[str, bool] = {}
         self._held: dict[str, list[Callable[[], None]]] = {}
 
-    def start(self, executor: Executor) -> JudgeWork:
-        if self._work is None:
-            bench = Workbench(
-                self.config,
-                sandbox=self.settings.sandbox,
-                layout_from_task=True,
-                portable=executor.remote,
-            )
-            if self.settings.score:
-                remove_stale()
-            self._work = JudgeWork(bench, self.settings, self.runner)
-        return self._work
-
-    @property
-    def bench(self) -> Workbench:
-        assert self._work is not None, "start() opens the workbench"
-        return self._work.bench
+    def make_work(self, bench: Workbench) -> JudgeWork:
+        if self.settings.score:
+            remove_stale()
+        return JudgeWork(bench, self.settings, self.runner)
 
     # -- planning -----------------------------------------------------------------------
 
@@ -245,7 +231,7 @@ class JudgeStage:
 
     def scores(
         self, task: Mapping[str, Any], pick: str | None, results: Mapping[str, Any]
-    ) -> list[dict[str, Any]]:
+    ) -> list[kinds.Score]:
         """The score records of *task* (planned by :meth:`units`), given its units' results."""
         plan = self._plans.pop(id(task), None)
         if plan is None:
@@ -278,10 +264,6 @@ class JudgeStage:
             add_suite(task, records, baseline, by_name)
         return records
 
-    def close(self) -> None:
-        if self._work is not None:
-            self._work.bench.close()
-
 
 class Scorer:
     """One task's scores at a time, in the calling thread: ``Scorer(config).score_task(task,
@@ -296,26 +278,19 @@ class Scorer:
         runner: Runner = run_pytest,
     ) -> None:
         self.stage = JudgeStage(config, settings, store=store, runner=runner)
-        self._here = LocalExecutor()
 
     @property
     def runs(self) -> int:
         """The test runs started so far."""
         return self.stage.stats.test_runs
 
-    def score_task(self, task: Mapping[str, Any], pick: str | None = None) -> list[dict[str, Any]]:
+    def score_task(self, task: Mapping[str, Any], pick: str | None = None) -> list[kinds.Score]:
         """Score records for the reference, every contestant's patch and, when given, the pick.
 
         The repository handles opened for the task are closed again before it returns."""
-        work = self.stage.start(self._here)
         record = dict(task)
-        results: dict[str, Any] = {}
         try:
-            for unit in self.stage.units(record):
-                if unit.key not in results:
-                    results[unit.key] = work(unit)
-                    self.stage.land(unit, results[unit.key])
-            return self.stage.scores(record, pick, results)
+            return self.stage.scores(record, pick, run_units(self.stage, record))
         finally:
             self.stage.close()
 

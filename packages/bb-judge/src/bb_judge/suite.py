@@ -29,6 +29,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.git import Repo
 from bb_core.patch import apply_patch
@@ -133,19 +134,22 @@ def run_patch(
 
 def section(
     task: Mapping[str, Any], ran: Mapping[str, Any], baseline: Mapping[str, Any]
-) -> dict[str, Any]:
+) -> kinds.ScoreSuite:
     """The ``suite`` section of a resolved patch's score, from its run (or cached run)."""
     passing = list(baseline["passing"])
     broke = broken(passing, ran["outcomes"])
     tampered = list(ran.get("tampered", ()))
-    return {
+    found: kinds.ScoreSuite = {
         "breaks": bool(broke),
         "checked": len(passing),
         "broken": broke,
         "flaky": list(baseline["flaky"]),
         "left_out": sorted(fix_modules(task)),
         "log": str(ran["log"]),
-    } | ({"tampered": tampered} if tampered else {})
+    }
+    if tampered:
+        found["tampered"] = tampered
+    return found
 
 
 #: A patch's suite run as :func:`add_suite` takes it: the run, or why there is none.
@@ -154,7 +158,7 @@ Ran = Mapping[str, Any] | Failed
 
 def add_suite(
     task: Mapping[str, Any],
-    records: list[dict[str, Any]],
+    records: list[kinds.Score],
     baseline: Mapping[str, Any] | Failed,
     runs: Mapping[str, Ran],
 ) -> None:
@@ -211,7 +215,7 @@ def add_suite(
         record["category"], record["reason"] = source["category"], source["reason"]
 
 
-def _crashed(record: dict[str, Any], failed: Failed) -> None:
+def _crashed(record: kinds.Score, failed: Failed) -> None:
     """A resolved score whose full-suite check no worker could finish."""
     message = (
         f"{record['reason']}; but its full-suite check could not be finished "

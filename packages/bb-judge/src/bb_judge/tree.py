@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from bb_core import kinds
 from bb_core.errors import UsageError
 from bb_core.git import Repo
 from bb_core.patch import apply_patch
@@ -28,8 +29,8 @@ class Outcome:
 
     applied: list[str] = field(default_factory=list)
     dropped: list[str] = field(default_factory=list)
-    outcomes: dict[str, str] = field(default_factory=dict)
-    run: dict[str, Any] | None = None
+    outcomes: dict[str, kinds.Outcome] = field(default_factory=dict)
+    run: kinds.Testrun | None = None
     error: str | None = None
     #: What the patch's text gives away (links out of the tree, binary files) and, when
     #: the run was void, the evidence of tampering.
@@ -37,7 +38,7 @@ class Outcome:
     suspicious: list[str] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
     #: When no worker could finish the score: ``reason``, ``message`` and ``log``.
-    crash: dict[str, str] | None = None
+    crash: kinds.ScoreCrash | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if v is not None and v != []}

@@ -10,12 +10,12 @@ caller back to parsing the class whole.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 #: A class of at least this many lines is read member by member.
 MIN_LINES = 40
-_CUT = re.compile(rb"([ \t]+)(?:def |async def |class |@)")
+#: What a member's first line starts with, after the body's indentation.
+_STARTS = (b"def ", b"async def ", b"class ", b"@")
 
 
 def member_cuts(
@@ -38,14 +38,15 @@ def member_cuts(
     margins: list[int] = []
     for index in range(start + 1, end):
         line = lines[index]
-        found = _CUT.match(line)
-        if found is None:
+        code = line.lstrip(b" \t")
+        if len(code) == len(line) or not code.startswith(_STARTS):  # no indented definition
             if line[:1] not in (b" ", b"\t", b"#") and line.strip():
                 margins.append(index)
             continue
+        found = line[: len(line) - len(code)]
         if indent is None:
-            indent = found.group(1)
-        if found.group(1) != indent:
+            indent = found
+        if found != indent:
             continue
         if not decorating:  # a decorator keeps what it decorates
             cuts.append(index)

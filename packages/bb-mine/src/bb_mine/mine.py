@@ -253,13 +253,13 @@ class Miner:
                 if reason is not None and item.by_label == "github":
                     reason = _unlabelled(reason)  # its labels were never read: not a fix
                 if reason is None:
-                    record, keys = self.maker.task(entry.sha, judged, by_label=item.by_label)
-                    if item.by_label == "github" and record.get("code") != "not-a-fix":
+                    made, keys = self.maker.task(entry.sha, judged, by_label=item.by_label)
+                    not_a_fix = isinstance(made, tuple) and made[0] == "not-a-fix"
+                    if item.by_label == "github" and not not_a_fix:
                         candidates += 1
                     taken = [k for k in keys if k in claimed]
-                    if record.get("kind") == "skip":
-                        code: MineSkipReason = record.get("code", "no-statement")
-                        reason = (code, record["message"], record["detail"])
+                    if isinstance(made, tuple):
+                        reason = made
                     elif taken:
                         reason = (
                             "duplicate-issue",
@@ -267,17 +267,17 @@ class Miner:
                             {"duplicate_of": claimed[taken[0]], "issue": key_text(taken[0])},
                         )
                     else:
-                        claimed.update(dict.fromkeys(keys, record["id"]))
+                        claimed.update(dict.fromkeys(keys, made["id"]))
                         tasks += 1
-                        sources[record["statement_source"]] = (
-                            sources.get(record["statement_source"], 0) + 1
+                        sources[made["statement_source"]] = (
+                            sources.get(made["statement_source"], 0) + 1
                         )
-                        yield record
+                        yield dict(made)
                 if reason is not None:
                     code, message, detail = reason
                     counts[code] += 1
                     if code not in ("not-a-fix",) or opts.explain:
-                        yield self.maker.skip(entry.sha, facts, code, message, detail)
+                        yield dict(self.maker.skip(entry.sha, facts, code, message, detail))
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
                     self.progress.update(
                         advance=examined - self.progress.done, current=f"commits, {tasks} tasks"

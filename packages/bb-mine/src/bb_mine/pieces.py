@@ -16,7 +16,25 @@ from typing import TypeVar
 T = TypeVar("T")
 
 _UTF8_CODING = re.compile(rb"coding[:=]\s*(utf-?8|ascii)", re.IGNORECASE)
-_CUT = re.compile(rb"^(?=def |async def |class |@)", re.MULTILINE)
+#: A line that starts a top-level piece, found by the newline before it: a pattern that
+#: starts with a literal is searched for in C, where ``^`` with MULTILINE was tried at
+#: every byte of the module (three times slower on pytest's test modules).
+_CUT = re.compile(rb"\n(?=def |async def |class |@)")
+_STARTS = (b"def ", b"async def ", b"class ", b"@")
+
+
+def cut_at_margin(source: bytes) -> list[bytes]:
+    """*source* cut before each line that starts with ``def``, ``async def``, ``class``
+    or ``@``, as ``re.split(rb"^(?=def |async def |class |@)", source, flags=re.M)``
+    cuts it (an empty first part when the source starts with one)."""
+    parts = [b""] if source.startswith(_STARTS) else []
+    start = 0
+    for found in _CUT.finditer(source):
+        end = found.end()
+        parts.append(source[start:end])
+        start = end
+    parts.append(source[start:])
+    return parts
 
 
 def utf8(source: bytes) -> bool:
@@ -37,7 +55,7 @@ def cut_pieces(source: bytes) -> tuple[list[bytes], list[bytes]] | None:
     pieces: list[bytes] = []
     raw: list[bytes] = []
     pending = b""
-    for part in _CUT.split(source):
+    for part in cut_at_margin(source):
         if part.startswith(b"@"):
             pending += part
         elif part or pending:

@@ -31,6 +31,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from bb_core import kinds
+
 from bb_mine.reveals import PRESCRIBING, WORD, FixFacts, name_matcher
 
 RULES = (
@@ -94,7 +96,7 @@ class Redacted:
     text: str
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(RULES, 0))
     #: Every removal, in order: ``{"rule": ..., "text": ...}``.
-    removed: list[dict[str, str]] = field(default_factory=list)
+    removed: list[kinds.TaskRedacted] = field(default_factory=list)
 
     def drop(self, rule: str, text: str) -> None:
         self.counts[rule] += 1

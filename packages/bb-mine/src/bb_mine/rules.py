@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bb_core import kinds
 from bb_core.discovery import holds_pytest_config as holds_pytest_config
 
 #: Whole words (any case) that make a title read like a fix.
@@ -75,8 +76,8 @@ class IssueRef:
     def key(self) -> tuple[str, int]:
         return ((self.repo or "").lower(), self.number)
 
-    def to_record(self) -> dict[str, object]:
-        record: dict[str, object] = {"number": self.number, "text": self.text}
+    def to_record(self) -> kinds.TaskIssueRef:
+        record: kinds.TaskIssueRef = {"number": self.number, "text": self.text}
         if self.repo:
             record["repo"] = self.repo
         return record
@@ -244,7 +245,7 @@ _FEATURE_START = re.compile(
 )
 
 
-def category(title: str, signals: list[str], labels: list[str] | None = None) -> str:
+def category(title: str, signals: list[str], labels: list[str] | None = None) -> kinds.TaskCategory:
     """``bug``, ``feature`` or ``unknown`` for a change, from its labels, else its wording.
 
     A bug label or a feature label decides. Otherwise the title, less a leading issue

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from bb_core import kinds
 from bb_core.errors import BadRecord, UsageError
 from bb_core.records import json_type
 
@@ -45,7 +46,7 @@ class Issue:
 
 
 #: What a statement can be, in the order it falls back.
-KINDS = ("issue", "pull-request", "commit-message", "title")
+KINDS: tuple[kinds.TaskStatementKind, ...] = ("issue", "pull-request", "commit-message", "title")
 
 
 @dataclass(slots=True)
@@ -54,13 +55,13 @@ class Statement:
 
     title: str
     body: str
-    source: str  # "export", "github" or "commit"
+    source: kinds.TaskStatementSource
     url: str = ""
     issue: Issue | None = None
     via_pull_request: int | None = None
     notes: list[str] = field(default_factory=list)
     keys: set[tuple[str, int]] = field(default_factory=set)
-    kind: str = "issue"  # one of KINDS
+    kind: kinds.TaskStatementKind = "issue"
 
     @property
     def text(self) -> str:
@@ -85,7 +86,7 @@ class Chosen:
     redacted: Redacted
     sentences: int
     #: Each candidate passed over, in order: ``{"kind", "reason"}`` (and ``number``).
-    fallbacks: list[dict[str, Any]] = field(default_factory=list)
+    fallbacks: list[kinds.TaskStatementFallback] = field(default_factory=list)
 
 
 #: The fewest words a title must keep to be a statement on its own.
@@ -94,11 +95,11 @@ TITLE_WORDS = 3
 
 def choose(
     candidates: list[Statement], names: list[str], patch: str, *, min_sentences: int = 1
-) -> tuple[Chosen | None, list[dict[str, Any]]]:
+) -> tuple[Chosen | None, list[kinds.TaskStatementFallback]]:
     """The first of *candidates* that keeps at least *min_sentences* sentences beyond its
     title once redacted (the bare title: at least :data:`TITLE_WORDS` words), and every
     candidate passed over with the reason. None when no candidate is usable."""
-    fallbacks: list[dict[str, Any]] = []
+    fallbacks: list[kinds.TaskStatementFallback] = []
     for candidate in candidates:
         title = redact(candidate.title, names, patch)
         body = redact(candidate.body, names, patch)
@@ -125,7 +126,7 @@ def choose(
                 f"{candidate.label} keeps {sentences} sentence{'s' * (sentences != 1)} beyond "
                 f"its title once redacted ({_removed(body)}); at least {min_sentences} needed"
             )
-        entry: dict[str, Any] = {"kind": candidate.kind, "reason": reason}
+        entry: kinds.TaskStatementFallback = {"kind": candidate.kind, "reason": reason}
         if candidate.issue is not None and candidate.kind in ("issue", "pull-request"):
             entry["number"] = candidate.issue.number
         fallbacks.append(entry)
@@ -286,7 +287,9 @@ class StatementFinder:
             statement.notes, statement.keys = notes, keys
         return found
 
-    def _lookup(self, ref: IssueRef, notes: list[str]) -> tuple[Issue | None, str]:
+    def _lookup(
+        self, ref: IssueRef, notes: list[str]
+    ) -> tuple[Issue | None, kinds.TaskStatementSource]:
         label = f"{ref.repo}#{ref.number}" if ref.repo else f"#{ref.number}"
         if self.export is not None:
             found = self.export.get(ref)

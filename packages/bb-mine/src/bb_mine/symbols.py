@@ -155,7 +155,7 @@ def modified_names(
     return sorted(n for n in names if not n.startswith("__") or "." in n or "/" in n)
 
 
-_TOP = re.compile(rb"(?:def |async def |class |@)")
+_TOP = (b"def ", b"async def ", b"class ", b"@")
 _DEFINED = re.compile(rb"^[ \t]*(?:async[ \t]+def|def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
@@ -243,7 +243,7 @@ def _piece_starts(lines: list[bytes]) -> list[int]:
     starts = [0]
     decorating = False
     for index, line in enumerate(lines):
-        if not _TOP.match(line):
+        if not line.startswith(_TOP):
             continue
         if decorating:
             decorating = line.startswith(b"@")

@@ -20,7 +20,7 @@ from bb_mine.facts import source_names
 from bb_mine.options import MineOptions
 from bb_mine.rules import BUG_LABELS, ChangeText, IssueRef, category
 from bb_mine.statements import StatementFinder, choose, labels_of
-from bb_mine.verdicts import Rules
+from bb_mine.verdicts import Reason, Rules
 
 
 class TaskMaker:
@@ -49,8 +49,9 @@ class TaskMaker:
 
     def task(
         self, sha: str, facts: dict[str, Any], *, by_label: str = ""
-    ) -> tuple[dict[str, Any], list[tuple[str, int]]]:
-        """The task record, and the issue keys it claims (for duplicates).
+    ) -> tuple[kinds.Task | Reason, list[tuple[str, int]]]:
+        """The task record, or why the change is skipped after all; and the issue keys it
+        claims (for duplicates).
 
         *by_label* marks a change whose only possible fix signal is a bug label on a linked
         issue or pull request (see :class:`bb_mine.fanout.Examined`): without one, it is
@@ -72,24 +73,22 @@ class TaskMaker:
         if set(labels) & BUG_LABELS:
             signals.append("label")
         elif by_label:
-            return {
-                "kind": "skip",
-                "code": "not-a-fix",
-                "message": "nothing says the change is a fix: no fix word, closing keyword or "
+            return (
+                "not-a-fix",
+                "nothing says the change is a fix: no fix word, closing keyword or "
                 f"fix branch, and no bug label on its linked issues ({', '.join(labels) or 'no labels'})",
-                "detail": {"labels": labels},
-            }, keys
+                {"labels": labels},
+            ), keys
         kind = category(facts["title"], signals, labels)
         included = self.rules.picked(sha, self.options.include)
         if kind not in self.options.categories and not included:
-            return {
-                "kind": "skip",
-                "code": "category",
-                "message": f"the linked issue or pull request is labelled a {kind} "
+            return (
+                "category",
+                f"the linked issue or pull request is labelled a {kind} "
                 f"({', '.join(labels) or 'no labels'}), not one of tasks.categories "
                 f"({', '.join(self.options.categories)})",
-                "detail": {"category": kind, "labels": labels},
-            }, keys
+                {"category": kind, "labels": labels},
+            ), keys
         chosen, fallbacks = choose(
             candidates,
             facts["names"],
@@ -98,16 +97,21 @@ class TaskMaker:
         )
         if chosen is None:
             message = "no issue, pull request, commit message or title keeps enough once redacted"
-            return {
-                "kind": "skip",
-                "message": message,
-                "detail": {"fallbacks": fallbacks},
-            }, keys
+            return ("no-statement", message, {"fallbacks": fallbacks}), keys
         statement, redacted = chosen.statement, chosen.redacted
         added = self.rules.new_tests(facts)
         if included:
             signals.append("included")
-        record: dict[str, Any] = {
+        issue: kinds.TaskStatementIssue = {"number": 0}
+        if statement.issue is not None:
+            issue["number"] = statement.issue.number
+            if statement.issue.repo:
+                issue["repo"] = statement.issue.repo
+            if statement.via_pull_request is not None:
+                issue["via_pull_request"] = statement.via_pull_request
+        # Every field in the order the line is written; the optional ones in the middle
+        # that this task lacks are dropped again below.
+        record: kinds.Task = {
             "kind": "task",
             "v": VERSION,
             "id": f"{self.repo.name}-{sha[:10]}",
@@ -122,21 +126,10 @@ class TaskMaker:
             "statement_kind": statement.kind,
             "statement_length": len(redacted.text),
             "statement_sentences": chosen.sentences,
-        }
-        if statement.url:
-            record["statement_url"] = statement.url
-        if statement.issue is not None:
-            issue: dict[str, Any] = {"number": statement.issue.number}
-            if statement.issue.repo:
-                issue["repo"] = statement.issue.repo
-            if statement.via_pull_request is not None:
-                issue["via_pull_request"] = statement.via_pull_request
-            record["statement_issue"] = issue
-        if statement.notes:
-            record["statement_notes"] = statement.notes
-        if fallbacks:
-            record["statement_fallbacks"] = fallbacks
-        record |= {
+            "statement_url": statement.url,
+            "statement_issue": issue,
+            "statement_notes": statement.notes,
+            "statement_fallbacks": fallbacks,
             "redactions": redacted.counts,
             "redacted": redacted.removed,
             "source": facts.get("base_source", self.source),
@@ -150,6 +143,14 @@ class TaskMaker:
             "reference_patch": facts["reference_patch"],
             "test_patch": facts["test_patch"],
         }
+        if not statement.url:
+            del record["statement_url"]
+        if statement.issue is None:
+            del record["statement_issue"]
+        if not statement.notes:
+            del record["statement_notes"]
+        if not fallbacks:
+            del record["statement_fallbacks"]
         if labels:
             record["labels"] = labels
         if facts.get("other_files"):
@@ -169,7 +170,7 @@ class TaskMaker:
         code: MineSkipReason,
         message: str,
         detail: dict[str, Any],
-    ) -> dict[str, Any]:
+    ) -> kinds.Skip:
         record: kinds.Skip = {
             "kind": "skip",
             "v": VERSION,
@@ -181,7 +182,7 @@ class TaskMaker:
         }
         if detail:
             record["detail"] = detail
-        return dict(record)
+        return record
 
 
 def commit_only_warning(exported: bool, github: str | None) -> str:

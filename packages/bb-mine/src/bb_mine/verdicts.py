@@ -16,7 +16,9 @@ from bb_mine.options import MineOptions
 from bb_mine.rules import category, matches_pick
 
 #: A rule's verdict: None when the commit passes it, else (code, sentence, detail).
-Verdict = tuple[MineSkipReason, str, dict[str, Any]] | None
+Reason = tuple[MineSkipReason, str, dict[str, Any]]
+#: Why a commit is not a task (its skip line's reason, message and detail), or None.
+Verdict = Reason | None
 
 
 class Rules:

@@ -1,8 +1,6 @@
-"""bb-oracle: add the maintainers' ground truth to each task line, or skip it with a reason."""
+"""bb-oracle: command-line layer over :func:`bb_oracle.stage.run_oracle`."""
 
 from __future__ import annotations
-
-import sys
 
 import click
 from bb_core.cli import (
@@ -13,15 +11,14 @@ from bb_core.cli import (
     inputs_argument,
     jobs_option,
     refresh_option,
+    stage_executor,
+    stage_progress,
+    stage_setup,
     test_run_options,
     version_option,
 )
-from bb_core.config import load_config
-from bb_core.preflight import preflight
-from bb_core.progress import Progress
-from bb_core.units import executor_settings, make_executor
+from bb_core.store import Store
 
-from bb_oracle.oracle import count_tasks, default_store
 from bb_oracle.settings import OracleSettings
 from bb_oracle.stage import run_oracle
 
@@ -83,8 +80,10 @@ def main(
     reverted alone, and the hunks no test needs; a weak one is flagged weak-oracle. Other lines pass
     through unchanged.
     """
-    config = load_config(config_path)
-    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs,
+        overrides={"run.sandbox": sandbox},
+    )  # fmt: skip
     settings = OracleSettings.from_config(
         config,
         repeat=repeat,
@@ -95,19 +94,10 @@ def main(
         strength=None if strength is None else strength == "on",
         max_mutants=max_mutants,
     )
-    progress = Progress("bb-oracle", count_tasks(inputs) if sys.stderr.isatty() else None)
-    units = make_executor(executor_settings(config, kind=executor, address=ray_address, jobs=jobs))
-    try:
+    with stage_executor(chosen) as units, stage_progress("bb-oracle", inputs) as progress:
         stats = run_oracle(
-            inputs,
-            config,
-            settings,
-            jobs=jobs,
-            store=default_store(config),
-            progress=progress,
-            executor=units,
-        )
-    finally:
-        units.close()
+            inputs, config, settings, jobs=jobs, store=Store(config.root),
+            progress=progress, executor=units,
+        )  # fmt: skip
     if stats.tasks and (debug or progress.enabled):
         click.echo(f"bb-oracle: {stats.line()}", err=True)

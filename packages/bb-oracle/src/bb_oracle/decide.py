@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core import kinds
+from bb_core.schemas import VERSION
 from bb_core.steady import steadily_passing
 from bb_core.testrun import TestRun
 
@@ -13,10 +15,12 @@ from bb_oracle.partition import partition
 from bb_oracle.sides import AFTER, BEFORE
 
 
-def summarize(runs: Mapping[str, Sequence[TestRun]]) -> dict[str, Any]:
-    """The oracle's lists and run records from the runs of both sides."""
+def summarize(runs: Mapping[str, Sequence[TestRun]]) -> kinds.Oracle:
+    """The oracle record's head - its lists and run records - from the runs of both sides."""
     part = partition([r.outcomes for r in runs[BEFORE]], [r.outcomes for r in runs[AFTER]])
     return {
+        "kind": "oracle",
+        "v": VERSION,
         "fail_to_pass": part.fail_to_pass,
         "pass_to_pass": part.pass_to_pass,
         "flaky": part.flaky,
@@ -30,13 +34,13 @@ def summarize(runs: Mapping[str, Sequence[TestRun]]) -> dict[str, Any]:
     }
 
 
-def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
+def decide(oracle: kinds.Oracle, after: Sequence[TestRun]) -> None:
     """Raise :class:`Skip` when *oracle* cannot score patches; return when it can.
 
     In order: a run that cannot be trusted, a run killed at its limit, then - only when
     no test flips - tests failing on the fix, flaky tests, or nothing to prove.
     """
-    detail = {
+    detail: dict[str, Any] = {
         k: oracle[k]
         for k in ("fail_to_pass", "pass_to_pass", "flaky", "broken_after", "runs", "test_modules")
         if k in oracle
@@ -65,10 +69,10 @@ def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
     if oracle["broken_after"] or not (
         oracle["flaky"] or steadily_passing([r.outcomes for r in after])
     ):
-        broken = oracle["broken_after"]
+        failing = oracle["broken_after"]
         what = (
-            f"{len(broken)} test(s) fail on the fix itself"
-            if broken
+            f"{len(failing)} test(s) fail on the fix itself"
+            if failing
             else "no test passes on the fix"
         )
         errors = sorted({str(e) for r in after for e in r.collection_errors})
@@ -89,7 +93,7 @@ def decide(oracle: Mapping[str, Any], after: Sequence[TestRun]) -> None:
     )
 
 
-def _run_record(side: str, repeat: int, run: TestRun) -> dict[str, Any]:
+def _run_record(side: str, repeat: int, run: TestRun) -> kinds.Testrun:
     record = run.record(side=side, repeat=repeat)
     if run.timeouts:
         record["timeouts"] = sorted(run.timeouts)

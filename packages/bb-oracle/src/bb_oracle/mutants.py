@@ -26,6 +26,11 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from bb_core import kinds
+
+#: What kind of edit a mutant is (the schema's names).
+Operator = kinds.OracleStrengthMutationSurvivorOperator
+
 #: Each comparison operator, the operator it becomes and how its token is found.
 _COMPARE: dict[type[ast.cmpop], tuple[str, str, str]] = {
     ast.Lt: ("<", "<=", r"(?<![<>=!])<(?![<>=])"),
@@ -72,7 +77,7 @@ class Mutant:
 
     path: str
     line: int
-    operator: str
+    operator: Operator
     change: str  # "'<' -> '<='"
     source: str
 
@@ -122,11 +127,11 @@ def _in_gap(text: _Text, start: int, stop: int, pattern: str, new: str) -> tuple
 
 def _edits(
     tree: ast.AST, text: _Text, lines: set[int], docstrings: set[int]
-) -> Iterator[tuple[int, str, str, str]]:
+) -> Iterator[tuple[int, Operator, str, str]]:
     """(line, operator, change, new source) for every candidate edit on *lines*."""
     for node in ast.walk(tree):
         line = getattr(node, "lineno", None)
-        gaps: list[tuple[ast.AST, ast.AST, tuple[str, str, str], str]] = []
+        gaps: list[tuple[ast.AST, ast.AST, tuple[str, str, str], Operator]] = []
         if isinstance(node, ast.Compare):
             left = node.left
             for op, right in zip(node.ops, node.comparators, strict=True):
@@ -157,7 +162,7 @@ def _edits(
                 yield done[0], operator, f"'{old}' -> '{new}'", done[1]
 
 
-def _constant(node: ast.Constant, text: _Text) -> Iterator[tuple[int, str, str, str]]:
+def _constant(node: ast.Constant, text: _Text) -> Iterator[tuple[int, Operator, str, str]]:
     value = node.value
     old = text.source[text.start(node) : text.end(node)]
     new: str | None = None

@@ -9,17 +9,16 @@ cached the moment it comes back.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.config import Config
 from bb_core.progress import Progress
 from bb_core.records import Writer
-from bb_core.stage import run_stage
+from bb_core.stage import BenchStage, run_stage
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_core.units import Executor, Failed, LocalExecutor, Unit
+from bb_core.units import Executor, Failed, Unit
 from bb_core.workbench import Workbench
 
 from bb_oracle.cache import OracleCache
@@ -30,13 +29,11 @@ from bb_oracle.stats import Stats
 from bb_oracle.work import OracleWork, Runner, task_env, task_sides
 
 
-class OracleStage:
+class OracleStage(BenchStage[OracleSettings, OracleWork]):
     """The oracle of one project's tasks (see :func:`bb_core.stage.run_stage`)."""
 
     prog = "bb-oracle"
-    kinds = frozenset({"task"})
-    requires: str | None = None
-    expected = ""
+    settings_type = OracleSettings
 
     def __init__(
         self,
@@ -46,27 +43,16 @@ class OracleStage:
         store: Store | None = None,
         runner: Runner = run_pytest,
     ) -> None:
-        self.config = config
-        self.settings = settings or OracleSettings.from_config(config)
+        super().__init__(config, settings)
         self.cache = OracleCache(store) if store is not None and self.settings.use_cache else None
         self.runner = runner
         self.stats = Stats()
-        self._lock = threading.Lock()
-        self._work: OracleWork | None = None
         #: Answers known without running anything, by task id: a cached result or a skip.
         self._known: dict[str, dict[str, Any]] = {}
 
-    def start(self, executor: Executor) -> OracleWork:
-        if self._work is None:
-            bench = Workbench(self.config, sandbox=self.settings.sandbox, portable=executor.remote)
-            remove_stale()
-            self._work = OracleWork(bench, self.settings, self.runner)
-        return self._work
-
-    @property
-    def bench(self) -> Workbench:
-        assert self._work is not None, "start() opens the workbench"
-        return self._work.bench
+    def make_work(self, bench: Workbench) -> OracleWork:
+        remove_stale()
+        return OracleWork(bench, self.settings, self.runner)
 
     def units(self, record: dict[str, Any]) -> Sequence[Unit]:
         task_id = str(record["id"])
@@ -119,10 +105,6 @@ class OracleStage:
             self.stats.oracles += 1
         return [{**record, "oracle": dict(answer["oracle"])}]
 
-    def close(self) -> None:
-        if self._work is not None:
-            self._work.bench.close()
-
 
 def _crash_message(failed: Failed) -> str:
     return f"the task's unit could not be finished ({failed.reason}): {failed.message}"
@@ -143,10 +125,5 @@ def run_oracle(
     """The whole stage: every task of *inputs* through :class:`OracleStage`, on *executor*
     (``jobs`` local threads by default), other lines passed on."""
     stage = OracleStage(config, settings, store=store, runner=runner)
-    runner_of_units = executor or LocalExecutor(jobs)
-    try:
-        run_stage(inputs, stage, runner_of_units, progress, writer)
-    finally:
-        if executor is None:
-            runner_of_units.close()
+    run_stage(inputs, stage, executor, progress, writer, jobs=jobs)
     return stage.stats

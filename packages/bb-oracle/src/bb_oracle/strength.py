@@ -31,17 +31,18 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import coverage
+from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.patch import FilePatch, Hunk, PatchError, parse_patch
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 
-from bb_oracle.mutants import Mutant, mutants, pick
+from bb_oracle.mutants import Mutant, Operator, mutants, pick
 
-FLAG = "weak-oracle"
+FLAG: Literal["weak-oracle"] = "weak-oracle"
 PROBE = Path(__file__).parent / "probe"
 #: Bumped when the probe or the way strength is measured changes (part of the cache key).
 FORMAT = 2
@@ -159,7 +160,7 @@ class StrengthRun:
     thresholds: Thresholds
     runs: int = 0
 
-    def measure(self, reference_patch: str) -> dict[str, Any]:
+    def measure(self, reference_patch: str) -> kinds.OracleStrength:
         started = time.monotonic()
         files = changes(reference_patch)
         quiet = dataclasses.replace(self.env, env={**self.env.env, "PYTHONDONTWRITEBYTECODE": "1"})
@@ -172,7 +173,7 @@ class StrengthRun:
                     candidates += mutants(change.path, source, change.added)
         chosen = pick(candidates, self.thresholds.max_mutants)
         killed = 0
-        survivors: list[dict[str, Any]] = []
+        survivors: list[kinds.OracleStrengthMutationSurvivor] = []
         for n, mutant in enumerate(chosen, 1):
             outcome = self._try(mutant.path, mutant.source, quiet, f"mutant-{n}")
             if outcome["killed"]:
@@ -182,7 +183,7 @@ class StrengthRun:
                     _survivor(mutant.path, mutant.line, mutant.operator, mutant.change)
                 )
         hunks_total = 0
-        untested: list[dict[str, Any]] = []
+        untested: list[kinds.OracleStrengthHunksUntested] = []
         for change in files:
             source = self._read(change.path)
             if source is None:
@@ -210,14 +211,14 @@ class StrengthRun:
                         {"file": change.path, "hunk": hunk.header, "lines": [hunk.new_start, last]}
                     )
         total = len(chosen) + hunks_total
-        mutation = {
+        mutation: kinds.OracleStrengthMutation = {
             "candidates": len(candidates),
             "mutants": total,
             "killed": killed,
             "score": round(killed / total, 3) if total else None,
             "survivors": survivors,
         }
-        strength: dict[str, Any] = {
+        strength: kinds.OracleStrength = {
             "coverage": cover,
             "mutation": mutation,
             "hunks": {"total": hunks_total, "untested": untested},
@@ -226,11 +227,15 @@ class StrengthRun:
                 "min_mutation_score": self.thresholds.min_mutation_score,
                 "min_coverage": self.thresholds.min_coverage,
             },
+            # Set just below, here for their place in the record.
+            "weak": False,
+            "flag": FLAG,
+            "reasons": [],
         }
         reasons = weaknesses(strength, self.thresholds)
         strength["weak"] = bool(reasons)
-        if reasons:
-            strength["flag"] = FLAG
+        if not reasons:
+            del strength["flag"]
         strength["reasons"] = reasons
         strength["test_runs"] = self.runs
         strength["duration"] = round(time.monotonic() - started, 3)
@@ -244,7 +249,7 @@ class StrengthRun:
         except (OSError, UnicodeDecodeError):
             return None
 
-    def _coverage(self, files: Sequence[_Change], env: TestEnv) -> dict[str, Any]:
+    def _coverage(self, files: Sequence[_Change], env: TestEnv) -> kinds.OracleStrengthCoverage:
         targets = [c for c in files if c.path.endswith(".py") and c.added]
         if not targets:
             return {"changed_lines": 0, "covered": 0, "share": None, "uncovered": []}
@@ -330,7 +335,9 @@ class StrengthRun:
         return {"killed": broken, "f2p_pass": f2p_pass}
 
 
-def _survivor(path: str, line: int, operator: str, change: str) -> dict[str, Any]:
+def _survivor(
+    path: str, line: int, operator: Operator, change: str
+) -> kinds.OracleStrengthMutationSurvivor:
     return {
         "file": path,
         "line": line,

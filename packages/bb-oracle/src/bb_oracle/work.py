@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.envs import EnvBuildFailed, TestEnv
 from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.git import Repo
 from bb_core.sandbox import Sandbox
-from bb_core.schemas import VERSION
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 from bb_core.units import Unit
@@ -94,7 +94,7 @@ class OracleWork:
         sandbox: Sandbox,
         key: str,
         counter: _Counter,
-    ) -> dict[str, Any]:
+    ) -> kinds.Oracle:
         started = time.monotonic()
         task_id = str(task["id"])
         logs = home_dir("logs", "oracle", task_id, key[:16] or "latest")
@@ -107,17 +107,13 @@ class OracleWork:
                         logs / f"{side}-{n}.log" for n in range(1, self.settings.repeat + 1)
                     )
                 ]
-        oracle: dict[str, Any] = {
-            "kind": "oracle",
-            "v": VERSION,
-            **summarize(runs),
-            "test_modules": list(sides.modules),
-            "repeat": self.settings.repeat,
-            "environment": env.key,
-            "sandbox": sandbox.name,
-            "test_timeout": self.settings.test_timeout,
-            "duration": round(time.monotonic() - started, 3),
-        }
+        oracle = summarize(runs)
+        oracle["test_modules"] = list(sides.modules)
+        oracle["repeat"] = self.settings.repeat
+        oracle["environment"] = env.key
+        oracle["sandbox"] = sandbox.name
+        oracle["test_timeout"] = self.settings.test_timeout
+        oracle["duration"] = round(time.monotonic() - started, 3)
         decide(oracle, runs[AFTER])
         if self.settings.strength:
             with checkout(repo, sides, AFTER, f"{task_id}-strength") as folder:

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, read_tail, scrub
-from bb_core.patch import compare_trees, files_in_patch, is_test_path, split_patch
+from bb_core.patch import compare_trees, files_in_patch, split_patch
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
+from bb_core.paths import in_test_part
 from bb_core.records import check
 from bb_core.sandbox import Completed
 from bb_core.schemas import VERSION
@@ -75,7 +76,7 @@ def collect(
     flags = list(found.flags)
     source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
     tests_dir = str(task["tests"])
-    test_paths = [p for p in files_in_patch(test_patch) if is_test_path(p, tests_dir)]
+    test_paths = [p for p in files_in_patch(test_patch) if in_test_part(p, tests_dir)]
     test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
     try:
         summary, tokens = agent.parse(dirs.logs)

@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core import kinds
+
 #: Score records that are not a contestant's patch.
 REFERENCE = "reference"
 PICK = "pick"
@@ -54,12 +56,12 @@ class Task:
     id: str
     title: str = ""
     line: bool = False  # a task line was seen (not only sections cut out of one)
-    record: Mapping[str, Any] | None = None  # the last task line itself
-    oracle: Mapping[str, Any] | None = None
-    attempts: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by agent
-    matrix: Mapping[str, Any] | None = None
-    verdict: Mapping[str, Any] | None = None
-    scores: dict[str, Mapping[str, Any]] = field(default_factory=dict)  # by patch
+    record: kinds.Task | None = None  # the last task line itself
+    oracle: kinds.Oracle | None = None
+    attempts: dict[str, kinds.Attempt] = field(default_factory=dict)  # by agent
+    matrix: kinds.Matrix | None = None
+    verdict: kinds.Verdict | None = None
+    scores: dict[str, kinds.Score] = field(default_factory=dict)  # by patch
     kind: str | None = None  # bug, feature or unknown, as mining read the fix
     #: Where the statement came from and how long it is (statement_* fields of the task).
     statement: Mapping[str, Any] | None = None
@@ -207,7 +209,8 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
     return bout
 
 
-def _from_line(record: Mapping[str, Any]) -> Task:
+def _from_line(line: Mapping[str, Any]) -> Task:
+    record = kinds.as_task(line)
     task = Task(str(record["id"]), str(record.get("title", "")), line=True, record=record)
     task.kind = record.get("category")
     if "statement" in record:
@@ -229,13 +232,13 @@ def _from_line(record: Mapping[str, Any]) -> Task:
 def _attach(task: Task, record: Mapping[str, Any]) -> None:
     kind = record["kind"]
     if kind == "attempt":
-        task.attempts[str(record["agent"])] = record
+        task.attempts[str(record["agent"])] = kinds.as_attempt(record)
     elif kind == "score":
-        task.scores[str(record["patch"])] = record
+        task.scores[str(record["patch"])] = kinds.as_score(record)
     elif kind == "matrix":
-        task.matrix = record
+        task.matrix = kinds.as_matrix(record)
     else:
-        task.verdict = record
+        task.verdict = kinds.as_verdict(record)
 
 
 def task_ids(tasks: Iterable[Task]) -> str:

@@ -94,7 +94,7 @@ def tests_section(bout: Bout) -> TestsSection:
     notes = []
     failed_installs = []
     for t in tasks:
-        matrix = t.matrix or {}
+        matrix: Mapping[str, Any] = t.matrix or {}
         base = base_column(matrix)
         if base is None:
             notes.append(f"{t.id}: the matrix has no column for the unfixed tree; left out.")
@@ -273,7 +273,7 @@ def _tampering(task: Task) -> dict[str, Any]:
     """Marks and evidence of tampering, suspicious source and charged authors of one task."""
     marks: dict[str, list[str]] = {}
     lines: list[str] = []
-    matrix = task.matrix or {}
+    matrix: Mapping[str, Any] = task.matrix or {}
     for column in matrix.get("columns", ()):
         if column.get("tampered") and column.get("patch_of"):
             name = str(column["patch_of"])

@@ -113,7 +113,7 @@ def picking_section(bout: Bout) -> PickingSection:
         abstentions=[
             Abstention(
                 t.id,
-                str((t.verdict or {}).get("reason") or "no reason recorded"),
+                str((t.verdict.get("reason") if t.verdict else None) or "no reason recorded"),
                 resolving(t),
             )
             for t in abstained

@@ -55,7 +55,7 @@ def _reason(attempt: Mapping[str, Any]) -> str | None:
 
 
 def attempt_view(task: Task, agent: str, attempt: Mapping[str, Any] | None) -> AttemptView:
-    score = task.scores.get(agent) or {}
+    score: Mapping[str, Any] = task.scores.get(agent) or {}
     flags = [str(f) for f in score.get("flags", ())]
     if attempt is None:
         return AttemptView(
@@ -87,7 +87,7 @@ def task_attempts(task: Task) -> list[AttemptView]:
 
 
 def task_flags(task: Task) -> list[str]:
-    record = task.record or {}
+    record: Mapping[str, Any] = task.record or {}
     if task.line and not str(record.get("statement", "")).strip():
         return [EMPTY_STATEMENT]
     return []
@@ -149,7 +149,7 @@ def _failing(score: Mapping[str, Any]) -> list[str]:
 
 
 def task_detail(task: Task) -> TaskDetail:
-    record = task.record or {}
+    record: Mapping[str, Any] = task.record or {}
     scores = [
         ScoreView(
             patch=name,
@@ -160,7 +160,7 @@ def task_detail(task: Task) -> TaskDetail:
         )
         for name, score in task.scores.items()
     ]
-    verdict = task.verdict or {}
+    verdict: Mapping[str, Any] = task.verdict or {}
     cited = [
         CitedCell(
             str(c.get("author", "")),

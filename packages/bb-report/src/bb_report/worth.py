@@ -85,7 +85,7 @@ class WorthSection:
 
 
 def _strength(task: Task) -> Mapping[str, Any] | None:
-    found = (task.oracle or {}).get("strength")
+    found = task.oracle.get("strength") if task.oracle is not None else None
     return found if isinstance(found, Mapping) else None
 
 

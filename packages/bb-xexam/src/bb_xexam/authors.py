@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core import kinds
 from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
@@ -28,7 +29,7 @@ from bb_core.paths import file_kind
 #: The column of the unfixed tree.
 BASE = "base"
 #: The author name and role of the repository's own tests.
-SUITE = "suite"
+SUITE: kinds.MatrixAuthorRole = "suite"
 #: The folder, at the checkout's root, that holds every author's tests.
 AUTHORS_DIR = "bb_authors"
 
@@ -38,7 +39,7 @@ class Author:
     """Someone whose tests run in every column."""
 
     name: str
-    role: str
+    role: kinds.MatrixAuthorRole
     vendor: str | None
     #: The attempt's whole patch (empty for the suite).
     patch: str = ""
@@ -110,7 +111,8 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     names = names_of(task)
     attempts = task.get("attempts") or []
     authors: list[Author] = []
-    for role in ("contestant", "examiner"):
+    roles: tuple[kinds.MatrixAuthorRole, ...] = ("contestant", "examiner")
+    for role in roles:
         for attempt in _finished(attempts, role):
             patch = str(attempt.get("patch") or "")
             files: list[str] = []

@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core import kinds
 from bb_core.testrun import TestRun
 
 from bb_xexam.authors import BASE, SUITE
@@ -35,7 +36,7 @@ class AuthorRun:
     ok: bool
     why: str | None
     tampered: list[str]
-    summary: dict[str, Any]
+    summary: kinds.MatrixColumnRun
 
 
 def author_run(column: str, item: Placed, result: TestRun) -> AuthorRun:
@@ -48,7 +49,7 @@ def author_run(column: str, item: Placed, result: TestRun) -> AuthorRun:
         why = "the run timed out"
     elif result.problem is not None:
         why = result.problem
-    summary: dict[str, Any] = {
+    summary: kinds.MatrixColumnRun = {
         "author": item.author.name,
         "duration": round(result.duration, 3),
         "exit_code": result.exit_code,
@@ -83,6 +84,11 @@ def plain_run(run: AuthorRun | str) -> dict[str, Any] | str:
     }
 
 
+def _summary(value: Mapping[str, Any]) -> kinds.MatrixColumnRun:
+    summary: kinds.MatrixColumnRun = value["summary"]
+    return summary.copy()
+
+
 def run_of(value: Mapping[str, Any] | str) -> AuthorRun | str:
     """The :class:`AuthorRun` (or reason) :func:`plain_run` made *value* of."""
     if isinstance(value, str):
@@ -96,7 +102,7 @@ def run_of(value: Mapping[str, Any] | str) -> AuthorRun | str:
         unsound=set(split["unsound"]),
     )
     return AuthorRun(
-        column, bool(value["ok"]), value["why"], list(value["tampered"]), dict(value["summary"])
+        column, bool(value["ok"]), value["why"], list(value["tampered"]), _summary(value)
     )
 
 

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+
+from bb_core import kinds
 
 from bb_xexam.install import Placed
 
@@ -32,7 +33,7 @@ class ColumnRun:
     name: str
     #: The run finished and wrote its report: an unreported test is missing, not an error.
     sound: bool
-    outcomes: dict[str, dict[str, str]] = field(default_factory=dict)
+    outcomes: dict[str, dict[str, kinds.Outcome]] = field(default_factory=dict)
     #: Original paths of test modules that failed to import, by author.
     broken: dict[str, set[str]] = field(default_factory=dict)
     #: Authors whose run in this column did not finish soundly, or who are charged.
@@ -58,7 +59,7 @@ def column_run(
     placed: list[Placed],
     *,
     sound: bool,
-    outcomes: Mapping[str, str],
+    outcomes: Mapping[str, kinds.Outcome],
     collection_errors: Iterable[str] = (),
 ) -> ColumnRun:
     """Split one run's outcomes and collection errors among the authors."""
@@ -120,7 +121,7 @@ def expected_tests(item: Placed, runs: list[ColumnRun]) -> list[str]:
     return tests
 
 
-def outcome(item: Placed, test: str, run: ColumnRun) -> str:
+def outcome(item: Placed, test: str, run: ColumnRun) -> kinds.Outcome:
     """The cell of one author's test in one column."""
     if item.error is not None:
         return "error"
@@ -138,14 +139,14 @@ def outcome(item: Placed, test: str, run: ColumnRun) -> str:
 
 def build_grid(
     placed: list[Placed], runs: list[ColumnRun]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]], dict[str, dict[str, int]]]:
+) -> tuple[list[kinds.MatrixAuthor], list[kinds.MatrixCell], dict[str, kinds.Counts]]:
     """``(authors, cells, counts by column)``: the matrix's rows and every cell of it."""
-    authors: list[dict[str, Any]] = []
-    cells: list[dict[str, Any]] = []
-    counts: dict[str, Counter[str]] = {run.name: Counter() for run in runs}
+    authors: list[kinds.MatrixAuthor] = []
+    cells: list[kinds.MatrixCell] = []
+    counts: dict[str, Counter[kinds.Outcome]] = {run.name: Counter() for run in runs}
     for item in placed:
         tests = expected_tests(item, runs)
-        record: dict[str, Any] = {
+        record: kinds.MatrixAuthor = {
             "name": item.author.name,
             "role": item.author.role,
             "vendor": item.author.vendor,
@@ -169,4 +170,12 @@ def build_grid(
                         "outcome": result,
                     }
                 )
-    return authors, cells, {name: dict(sorted(c.items())) for name, c in counts.items()}
+    return authors, cells, {name: _counts(c) for name, c in counts.items()}
+
+
+def _counts(counted: Counter[kinds.Outcome]) -> kinds.Counts:
+    """The outcomes *counted* holds, by name."""
+    found: kinds.Counts = {}
+    for name in sorted(counted):
+        found[name] = counted[name]
+    return found

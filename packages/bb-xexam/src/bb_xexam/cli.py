@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import click
 from bb_core.cli import (
     BbCommand,
@@ -13,15 +11,13 @@ from bb_core.cli import (
     inputs_argument,
     jobs_option,
     refresh_option,
+    stage_executor,
+    stage_progress,
+    stage_setup,
     test_run_options,
     version_option,
 )
-from bb_core.config import load_config
-from bb_core.preflight import preflight
-from bb_core.progress import Progress
-from bb_core.records import count_task_lines
 from bb_core.store import Store
-from bb_core.units import executor_settings, make_executor
 
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.stage import run_xexam
@@ -64,9 +60,10 @@ def main(
     .bugbout/matrices/, so a second run over the same input runs nothing. Other lines
     pass through unchanged.
     """
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config.with_overrides({"run.sandbox": sandbox}), sandbox=True)
+    config, chosen = stage_setup(
+        config_path, executor=executor, ray_address=ray_address, jobs=jobs,
+        overrides={"run.sandbox": sandbox},
+    )  # fmt: skip
     settings = XexamSettings.from_config(
         config,
         run_suite=run_suite,
@@ -75,15 +72,11 @@ def main(
         sandbox=sandbox,
         use_cache=not refresh,
     )
-    units = None
-    if chosen.kind != "local":
-        units = make_executor(replace(chosen, jobs=max(1, jobs) * RUNS_AT_ONCE))
-    try:
-        with Progress("bb-xexam", count_task_lines(inputs)) as progress:
-            run_xexam(
-                inputs, config, settings, jobs=jobs, store=Store(config.root),
-                progress=progress, executor=units,
-            )  # fmt: skip
-    finally:
-        if units is not None:
-            units.close()
+    with (
+        stage_executor(chosen, max(1, jobs) * RUNS_AT_ONCE) as units,
+        stage_progress("bb-xexam", inputs) as progress,
+    ):
+        run_xexam(
+            inputs, config, settings, jobs=jobs, store=Store(config.root),
+            progress=progress, executor=units,
+        )  # fmt: skip

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core import kinds
 from bb_core.schemas import VERSION
 
 from bb_xexam.authors import SUITE, Author, Column
@@ -25,7 +26,7 @@ from bb_xexam.runs import column_record
 class Lost:
     """A unit no worker could finish: why, and where its log is."""
 
-    def __init__(self, reason: str, message: str, log: str) -> None:
+    def __init__(self, reason: kinds.UnitLost, message: str, log: str) -> None:
         self.reason = reason
         self.message = message
         self.log = log
@@ -40,7 +41,7 @@ def assemble(
     authors: Sequence[Author],
     columns: Sequence[Column],
     found: Mapping[str, Mapping[str, Any] | Lost],
-) -> dict[str, Any]:
+) -> kinds.Matrix:
     """The matrix record of *task* (no cache involved), given each author's unit entry
     (``{"placed": ..., "runs": [[column, run], ...]}``, see :func:`bb_xexam.work.author_entry`)
     or why it was lost, by author name."""
@@ -57,7 +58,7 @@ def assemble(
         placed.append(Placed.of(author, entry["placed"]))
         for column, run in entry["runs"]:
             results[str(column), author.name] = run_of(run)
-    records: list[dict[str, Any]] = []
+    records: list[kinds.MatrixColumn] = []
     runs: dict[tuple[str, str], AuthorRun] = {}
     for column in columns:
         record, ran = column_record(column, placed, results)
@@ -94,7 +95,7 @@ def hidden_column(
     column: Column,
     authors: Sequence[Author],
     found: Mapping[str, Mapping[str, Any]] | Lost,
-) -> dict[str, Any]:
+) -> kinds.TaskReferenceColumn:
     """The reference column of *task* (``reference_column`` of its task line); *found*
     is every author's entry of the reference unit, or why that unit was lost: then the
     column says so, with the log, and every cell is an error."""

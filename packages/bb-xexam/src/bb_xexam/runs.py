@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
@@ -124,18 +125,24 @@ def _empty(root: Path) -> None:
 
 def column_record(
     column: Column, placed: list[Placed], results: Mapping[tuple[str, str], AuthorRun | str]
-) -> tuple[dict[str, Any], dict[str, AuthorRun]]:
+) -> tuple[kinds.MatrixColumn, dict[str, AuthorRun]]:
     """A column's record from its authors' runs (none when its patch did not apply)."""
-    record: dict[str, Any] = {"name": column.name, "patch_of": column.patch_of}
     found = [results[column.name, i.author.name] for i in placed if i.targets]
     problem = column.error if column.name != BASE else None
     problem = next((r for r in found if isinstance(r, str)), problem)
     if problem is not None:
-        record.update(duration=0.0, exit_code=None, timed_out=False, error=problem)
-        return record, {}
+        lost: kinds.MatrixColumn = {
+            "name": column.name, "patch_of": column.patch_of, "duration": 0.0,
+            "exit_code": None, "timed_out": False, "error": problem,
+        }  # fmt: skip
+        return lost, {}
     runs = {r.summary["author"]: r for r in found if not isinstance(r, str)}
-    record["duration"] = round(sum(r.summary["duration"] for r in runs.values()), 3)
-    record["runs"] = [r.summary for r in runs.values()]
+    record: kinds.MatrixColumn = {
+        "name": column.name,
+        "patch_of": column.patch_of,
+        "duration": round(sum(r.summary["duration"] for r in runs.values()), 3),
+        "runs": [r.summary for r in runs.values()],
+    }
     broken = {m for run in runs.values() for ms in run.column.broken.values() for m in ms}
     record["collection_errors"] = sorted(broken)
     return record, runs

@@ -27,18 +27,18 @@ from __future__ import annotations
 
 import contextlib
 import json
-import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.progress import Progress
 from bb_core.records import Writer, check
-from bb_core.stage import run_stage
+from bb_core.stage import BenchStage, run_stage
 from bb_core.store import Store, atomic_write, read_json
-from bb_core.units import Executor, Failed, LocalExecutor, Unit
+from bb_core.units import Executor, Failed, Unit
 from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Author, Column, authors_of, columns_of, slug
@@ -57,21 +57,21 @@ class _Plan:
     columns: list[Column]
     environment: str
     #: The matrix when it is kept already.
-    matrix: dict[str, Any] | None = None
+    matrix: kinds.Matrix | None = None
     #: Authors' unit results kept from an earlier run, by author name.
     landed: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: The reference column and its authors and key, when the task has one.
     reference: tuple[Column, list[Author], str] | None = None
-    hidden: dict[str, Any] | None = None
+    hidden: kinds.TaskReferenceColumn | None = None
 
 
-class XexamStage:
+class XexamStage(BenchStage[XexamSettings, XexamWork]):
     """The cross-examination of a stream's tasks (see :func:`bb_core.stage.run_stage`)."""
 
     prog = "bb-xexam"
-    kinds = frozenset({"task"})
     requires: str | None = "attempts"
     expected = "bb-race's output: task lines with attempts"
+    settings_type = XexamSettings
 
     def __init__(
         self,
@@ -81,25 +81,14 @@ class XexamStage:
         *,
         fork_server: bool = True,
     ) -> None:
-        self.config = config
-        self.settings = settings or XexamSettings.from_config(config)
+        super().__init__(config, settings)
         self.store = store or Store(config.root)
         self.fork_server = fork_server
-        self._work: XexamWork | None = None
-        self._lock = threading.Lock()
         #: Plans by the identity of the record they were made for (held until combined).
         self._plans: dict[int, _Plan] = {}
 
-    def start(self, executor: Executor) -> XexamWork:
-        if self._work is None:
-            bench = Workbench(self.config, sandbox=self.settings.sandbox, portable=executor.remote)
-            self._work = XexamWork(bench, self.settings, self.fork_server)
-        return self._work
-
-    @property
-    def bench(self) -> Workbench:
-        assert self._work is not None, "start() opens the workbench"
-        return self._work.bench
+    def make_work(self, bench: Workbench) -> XexamWork:
+        return XexamWork(bench, self.settings, self.fork_server)
 
     # -- the driver's side ----------------------------------------------------------------
 
@@ -151,7 +140,7 @@ class XexamStage:
             path = self.store.path("reference-columns", f"{task_id}.json")
             found = read_json(path) if self.settings.use_cache else None
             if isinstance(found, dict) and found.get("key") == hidden_key:
-                plan.hidden = {k: v for k, v in found.items() if k != "key"}
+                plan.hidden = {"column": found["column"], "cells": found["cells"]}
         return plan
 
     def land(self, unit: Unit, result: Any) -> None:
@@ -203,7 +192,7 @@ class XexamStage:
 
     def _matrix(
         self, task: dict[str, Any], plan: _Plan, results: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    ) -> kinds.Matrix:
         task_id = str(task["id"])
         found: dict[str, dict[str, Any] | Lost] = {}
         duration = 0.0
@@ -235,22 +224,18 @@ class XexamStage:
                 folder.parent.rmdir()
         return matrix
 
-    def _kept_matrix(self, task_id: str, key: str) -> dict[str, Any] | None:
+    def _kept_matrix(self, task_id: str, key: str) -> kinds.Matrix | None:
         found = read_json(self.store.matrices / f"{task_id}.json")
         if not isinstance(found, dict) or found.get("key") != key:
             return None
         if check(found, "matrix") is not None:
             return None
-        return found
+        return kinds.as_matrix(found)
 
     def _runs_path(self, task_id: str, author: str, *, create: bool = False) -> Path:
         """Where an author's unit result waits for the rest of its task's matrix."""
         parts = ("xexam-runs", task_id, f"{slug(author)}.json")
         return self.store.path(*parts) if create else self.store.root.joinpath(*parts)
-
-    def close(self) -> None:
-        if self._work is not None:
-            self._work.bench.close()
 
 
 def _unit_key(task_id: str, key: str, author: str | None) -> str:
@@ -287,9 +272,4 @@ def run_xexam(
     :data:`~bb_xexam.settings.RUNS_AT_ONCE` at once), other lines passed on; returns the
     task lines handled."""
     stage = XexamStage(config, settings, store)
-    runner = executor or LocalExecutor(max(1, jobs) * RUNS_AT_ONCE)
-    try:
-        return run_stage(inputs, stage, runner, progress, writer)
-    finally:
-        if executor is None:
-            runner.close()
+    return run_stage(inputs, stage, executor, progress, writer, jobs=max(1, jobs) * RUNS_AT_ONCE)

@@ -9,7 +9,7 @@
 - :mod:`~bb_core.patch.parse`: the one reader of patches, used by every stage.
 - :mod:`~bb_core.patch.apply`: applying a patch exactly, or not at all.
 - :mod:`~bb_core.patch.split`: a patch cut into its source and test parts (by
-  :func:`bb_core.paths.in_test_part`, also exported here as ``is_test_path``).
+  :func:`bb_core.paths.in_test_part`).
 
 ``unidiff`` is no part of this package: the test suite keeps it as an independent,
 third-party reader that checks the patches written here parse as unified diffs.
@@ -39,7 +39,6 @@ from bb_core.patch.tree import (
     read_tree,
 )
 from bb_core.patch.write import Side, pair_renames, quote_path, write_file_diff
-from bb_core.paths import in_test_part as is_test_path
 
 __all__ = [
     "DEFAULT_IGNORE",
@@ -60,7 +59,6 @@ __all__ = [
     "compare_trees",
     "diff_trees",
     "files_in_patch",
-    "is_test_path",
     "line_opcodes",
     "lines_changed",
     "link_leaves_tree",

@@ -7,7 +7,8 @@ A line without its ``\\n`` (the last line of a file) is followed by git's
 
 The lines are matched as git's xdiff starts: the common head and tail are set aside
 first, and difflib compares only the middle (without its "popular line" heuristic, which
-would give up on a long middle's blank lines and make a longer hunk than git's). Hunk
+would give up on a long middle's blank lines and make a longer hunk than git's; its
+longest matches found by :class:`bb_core.patch.matcher.Matcher`, in linear time). Hunk
 headers carry no function name, as ``git diff`` writes them for a file whose diff driver
 names none.
 """
@@ -17,6 +18,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Sequence
 from typing import Any
+
+from bb_core.patch.matcher import Matcher
 
 CONTEXT = 3
 
@@ -56,7 +59,11 @@ def line_opcodes(a: Sequence[Any], b: Sequence[Any], *, autojunk: bool = True) -
         # No line in common (a line rewritten): difflib's one answer, without difflib.
         codes.append(("replace", head, a_end, head, b_end))
     elif head < a_end and head < b_end:
-        middle = difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end], autojunk=autojunk)
+        middle = (
+            difflib.SequenceMatcher(None, a[head:a_end], b[head:b_end])
+            if autojunk
+            else Matcher(a[head:a_end], b[head:b_end])  # the same answer, sooner
+        )
         for tag, i1, i2, j1, j2 in middle.get_opcodes():
             codes.append((tag, i1 + head, i2 + head, j1 + head, j2 + head))
     if tail:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from bb_core import kinds
 from bb_core.kinds import SANDBOX_KINDS
 
 KINDS = SANDBOX_KINDS
@@ -61,7 +62,7 @@ class Completed:
 class Sandbox:
     """A way of confining commands; :meth:`wrap` turns a command line into a confined one."""
 
-    name: ClassVar[str] = "none"
+    name: ClassVar[kinds.Sandbox] = "none"
     # Whether killing the outermost process also kills everything inside at once
     # (then SIGTERM goes to the inner processes first, so they can end cleanly).
     spare_root: ClassVar[bool] = False

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bb_core import kinds
 from bb_core.testrun.report import ReportedTest, covering
 from bb_core.testrun.result import CollectionError, TestRun
 
@@ -53,7 +54,7 @@ def assemble(
         else:
             collectors[nodeid] = {"outcome": "failed", "timeout": True, "message": message}
     wanted = list(nodeids) if nodeids is not None else list(collected)
-    outcomes: dict[str, str] = {}
+    outcomes: dict[str, kinds.Outcome] = {}
     messages: dict[str, str] = {}
     for nodeid in wanted:
         test = final.get(nodeid)

@@ -11,6 +11,8 @@ from typing import Any
 
 import orjson
 
+from bb_core import kinds
+
 
 class Report:
     """The plugin's report of one pytest process, read incrementally."""
@@ -81,7 +83,7 @@ class ReportedTest:
     def complete(self) -> bool:
         return "teardown" in self.phases
 
-    def outcome(self) -> str:
+    def outcome(self) -> kinds.Outcome:
         phases = self.phases
         if any(p.get("timeout") for p in phases.values()):
             return "failed"
@@ -97,7 +99,7 @@ class ReportedTest:
         if teardown == "failed":
             return "error"
         if call in ("passed", "skipped"):
-            return str(call)
+            return "passed" if call == "passed" else "skipped"
         return "error"
 
     def message(self) -> str:

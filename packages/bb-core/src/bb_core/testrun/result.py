@@ -6,7 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
+from bb_core import kinds
+
+OUTCOMES = kinds.OUTCOMES
 
 
 class CollectionError(str):
@@ -58,7 +60,7 @@ class TestRun:
 
     __test__: ClassVar[bool] = False
 
-    outcomes: dict[str, str]
+    outcomes: dict[str, kinds.Outcome]
     duration: float
     exit_code: int | None
     timed_out: bool
@@ -73,11 +75,11 @@ class TestRun:
     #: pytest reported the end of its session but did not exit; it was ended.
     lingered: bool = False
     #: Why the run is an error run, as a word: ``setup-failed`` (``[project] setup``).
-    reason: str | None = None
+    reason: kinds.TestrunReason | None = None
 
     @property
     def counts(self) -> dict[str, int]:
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         for outcome in self.outcomes.values():
             counts[outcome] += 1
         return counts
@@ -87,16 +89,38 @@ class TestRun:
         """Whether the run itself worked (whatever the tests' outcomes)."""
         return self.problem is None and not self.timed_out
 
-    def record(self, **extra: Any) -> dict[str, Any]:
-        """The run as a ``testrun`` object of schemas/defs.json (plus *extra* fields)."""
-        return {
-            **extra,
+    def nonzero_counts(self) -> kinds.Counts:
+        """How many tests had each outcome, the outcomes no test had left out."""
+        totals = self.counts
+        counted: kinds.Counts = {}
+        for outcome in OUTCOMES:
+            if totals[outcome]:
+                counted[outcome] = totals[outcome]
+        return counted
+
+    def record(self, side: str | None = None, repeat: int | None = None) -> kinds.Testrun:
+        """The run as a ``testrun`` object of schemas/defs.json (with the *side* and
+        *repeat* of an oracle's run first, when given)."""
+        # Every field in the order it is written; those this run lacks are dropped below.
+        found: kinds.Testrun = {
+            "side": side or "",
+            "repeat": repeat or 0,
             "duration": round(self.duration, 3),
             "exit_code": self.exit_code,
             "timed_out": self.timed_out,
-            "counts": {k: v for k, v in self.counts.items() if v},
+            "counts": self.nonzero_counts(),
             "log": str(self.log),
             "collection_errors": sorted(str(error) for error in self.collection_errors),
-            **({"tampered": list(self.tampered)} if self.tampered else {}),
-            **({"reason": self.reason} if self.reason else {}),
-        } | ({"lingered": True} if self.lingered else {})
+            "tampered": list(self.tampered),
+        }
+        if side is None:
+            del found["side"]
+        if repeat is None:
+            del found["repeat"]
+        if not self.tampered:
+            del found["tampered"]
+        if self.reason:
+            found["reason"] = self.reason
+        if self.lingered:
+            found["lingered"] = True
+        return found
