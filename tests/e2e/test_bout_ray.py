@@ -47,7 +47,8 @@ def test_a_bout_on_the_ray_executor_writes_the_local_executors_records(
     root = tmp_path / "demo"
     shutil.copytree(demo_build.root, root, symlinks=True)
     write_config(root)
-    bout = Bout.load(root, executor="ray", ray_address=ray_cluster.address, echo=None)
+    # Two units at once, spread over the two nodes, as the piped bout runs two at once.
+    bout = Bout.load(root, executor="ray", ray_address=ray_cluster.address, jobs=2, echo=None)
     bout.run()
     places = {
         str(root): "<project>",
