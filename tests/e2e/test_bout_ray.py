@@ -42,7 +42,7 @@ def normalised(text: str, places: dict[str, str]) -> list[Any]:
 
 
 def test_a_bout_on_the_ray_executor_writes_the_local_executors_records(
-    demo_build: DemoPaths, demo_bout: DemoBout, ray_cluster: Any, tmp_path: Path
+    demo_build: DemoPaths, ray_cluster: Any, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     root = tmp_path / "demo"
     shutil.copytree(demo_build.root, root, symlinks=True)
@@ -50,6 +50,8 @@ def test_a_bout_on_the_ray_executor_writes_the_local_executors_records(
     # Two units at once, spread over the two nodes, as the piped bout runs two at once.
     bout = Bout.load(root, executor="ray", ray_address=ray_cluster.address, jobs=2, echo=None)
     bout.run()
+    # Asked for only now: the shared local bout runs in the background meanwhile.
+    demo_bout: DemoBout = request.getfixturevalue("demo_bout")
     places = {
         str(root): "<project>",
         str(demo_bout.root): "<project>",
