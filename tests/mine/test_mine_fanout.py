@@ -178,4 +178,7 @@ def test_workers_started_afresh_beside_another_thread_agree(
         stop.set()
         other.join()
     assert parallel == serial
-    assert fanout._context().get_start_method() == "fork"  # alone again
+    # Alone again, it forks; a thread some earlier test of this process left running (a
+    # Ray connection's) still keeps it from forking.
+    alone = threading.active_count() == 1
+    assert fanout._context().get_start_method() == ("fork" if alone else "spawn")
