@@ -11,20 +11,18 @@ killed build leaves nothing half-made behind. A build that failed is remembered 
 
 from __future__ import annotations
 
-import fcntl
 import os
 import platform
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from bb_core.errors import ConfigError, EnvironmentFailed
-from bb_core.store import cache_key, home_dir, read_json, write_json
+from bb_core.store import cache_key, home_dir, locked, read_json, write_json
 
 ENV_VERSION = 2  # bump to rebuild every cached environment
 META = "bugbout-env.json"
@@ -78,7 +76,7 @@ def build_env(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
     failed = remembered_failure(key)
     if failed is not None:
         raise failed
-    with _locked(envs / f"{key}.lock"):
+    with locked(envs / f"{key}.lock"):
         meta = read_meta(root / META)
         if meta is not None:
             return root, dict(meta.get("versions", {}))
@@ -282,16 +280,6 @@ def python_hint(python: str) -> str:
     candidates = sorted(pyenv.glob(f"{python}*/bin/python{minor}")) if pyenv.is_dir() else []
     path = str(candidates[-1]) if candidates else f"/path/to/python{minor}"
     return f'set [project] interpreter = "{path}", or install Python {python}'
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def read_meta(path: Path) -> dict[str, Any] | None:

@@ -18,21 +18,18 @@ clones - so the environment, built from the same dependencies, gets the same key
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import pickle
 import shutil
 import subprocess
 import tempfile
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bb_core.errors import GitError
 from bb_core.git import is_url
-from bb_core.store import home_dir
+from bb_core.store import home_dir, locked
 
 if TYPE_CHECKING:
     from bb_core.workbench import Workbench
@@ -92,7 +89,7 @@ def unpack(state: dict[str, Any]) -> Workbench:
         if known is not None:
             return known
         folder = home_dir("portable", name)
-        with _locked(folder / ".lock"):
+        with locked(folder / ".lock"):
             if not (folder / ".complete").exists():
                 _unpack_files(state, folder)
                 (folder / ".complete").touch()
@@ -167,13 +164,3 @@ def _env_file(bench: Workbench) -> dict[str, bytes | None] | None:
 
 def _slug(location: str) -> str:
     return hashlib.sha256(location.encode()).hexdigest()[:16] + ".git"
-
-
-@contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -6,6 +6,7 @@ killed at any point leaves either the old file or the new one, never half of one
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import os
 import tempfile
@@ -91,6 +92,18 @@ def atomic_write(path: Path, data: bytes | str, *, durable: bool = True) -> None
     """Write *data* to *path* so that readers see the old file or the new one, whole."""
     with atomic_output(path, durable=durable) as handle:
         handle.write(data.encode() if isinstance(data, str) else data)
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """An exclusive lock on the file at *path* (created if missing) while the block runs,
+    shared by every process of this machine that takes it."""
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def write_json(path: Path, value: Any) -> None:
