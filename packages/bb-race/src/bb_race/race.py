@@ -28,7 +28,7 @@ from bb_core.errors import BadRecord
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox
 from bb_core.stage import run_stage
-from bb_core.units import Executor, ExecutorSettings, LocalExecutor, make_executor
+from bb_core.units import Executor, ExecutorSettings, make_executor
 
 from bb_race.settings import RaceSettings
 from bb_race.stage import PROG, RaceStage, select_agents
@@ -100,12 +100,13 @@ def run_race(
 def _executor(
     settings: RaceSettings, chosen: ExecutorSettings | None, stage: RaceStage
 ) -> Executor:
-    if chosen is None or chosen.kind == "local":
-        return LocalExecutor(
-            settings.jobs or 1, settings.quotas, cap=settings.jobs, on_change=stage.draw
-        )
+    """The executor *chosen* names (this machine's threads by default), its lanes as wide
+    as the race's quotas and at most ``settings.jobs`` attempts at once."""
     lanes = replace(
-        chosen, jobs=settings.jobs or 1, quotas=dict(settings.quotas), cap=settings.jobs
+        chosen or ExecutorSettings(),
+        jobs=settings.jobs or 1,
+        quotas=dict(settings.quotas),
+        cap=settings.jobs,
     )
     return make_executor(lanes, on_change=stage.draw)
 
