@@ -250,13 +250,13 @@ def _raced(found: Tally, _: None) -> str:
 
 
 def _xexam(run: BoutRun, inputs: list[str], writer: Writer) -> None:
+    from bb_core.cli import stage_executor
     from bb_core.store import Store
     from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
     from bb_xexam.stage import run_xexam
 
-    local = run.executor.kind == "local"  # bb-xexam's own lanes: RUNS_AT_ONCE a task
-    units = None if local else units_for(run, run.jobs * RUNS_AT_ONCE)
-    try:
+    # Local: bb-xexam's own lanes, RUNS_AT_ONCE runs a task.
+    with stage_executor(run.executor, run.jobs * RUNS_AT_ONCE) as units:
         run_xexam(
             inputs,
             run.config,
@@ -267,9 +267,6 @@ def _xexam(run: BoutRun, inputs: list[str], writer: Writer) -> None:
             progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
             executor=units,
         )
-    finally:
-        if units is not None:
-            units.close()
 
 
 def _examined(found: Tally, _: None) -> str:
@@ -279,10 +276,10 @@ def _examined(found: Tally, _: None) -> str:
 
 
 def _judge(run: BoutRun, inputs: list[str], writer: Writer) -> None:
+    from bb_core.cli import stage_executor
     from bb_judge.run import run_judge
 
-    units = None if run.executor.kind == "local" else units_for(run, run.jobs)
-    try:
+    with stage_executor(run.executor, run.jobs) as units:
         run_judge(
             inputs,
             run.config,
@@ -291,9 +288,6 @@ def _judge(run: BoutRun, inputs: list[str], writer: Writer) -> None:
             progress=Progress("bugbout: judging", count_task_lines(inputs)),
             executor=units,
         )
-    finally:
-        if units is not None:
-            units.close()
 
 
 def _keep_scores(run: BoutRun, found: Tally) -> None:
