@@ -3,7 +3,9 @@ agent's run twice.
 
 The demo's agents are wrapped by tests/e2e/counting_agent.py, which notes every start.
 While the race runs (``Bout(..., executor="ray").run(until="race")``), the Ray worker
-process running one agent is killed with SIGKILL. The executor queues that attempt again;
+process running one agent is killed with SIGKILL, once that agent's start is on record
+(its command line says ``--counted``: killed any sooner, the attempt's first start would
+go uncounted). The executor queues that attempt again;
 every attempt ends up saved, the killed one is the only one started twice, and a second
 race starts nothing.
 """
@@ -57,12 +59,13 @@ def parent(pid: int) -> int:
 
 
 def ray_worker_of(counter: Path) -> int | None:
-    """The pid of the Ray worker whose unit is running a counting agent of *counter*."""
+    """The pid of the Ray worker whose unit runs a counting agent of *counter* that has
+    noted its start."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         line = cmdline(int(entry.name))
-        if str(COUNTING) not in line or str(counter) not in line:
+        if f"{COUNTING} --counted {counter} " not in line:
             continue
         pid = int(entry.name)
         while pid > 1:
