@@ -209,9 +209,11 @@ def main() -> None:
         f"first run / git log, median of {len(pairs)}: {wall:.1f}x wall, {cpu:.1f}x cpu"
         f" (target <= 3x); bb-mine on {os.cpu_count()} cores"
     )
+    after = os.getloadavg()[0]
+    busy = max(loads[0], after) > (os.cpu_count() or 1)
     print(
-        f"load average (1 min) {loads[0]:.1f} before the runs, {os.getloadavg()[0]:.1f} after:"
-        " above the core count, wall times mostly measure the other jobs"
+        f"load average (1 min) {loads[0]:.1f} before the runs, {after:.1f} after"
+        + (": above the core count, wall times mostly measure the other jobs" if busy else "")
     )
     print(
         f"examined {summary['examined']:,} commits, {summary['candidates']:,} fix-titled, {summary['tasks']:,} tasks"
