@@ -48,7 +48,29 @@ def test_a_task_passes_every_rule(git_repo: Callable[..., GitRepo], tmp_path: Pa
     assert rows["too-many-source-files"] == "passes | pkg/core.py"
     assert rows["no-test-added"] == "passes | tests/test_core.py::test_b"
     assert rows["category"] == "passes | bug"
+    assert rows["no-statement"] == "passes | from the commit"
     assert rows["duplicate-issue"] == "- | decided by a whole run"
+
+
+def test_with_an_issues_export_the_category_is_the_runs(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """A run with an export decides the category once the labels are read; so does
+    --explain, instead of passing a change the run leaves out."""
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    fix = repo.commit(
+        {"pkg/core.py": CODE + "\n", "tests/test_core.py": TESTS + "\n\ndef test_b():\n    pass\n"},
+        "Fix #9: Add a TLRU cache",
+    )
+    export = tmp_path / "issues.jsonl"
+    export.write_text("")
+    rows = _rows(_explain(repo, tmp_path, fix, f'issues = "{export}"\n')[1])
+    assert rows["category"] == (
+        "leaves it out | the change reads like a feature and no label on its linked issues"
+        " says otherwise, not one of tasks.categories (bug, unknown)"
+    )
+    assert rows["no-statement"].startswith("not reached")
 
 
 def test_the_first_failing_rule_and_those_after_it(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from bb_mine.rules import category
 from build_demo import GitRepo
 from mine_helpers import Mined, invoke
 
@@ -210,6 +211,25 @@ def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Pat
     config = '[project]\nsource = "pkg"\n[tasks]\ncategories = ["bug", "feature"]\n'
     (task,) = mine(base, config=config, tmp=tmp_path).tasks
     assert task["category"] == "feature"
+
+
+@pytest.mark.parametrize(
+    ("title", "kind"),
+    [
+        ("Fix #9: Add TLRU cache", "feature"),
+        ("Add TLRU cache (fixes #12)", "feature"),
+        ("feat(cli): add --header", "feature"),
+        # pyjwt's scoped titles: the scope hides neither a feature nor a fix
+        ("api_jwk: Add PyJWKSet.__getitem__ (#725)", "feature"),
+        ("fix: close the response on HTTPError (#880)", "bug"),
+        # pyjwt 88a9fc56bd, a security fix: "Added" and "fixes" both, so the oracle decides
+        ("Added some fixes related to algorithm and key choice", "unknown"),
+        ("Fix the total (#3)", "bug"),
+        ("#994: Skip None", "unknown"),
+    ],
+)
+def test_the_category_a_title_reads_as(title: str, kind: str) -> None:
+    assert category(title, []) == kind
 
 
 # -- tests that change ---------------------------------------------------------------------------

@@ -1,9 +1,11 @@
 """Every rule's verdict for one commit: why it became a task, or which rule left it out.
 
 ``bugbout tasks --explain <sha>`` prints these. The rules are the ones :func:`bb_mine.mine`
-applies, read from the same facts; ``no-statement`` (decided while the statement is chosen,
-from the issue's text) and ``duplicate-issue`` (which depends on other commits) are
-reported as decided later.
+applies, read from the same facts. A change that passes them is then written as a run
+writes it, so the verdicts decided only then are this run's too: the category by the
+linked issues' labels (with an issues export or GitHub) and ``no-statement`` (from the
+issue's text); ``duplicate-issue``, which depends on other commits, is reported as
+decided by a whole run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from bb_core.git import open_repo
 
 from bb_mine.facts import needs_trees
 from bb_mine.mine import REASONS, MineOptions, Miner
-from bb_mine.rules import category
 from bb_mine.statements import IssueExport
 
 PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
@@ -72,10 +73,19 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
             facts = facts | {"fix": True, "by_label": by_label}
         if needs_trees(facts):
             facts |= miner.fact_finder.tree_facts(sha, facts["parent"])
-        verdicts = dict(miner.verdicts(sha, facts))
+        verdicts: dict[str, Any] = dict(miner.verdicts(sha, facts))
+        decided = ""
+        if verdicts and all(v is None for v in verdicts.values()):
+            made, _ = miner.maker.task(sha, dict(facts), by_label=by_label)
+            if isinstance(made, tuple):  # left out as the task was written
+                verdicts[made[0]] = made
+            else:
+                decided = str(made["category"])
+                verdicts["no-statement"] = None
+                facts = facts | {"statement_source": made["statement_source"]}
         failed = False
         for rule in REASONS:
-            if rule in LATER:
+            if rule in LATER and rule not in verdicts:
                 rows.append((rule, NOT_REACHED if failed else "-", LATER[rule]))
                 continue
             if failed or rule not in verdicts:
@@ -83,7 +93,7 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
                 continue
             reason = verdicts[rule]
             if reason is None:
-                rows.append((rule, PASSED, _passed(rule, facts)))
+                rows.append((rule, PASSED, decided if rule == "category" else _passed(rule, facts)))
             else:
                 failed = True
                 rows.append((rule, FAILED, reason[1]))
@@ -107,6 +117,6 @@ def _passed(rule: str, facts: dict[str, Any]) -> str:
     if rule == "no-test-added":
         tests = [*list(facts.get("added") or []), *list(facts.get("changed") or [])]
         return ", ".join(map(str, tests[:3])) + (" ..." if len(tests) > 3 else "")
-    if rule == "category":
-        return category(str(facts.get("title", "")), list(facts.get("signals") or []))
+    if rule == "no-statement":
+        return f"from the {facts.get('statement_source', 'commit')}"
     return ""

@@ -245,22 +245,35 @@ _FEATURE_START = re.compile(
 )
 
 
+#: A title's scope before a colon (``api_jwk: ...``, ``docs(cli)!: ...``).
+_SCOPE = re.compile(r"^(?P<scope>[A-Za-z_][\w./-]{0,30})(?:\([^)]*\))?!?:\s+")
+_FIX_TYPES = frozenset({"fix", "bugfix", "hotfix"})
+
+
 def category(title: str, signals: list[str], labels: list[str] | None = None) -> kinds.TaskCategory:
     """``bug``, ``feature`` or ``unknown`` for a change, from its labels, else its wording.
 
     A bug label or a feature label decides. Otherwise the title, less a leading issue
-    reference (``Fix #12: ...``, ``#994: ...``): one that starts like a feature (``Add``,
-    ``Implement``, ``Support`` ...) is a feature, one with a fix word (fix, bug, crash,
-    regression ...) is a bug, and a fix branch's name (``fix/...``) also says bug.
+    reference (``Fix #12: ...``, ``#994: ...``) and a scope (``api_jwk: ...``; the
+    conventional ``fix: ...`` says bug): one that starts like a feature (``Add``,
+    ``Implement``, ``Support`` ...) is a feature, unless a fix word follows that is not a
+    closing keyword's (``Added some fixes to key checks``: unknown, which tasks keep by
+    default, so the oracle decides); one with a fix word (fix, bug, crash, regression ...)
+    is a bug, and a fix branch's name (``fix/...``) also says bug.
     """
     found = {label.strip().lower() for label in labels or ()}
     if found & BUG_LABELS:
         return "bug"
     if found & FEATURE_LABELS:
         return "feature"
-    rest = _LEADING_REF.sub("", title, count=1)
-    if _FEATURE_START.match(rest.strip()):
-        return "feature"
+    rest = _LEADING_REF.sub("", title, count=1).strip()
+    scoped = _SCOPE.match(rest)
+    if scoped is not None:
+        if scoped.group("scope").lower() in _FIX_TYPES:
+            return "bug"
+        rest = rest[scoped.end() :]
+    if _FEATURE_START.match(rest):
+        return "unknown" if reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) else "feature"
     if reads_like_fix(rest) or "branch" in signals:
         return "bug"
     return "unknown"

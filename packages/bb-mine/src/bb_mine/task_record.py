@@ -18,7 +18,7 @@ from bb_core.schemas import VERSION
 from bb_mine.cache import MiningCache
 from bb_mine.facts import source_names
 from bb_mine.options import MineOptions
-from bb_mine.rules import BUG_LABELS, ChangeText, IssueRef, category
+from bb_mine.rules import BUG_LABELS, FEATURE_LABELS, ChangeText, IssueRef, category
 from bb_mine.statements import StatementFinder, choose, labels_of
 from bb_mine.verdicts import Reason, Rules
 
@@ -82,11 +82,15 @@ class TaskMaker:
         kind = category(facts["title"], signals, labels)
         included = self.rules.picked(sha, self.options.include)
         if kind not in self.options.categories and not included:
+            said = (
+                f"the linked issue or pull request is labelled a {kind} ({', '.join(labels)})"
+                if set(labels) & (BUG_LABELS | FEATURE_LABELS)
+                else f"the change reads like a {kind} and no label on its linked issues says "
+                "otherwise" + (f" ({', '.join(labels)})" if labels else "")
+            )
             return (
                 "category",
-                f"the linked issue or pull request is labelled a {kind} "
-                f"({', '.join(labels) or 'no labels'}), not one of tasks.categories "
-                f"({', '.join(self.options.categories)})",
+                f"{said}, not one of tasks.categories ({', '.join(self.options.categories)})",
                 {"category": kind, "labels": labels},
             ), keys
         chosen, fallbacks = choose(
