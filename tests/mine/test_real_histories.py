@@ -247,6 +247,36 @@ def test_a_new_assertion_in_an_existing_test_counts_by_default(
         assert [s["reason"] for s in result.skips] == ["no-test-added"], rule
 
 
+SKIPPED_CLASS = (
+    "import pytest\nfrom pkg.core import total\n\n\nclass TestPSS:\n"
+    '    @pytest.mark.skipif(True, reason="no test vectors")\n'
+    "    def test_none(self):\n        assert total([1, None]) == 1\n\n"
+    + "".join(f"    def test_{n}(self):\n        assert total([{n}]) == {n}\n\n" for n in range(12))
+)
+
+
+@pytest.mark.parametrize("renamed", [False, True])
+def test_a_test_that_loses_its_skip_mark_is_changed(base: GitRepo, renamed: bool) -> None:
+    """pyjwt 151761decc: the fix drops a skipif from a test, and renames its class."""
+    base.commit({"tests/test_pss.py": SKIPPED_CLASS}, "Add PSS tests")
+    unskipped = SKIPPED_CLASS.replace('    @pytest.mark.skipif(True, reason="no test vectors")\n', "")
+    if renamed:
+        unskipped = unskipped.replace("class TestPSS:", "class TestRSAPSS:")
+    base.commit({"pkg/core.py": FIXED, "tests/test_pss.py": unskipped}, "Fix None in total (#3)")
+    (task,) = mine(base, "--source", "pkg").tasks
+    owner = "TestRSAPSS" if renamed else "TestPSS"
+    assert task["changed_tests"] == [f"tests/test_pss.py::{owner}::test_none"]
+    assert task["new_tests"] == task["changed_tests"]
+
+
+def test_a_test_that_gains_a_skip_mark_is_not_changed(base: GitRepo) -> None:
+    unskipped = SKIPPED_CLASS.replace('    @pytest.mark.skipif(True, reason="no test vectors")\n', "")
+    base.commit({"tests/test_pss.py": unskipped}, "Add PSS tests")
+    base.commit({"pkg/core.py": FIXED, "tests/test_pss.py": SKIPPED_CLASS}, "Fix None in total (#3)")
+    result = mine(base, "--source", "pkg")
+    assert [s["reason"] for s in result.skips] == ["no-test-added"]
+
+
 def test_a_new_parametrize_case_is_a_case_not_a_change(base: GitRepo, tmp_path: Path) -> None:
     cases = (
         "import pytest\nfrom pkg.core import total\n\n\n"

@@ -11,7 +11,10 @@ defaults: ``test*`` functions at module level, and ``test*`` methods of ``Test*`
 
 A test that is neither new nor renamed but whose code changed (a new assertion, a new row
 in a case table, a new ``subTest``) is *changed*: it can fail before the fix and pass after
-it as well as a new one, and the oracle decides.
+it as well as a new one, and the oracle decides. So is a test that no longer carries a
+skip or xfail mark (its own or its class's: ``pytest.mark.skip``/``skipif``/``xfail``,
+``unittest.skip``/``skipIf``/``skipUnless``/``expectedFailure``), renamed or not: it runs
+now where it did not.
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Collected:
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     #: The source the definition was parsed from (its piece, or the whole module).
     source: bytes = b""
+    #: It, or a class it is in, carries a skip or xfail mark (see the module).
+    skipped: bool = False
     _print: str | None = None
 
     @property
@@ -102,6 +107,20 @@ def _definitions(source: bytes) -> dict[int, ast.FunctionDef | ast.AsyncFunction
     if len(_DEFINED) > _DEFINED_KEPT:
         _DEFINED.popitem(last=False)
     return found
+
+
+#: The last names of decorators that skip a test or expect it to fail.
+SKIP_MARKS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
+
+
+def skip_marked(decorators: list[ast.expr]) -> bool:
+    """Whether *decorators* skip the test or expect it to fail (:data:`SKIP_MARKS`)."""
+    for decorator in decorators:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in SKIP_MARKS:
+            return True
+    return False
 
 
 def _fingerprint(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -197,7 +216,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     return found
 
 
-_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool]
+_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool, bool]
 _MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
 
 
@@ -228,10 +247,13 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
         return None
     qualname = node.name if _is_test_class(node, names) else ""
     cases = parametrize_cases(node.decorator_list)
+    skipped = skip_marked(node.decorator_list)
     tests: dict[str, Collected] = {}
     for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
         text = b"".join(lines[begin:end])
-        member = _member_tests(text, names, qualname, cases, last=end == len(lines))
+        member = _member_tests(
+            text, names, qualname, cases, last=end == len(lines), skipped=skipped
+        )
         if member is None:
             return None
         tests.update(member)
@@ -239,14 +261,20 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
 
 
 def _member_tests(
-    text: bytes, names: TestNames, owner: str, cases: frozenset[tuple[str, str]], *, last: bool
+    text: bytes,
+    names: TestNames,
+    owner: str,
+    cases: frozenset[tuple[str, str]],
+    *,
+    last: bool,
+    skipped: bool = False,
 ) -> dict[str, Collected] | None:
     """The tests one member of class *owner* defines (none when *owner* is ``""``, a class
     pytest does not collect: the member is still parsed, so a syntax error is found).
 
     The *last* member may be followed by code at the margin (the piece runs to the next
     top-level definition); any other member must be all there is in the stand-in."""
-    key = (text, names, owner, cases, last)
+    key = (text, names, owner, cases, last, skipped)
     found = _MEMBERS.get(key)
     if found is not None:
         _MEMBERS.move_to_end(key)
@@ -260,7 +288,7 @@ def _member_tests(
         return None
     found = {}
     if owner:
-        _collect_body(body[0].body, owner, cases, found, names, source)
+        _collect_body(body[0].body, owner, cases, found, names, source, skipped=skipped)
     _MEMBERS[key] = found
     if len(_MEMBERS) > _PIECES_KEPT:
         _MEMBERS.popitem(last=False)
@@ -279,20 +307,28 @@ def compare(
     before: dict[str, Collected], after: dict[str, Collected], path: str = ""
 ) -> tuple[list[str], list[str], list[str]]:
     """(new test functions, new parametrize cases of existing tests, existing tests whose
-    code changed otherwise) from *before* to *after*.
+    code changed otherwise or that lost a skip or xfail mark) from *before* to *after*.
 
-    A new name whose arguments and body match a test that vanished is a rename, not new.
+    A new name whose arguments and body match a test that vanished is a rename, not new;
+    a renamed test that lost its skip or xfail mark is changed, under its new name.
     """
     prefix = f"{path}::" if path else ""
     new_names = [q for q in after if q not in before]
     removed = [t for q, t in before.items() if q not in after]
     # Fingerprints are costly; only needed when a test appeared while another vanished.
-    removed_prints = {t.fingerprint for t in removed} if new_names and removed else set()
+    removed_prints: dict[str, bool] = {}  # fingerprint -> every test that had it was skipped
+    for gone in removed if new_names else ():
+        removed_prints[gone.fingerprint] = removed_prints.get(gone.fingerprint, True) and gone.skipped
     functions = (
         [prefix + q for q in new_names if after[q].fingerprint not in removed_prints]
         if removed_prints
         else [prefix + q for q in new_names]
     )
+    unskipped_renames = [
+        prefix + q
+        for q in new_names
+        if removed_prints and removed_prints.get(after[q].fingerprint) and not after[q].skipped
+    ]
     cases = [
         f"{prefix}{q}[{case}]"
         for q, test in after.items()
@@ -306,10 +342,12 @@ def compare(
         if q in before
         and test is not before[q]  # a piece read once is the same object in both versions
         and prefix + q not in with_cases
-        and test.text != before[q].text
-        and test.fingerprint != before[q].fingerprint
+        and (
+            (before[q].skipped and not test.skipped)
+            or (test.text != before[q].text and test.fingerprint != before[q].fingerprint)
+        )
     ]
-    return functions, cases, changed
+    return functions, cases, changed + unskipped_renames
 
 
 def _collect_body(
@@ -320,6 +358,7 @@ def _collect_body(
     names: TestNames = DEFAULT,
     source: bytes = b"",
     lines: list[bytes] | None = None,
+    skipped: bool = False,
 ) -> None:
     if lines is None:
         lines = source.splitlines()
@@ -330,11 +369,13 @@ def _collect_body(
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | parametrize_cases(node.decorator_list)
             text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
-            out[qualname] = Collected(qualname, node.lineno, text, cases, source)
+            marked = skipped or skip_marked(node.decorator_list)
+            out[qualname] = Collected(qualname, node.lineno, text, cases, source, marked)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | parametrize_cases(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names, source, lines)
+            marked = skipped or skip_marked(node.decorator_list)
+            _collect_body(node.body, qualname, cases, out, names, source, lines, marked)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
