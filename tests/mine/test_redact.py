@@ -98,6 +98,13 @@ NAMES = [
         ("Just use rsplit instead of split.", "prescribing_sentences"),
         ("This is caused by the missing guard.", "prescribing_sentences"),
         ("The fix is to check the length.", "prescribing_sentences"),
+        # a pull request's or commit's own account of what it does (pyjwt 412cb67a93)
+        ("This adds an explicit close() call in the handler.", "prescribing_sentences"),
+        ("Also adds a changelog entry for the close fix.", "prescribing_sentences"),
+        ("This PR makes the reader skip empty lines.", "prescribing_sentences"),
+        ("This makes the reader crash on empty lines.", None),
+        # what it fixes is the problem, said by the one who fixed it: it stays
+        ("This change fixes unpacking a tuple when the type is a variable.", None),
         # What the user calls, and what it does, is the symptom: it stays.
         ("parse_header('a:b:c') returns three parts instead of two.", None),
         ("Calling `Parser.feed` twice breaks.", None),
@@ -221,3 +228,11 @@ def test_a_class_counts_when_its_own_lines_change() -> None:
 
 def test_file_names_of_a_package_init() -> None:
     assert file_names("src/pkg/__init__.py", "src/pkg") == {"src/pkg/__init__.py"}
+
+
+def test_a_conventional_commit_title_is_not_a_fix_label() -> None:
+    """pyjwt 412cb67a93: the title "fix: close HTTPError ..." was dropped whole as a
+    ``Fix:`` label; a title opens no section. In a body the label rule stands."""
+    title = "fix: close HTTPError to prevent ResourceWarning (#1133)"
+    assert redact(title, title=True).text == title
+    assert redact(f"{SYMPTOM}\n\n{title}").text == SYMPTOM

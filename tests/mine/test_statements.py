@@ -9,6 +9,7 @@ from pathlib import Path
 
 import expected
 import pytest
+from bb_mine.statements import _without_trailers
 from build_demo import DemoPaths, GitRepo
 from fake_github import FakeGitHub, serve
 from mine_helpers import Mined, invoke
@@ -310,3 +311,17 @@ def test_commit_only_statements_warn_once_and_say_how_to_give_issue_texts(
     result = invoke(str(demo_build.repo), "--source", expected.SOURCE)
     assert result.stderr.count("every statement came from a commit message") == 1
     assert "--issues" in result.stderr and "GITHUB_TOKEN" in result.stderr
+
+
+def test_a_squashed_commit_body_loses_the_services_lines_not_its_headings() -> None:
+    """pre-commit.ci's bullets and GitHub's rule before the trailers are not the author's
+    words; dashes under a line of text are a heading and stay."""
+    body = (
+        "Closing the response avoids a warning.\n\n"
+        "* [pre-commit.ci] auto fixes from pre-commit.com hooks\n\n"
+        "for more information, see https://pre-commit.ci\n\n"
+        "Details\n---\nSeen on 3.14.\n\n---------\nCo-authored-by: A <a@example.com>\n"
+    )
+    assert _without_trailers(body) == (
+        "Closing the response avoids a warning.\n\n\n\nDetails\n---\nSeen on 3.14."
+    )

@@ -110,14 +110,19 @@ class _Block:
     info: str = ""
 
 
-def redact(text: str, names: Iterable[str] = (), patch: str = "") -> Redacted:
+def redact(
+    text: str, names: Iterable[str] = (), patch: str = "", *, title: bool = False
+) -> Redacted:
     """*text* without what the rules above remove; *names* are the names the reference
-    *patch* modifies (see :func:`bb_mine.symbols.modified_names`)."""
+    *patch* modifies (see :func:`bb_mine.symbols.modified_names`). A *title* is one line
+    and opens no section: ``fix: close the response`` (a conventional commit's title) is
+    not a ``Fix:`` label."""
     fix = FixFacts.of(names, patch)
     result = Redacted(text="")
     blocks = _blocks(text.replace("\r\n", "\n"))
     blocks = _drop_diffs(blocks, result)
-    blocks = _drop_fix_sections(blocks, result)
+    if not title:
+        blocks = _drop_fix_sections(blocks, result)
     blocks = _drop_patch_code(blocks, fix, result)
     matchers = _matchers(fix)
     blocks = [_drop_sentences(b, matchers, result) for b in blocks]

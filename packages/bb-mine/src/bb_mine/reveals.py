@@ -28,6 +28,11 @@ PRESCRIBING = re.compile(
             r"\b(?:the|a|one|possible|simple|easy|proper)\s+(?:simple\s+|possible\s+|easy\s+|quick\s+)?fix"
             r"\s+(?:is|would\s+be|could\s+be|might\s+be)\b",
             r"\bfix(?:ed)?\s+(?:it|this|that)\s+by\b",
+            # what a change does, as its author describes it: "This adds an explicit
+            # close() call ...", "This PR replaces ...", "Also adds a guard ..."
+            r"(?:^|[.!?]\s+|\n)\W*(?:this|also|it)\s+(?:adds|introduces|replaces|removes)\b",
+            r"\bthis\s+(?:pr|pull\s+request|patch|change|commit|fix|mr)\s+"
+            r"(?:adds|introduces|replaces|removes|changes|makes|ensures|moves|uses)\b",
         ]
     ),
     re.IGNORECASE,

@@ -101,7 +101,7 @@ def choose(
     candidate passed over with the reason. None when no candidate is usable."""
     fallbacks: list[kinds.TaskStatementFallback] = []
     for candidate in candidates:
-        title = redact(candidate.title, names, patch)
+        title = redact(candidate.title, names, patch, title=True)
         body = redact(candidate.body, names, patch)
         merged = Redacted(
             text=f"{title.text}\n\n{body.text}".strip(),
@@ -327,5 +327,25 @@ def labels_of(found: list[Statement]) -> list[str]:
     )
 
 
+#: What a hosted service writes into squashed commit messages: pre-commit.ci's commits
+#: (a bullet and the line after it).
+_SERVICE_NOISE = re.compile(
+    r"^\s*(?:[-*]\s+)?\[pre-commit\.ci\].*$|^for more information, see https://pre-commit\.ci\s*$",
+    re.IGNORECASE,
+)
+_RULE = re.compile(r"^-{3,}\s*$")
+
+
 def _without_trailers(body: str) -> str:
-    return "\n".join(line for line in body.splitlines() if not _TRAILER.match(line)).strip()
+    """A commit's body without its trailers (``Co-authored-by:`` ...), the lines a hosted
+    service adds to a squashed message (see :data:`_SERVICE_NOISE`), and the rule GitHub
+    puts before the trailers (dashes after a blank line; under a line of text, dashes
+    make a heading and stay)."""
+    kept: list[str] = []
+    for line in body.splitlines():
+        if _TRAILER.match(line) or _SERVICE_NOISE.match(line):
+            continue
+        if _RULE.match(line) and (not kept or not kept[-1].strip()):
+            continue
+        kept.append(line)
+    return "\n".join(kept).strip()
