@@ -58,3 +58,20 @@ def test_a_module_that_fails_to_import_before_is_recorded() -> None:
     assert oracle["import_error_before"] is True
     assert oracle["fail_to_pass"] == [f"{M}::t"]
     assert oracle["runs"][0]["collection_errors"] == [M]
+
+
+def test_a_fix_whose_every_test_is_skipped_says_so() -> None:
+    """pyjwt without its crypto extra: every test of the fix's files skips on both sides;
+    the skip names that, and where the missing dependency goes."""
+    skipped = {f"{M}::a": "skipped", f"{M}::b": "skipped"}
+    oracle = summarize({"before": [run(skipped)], "after": [run(skipped)]})
+    with pytest.raises(Skip) as raised:
+        decide(oracle, [run(skipped)])
+    assert raised.value.reason == "after-does-not-pass"
+    assert "all 2 were skipped there" in raised.value.message
+    assert "[project] test-dependencies" in raised.value.message
+    partly = {f"{M}::a": "skipped", f"{M}::b": "failed"}
+    oracle = summarize({"before": [run(partly)], "after": [run(partly)]})
+    with pytest.raises(Skip) as raised:
+        decide(oracle, [run(partly)])
+    assert "skipped" not in raised.value.message

@@ -70,11 +70,18 @@ def decide(oracle: kinds.Oracle, after: Sequence[TestRun]) -> None:
         oracle["flaky"] or steadily_passing([r.outcomes for r in after])
     ):
         failing = oracle["broken_after"]
-        what = (
-            f"{len(failing)} test(s) fail on the fix itself"
-            if failing
-            else "no test passes on the fix"
-        )
+        skipped = {n for r in after for n, o in r.outcomes.items() if o == "skipped"}
+        every = {n for r in after for n in r.outcomes}
+        if failing:
+            what = f"{len(failing)} test(s) fail on the fix itself"
+        elif skipped and skipped == every:
+            what = (
+                f"no test passes on the fix: all {len(every)} were skipped there (a skip "
+                "condition holds in the test environment, often an optional dependency it "
+                "lacks: add it to [project] test-dependencies)"
+            )
+        else:
+            what = "no test passes on the fix"
         errors = sorted({str(e) for r in after for e in r.collection_errors})
         if errors:
             what += f"; collection errors in {', '.join(errors)}"
