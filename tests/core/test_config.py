@@ -447,8 +447,9 @@ def test_with_overrides_checks_and_keeps_the_rest(folder: Path) -> None:
     assert changed.tasks.limit == 1
     assert changed == dataclasses.replace(config, tasks=dataclasses.replace(config.tasks, limit=1))
     with pytest.raises(ConfigError) as caught:
-        config.with_overrides({"tasks": {"limit": 0}})
-    assert str(caught.value) == "<overrides>: tasks.limit: expected an integer >= 1, got 0"
+        config.with_overrides({"tasks": {"limit": -1}})
+    assert str(caught.value) == "<overrides>: tasks.limit: expected an integer >= 0, got -1"
+    assert config.with_overrides({"tasks.limit": 0}).tasks.limit == 0  # every task
 
 
 def test_dataclasses_replace_is_enough_for_a_flag(folder: Path) -> None:
