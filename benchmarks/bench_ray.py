@@ -25,13 +25,11 @@ a cost no installed bugbout pays.
 from __future__ import annotations
 
 import argparse
-import compileall
 import io
 import os
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
@@ -51,20 +49,13 @@ from bb_core.units import ExecutorSettings, LocalExecutor, Unit  # noqa: E402
 from bb_oracle.settings import OracleSettings  # noqa: E402
 from bb_oracle.stage import run_oracle  # noqa: E402
 from build_demo import build_demo  # noqa: E402
+from installed import compile_bytecode  # noqa: E402
 
 try:
     ray = import_ray()  # with bugbout's settings, before Ray reads its own
     from bb_core.ray_executor import RayExecutor
 except RayMissing:
     raise SystemExit("bench-ray needs the ray extra: uv sync --all-packages --all-extras") from None
-
-
-def compile_bytecode() -> None:
-    """Every module's bytecode written, as an installed package has it."""
-    folders = [Path(sysconfig.get_paths()["purelib"])]
-    folders += sorted((ROOT / "packages").glob("*/src"))
-    for folder in folders:
-        compileall.compile_dir(folder, quiet=1, workers=0)
 
 
 def echo(unit: Unit) -> str:
