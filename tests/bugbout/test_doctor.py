@@ -261,3 +261,17 @@ def test_doctor_counts_the_environments_history_needs(demo_project: DemoPaths) -
     counted = f"the {len(tasks)} mined tasks need {len(distinct)} distinct environment"
     assert f'; environments = "history": {counted}' in line, line
     assert " built, 0 failed before, " in line and " to build)" in line
+
+
+@pytest.mark.slow
+def test_doctor_without_agents_says_how_to_add_one(demo_project: DemoPaths) -> None:
+    """No agents: the fix is to uncomment a block `bugbout init` wrote, or to add a command
+    agent; not to run `bugbout init` again, which found none."""
+    config = demo_project.config.read_text()
+    demo_project.config.write_text(config.split("[[contestants]]", 1)[0])
+    done = doctor(demo_project)
+    assert done.returncode == 1, done.stdout
+    line = lines_by_check(done.stdout)["agents"]
+    assert line.startswith("problem  agents: no [[contestants]] or [[examiners]] in bugbout.toml")
+    assert "uncomment a [[contestants]] block" in line and "`command` agent" in line
+    assert "run `bugbout init`" not in line

@@ -210,7 +210,9 @@ class Doctor:
             yield problem(
                 "agents",
                 "no [[contestants]] or [[examiners]] in bugbout.toml",
-                "add one per agent to race (see docs/agents.md), or run `bugbout init`",
+                "uncomment a [[contestants]] block (`bugbout init` writes one per agent CLI,"
+                " commented out when the CLI is not on PATH) or add any command line as a"
+                " `command` agent (see docs/agents.md)",
             )
             return
         for entry in entries:
