@@ -236,3 +236,12 @@ def test_a_conventional_commit_title_is_not_a_fix_label() -> None:
     title = "fix: close HTTPError to prevent ResourceWarning (#1133)"
     assert redact(title, title=True).text == title
     assert redact(f"{SYMPTOM}\n\n{title}").text == SYMPTOM
+
+
+def test_list_items_need_not_count_as_sentences() -> None:
+    """A squashed commit's body is often only its commits' titles (pyjwt 0a99cc2427:
+    "* Add test and update changelog"): a commit message's statement does not count them."""
+    text = "* Add test and update changelog\n* Bump the version"
+    assert sentence_count(text) == 2
+    assert sentence_count(text, items=False) == 0
+    assert sentence_count(f"Parsing fails on empty input.\n\n{text}", items=False) == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import expected
 import pytest
-from bb_mine.statements import _without_trailers
+from bb_mine.statements import Statement, _without_trailers, choose
 from build_demo import DemoPaths, GitRepo
 from fake_github import FakeGitHub, serve
 from mine_helpers import Mined, invoke
@@ -325,3 +325,14 @@ def test_a_squashed_commit_body_loses_the_services_lines_not_its_headings() -> N
     assert _without_trailers(body) == (
         "Closing the response avoids a warning.\n\n\n\nDetails\n---\nSeen on 3.14."
     )
+
+
+def test_a_commit_body_of_list_items_alone_falls_back_to_the_title() -> None:
+    title = "Accept an iat that is a string of digits (#12)"
+    found = [
+        Statement(title, "* Add test and update changelog", "commit", kind="commit-message"),
+        Statement(title, "", "commit", kind="title"),
+    ]
+    chosen, fallbacks = choose(found, [], "")
+    assert chosen is not None and chosen.statement.kind == "title"
+    assert fallbacks[0]["kind"] == "commit-message"

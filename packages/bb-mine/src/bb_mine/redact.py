@@ -130,14 +130,18 @@ def redact(
     return result
 
 
-def sentence_count(text: str) -> int:
-    """How many sentences of at least two words *text* has; a code block counts as one."""
+def sentence_count(text: str, *, items: bool = True) -> int:
+    """How many sentences of at least two words *text* has; a code block counts as one.
+    Without *items*, list items do not count (a squashed commit's list of its commits'
+    titles: "* Add test and update changelog")."""
     count = 0
     for block in _blocks(text):
         if block.kind == "fence":
             count += int(any(line.strip() for line in block.lines[1:-1]))
             continue
         for unit in _units(block.lines):
+            if not items and _LIST_ITEM.match(unit[0]):
+                continue
             body = " ".join(line.strip() for line in unit).strip()
             if not body or _SETEXT.match(body):
                 continue

@@ -108,7 +108,8 @@ def choose(
             counts={rule: title.counts[rule] + body.counts[rule] for rule in RULES},
             removed=[*title.removed, *body.removed],
         )
-        sentences = sentence_count(body.text)
+        # A commit's list items are its squashed commits' titles, not the problem's words.
+        sentences = sentence_count(body.text, items=candidate.kind != "commit-message")
         if candidate.kind == "title":
             words = len(title.text.split())
             if words >= TITLE_WORDS:
