@@ -255,11 +255,24 @@ SKIPPED_CLASS = (
 )
 
 
-@pytest.mark.parametrize("renamed", [False, True])
-def test_a_test_that_loses_its_skip_mark_is_changed(base: GitRepo, renamed: bool) -> None:
-    """pyjwt 151761decc: the fix drops a skipif from a test, and renames its class."""
+@pytest.mark.parametrize(
+    ("renamed", "mark"),
+    [
+        (False, ""),
+        (True, ""),
+        (True, "    @pytest.mark.skipif(not HAS_CRYPTO, reason='no crypto')\n"),
+    ],
+    ids=["unskipped", "renamed", "renamed-conditional"],
+)
+def test_a_test_that_loses_its_skip_mark_is_changed(
+    base: GitRepo, renamed: bool, mark: str
+) -> None:
+    """pyjwt 151761decc: the fix turns a test's skipif(True) into the skipif(not
+    has_crypto) of its neighbours, and renames its class."""
     base.commit({"tests/test_pss.py": SKIPPED_CLASS}, "Add PSS tests")
-    unskipped = SKIPPED_CLASS.replace('    @pytest.mark.skipif(True, reason="no test vectors")\n', "")
+    unskipped = SKIPPED_CLASS.replace(
+        '    @pytest.mark.skipif(True, reason="no test vectors")\n', mark
+    )
     if renamed:
         unskipped = unskipped.replace("class TestPSS:", "class TestRSAPSS:")
     base.commit({"pkg/core.py": FIXED, "tests/test_pss.py": unskipped}, "Fix None in total (#3)")
@@ -270,9 +283,13 @@ def test_a_test_that_loses_its_skip_mark_is_changed(base: GitRepo, renamed: bool
 
 
 def test_a_test_that_gains_a_skip_mark_is_not_changed(base: GitRepo) -> None:
-    unskipped = SKIPPED_CLASS.replace('    @pytest.mark.skipif(True, reason="no test vectors")\n', "")
+    unskipped = SKIPPED_CLASS.replace(
+        '    @pytest.mark.skipif(True, reason="no test vectors")\n', ""
+    )
     base.commit({"tests/test_pss.py": unskipped}, "Add PSS tests")
-    base.commit({"pkg/core.py": FIXED, "tests/test_pss.py": SKIPPED_CLASS}, "Fix None in total (#3)")
+    base.commit(
+        {"pkg/core.py": FIXED, "tests/test_pss.py": SKIPPED_CLASS}, "Fix None in total (#3)"
+    )
     result = mine(base, "--source", "pkg")
     assert [s["reason"] for s in result.skips] == ["no-test-added"]
 

@@ -14,7 +14,8 @@ in a case table, a new ``subTest``) is *changed*: it can fail before the fix and
 it as well as a new one, and the oracle decides. So is a test that no longer carries a
 skip or xfail mark (its own or its class's: ``pytest.mark.skip``/``skipif``/``xfail``,
 ``unittest.skip``/``skipIf``/``skipUnless``/``expectedFailure``), renamed or not: it runs
-now where it did not.
+now where it did not, or under fewer conditions (``skipif(True)`` made
+``skipif(not has_crypto)``).
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ class Collected:
     cases: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     #: The source the definition was parsed from (its piece, or the whole module).
     source: bytes = b""
-    #: It, or a class it is in, carries a skip or xfail mark (see the module).
-    skipped: bool = False
+    #: The skip and xfail marks on it and the classes it is in, as written (see the module).
+    skips: frozenset[str] = frozenset()
     _print: str | None = None
 
     @property
@@ -113,14 +114,16 @@ def _definitions(source: bytes) -> dict[int, ast.FunctionDef | ast.AsyncFunction
 SKIP_MARKS = frozenset({"skip", "skipif", "xfail", "skipIf", "skipUnless", "expectedFailure"})
 
 
-def skip_marked(decorators: list[ast.expr]) -> bool:
-    """Whether *decorators* skip the test or expect it to fail (:data:`SKIP_MARKS`)."""
+def skip_marks(decorators: list[ast.expr]) -> frozenset[str]:
+    """Those of *decorators* that skip the test or expect it to fail (:data:`SKIP_MARKS`),
+    as written."""
+    found = []
     for decorator in decorators:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
         if name in SKIP_MARKS:
-            return True
-    return False
+            found.append(ast.unparse(decorator))
+    return frozenset(found)
 
 
 def _fingerprint(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -216,7 +219,7 @@ def _piece_tests(piece: bytes, names: TestNames) -> dict[str, Collected]:
     return found
 
 
-_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool, bool]
+_MemberKey = tuple[bytes, TestNames, str, frozenset[tuple[str, str]], bool, frozenset[str]]
 _MEMBERS: OrderedDict[_MemberKey, dict[str, Collected]] = OrderedDict()
 
 
@@ -247,13 +250,11 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
         return None
     qualname = node.name if _is_test_class(node, names) else ""
     cases = parametrize_cases(node.decorator_list)
-    skipped = skip_marked(node.decorator_list)
+    skips = skip_marks(node.decorator_list)
     tests: dict[str, Collected] = {}
     for begin, end in zip(cuts, [*cuts[1:], len(lines)], strict=True):
         text = b"".join(lines[begin:end])
-        member = _member_tests(
-            text, names, qualname, cases, last=end == len(lines), skipped=skipped
-        )
+        member = _member_tests(text, names, qualname, cases, last=end == len(lines), skips=skips)
         if member is None:
             return None
         tests.update(member)
@@ -267,14 +268,14 @@ def _member_tests(
     cases: frozenset[tuple[str, str]],
     *,
     last: bool,
-    skipped: bool = False,
+    skips: frozenset[str] = frozenset(),
 ) -> dict[str, Collected] | None:
     """The tests one member of class *owner* defines (none when *owner* is ``""``, a class
     pytest does not collect: the member is still parsed, so a syntax error is found).
 
     The *last* member may be followed by code at the margin (the piece runs to the next
     top-level definition); any other member must be all there is in the stand-in."""
-    key = (text, names, owner, cases, last, skipped)
+    key = (text, names, owner, cases, last, skips)
     found = _MEMBERS.get(key)
     if found is not None:
         _MEMBERS.move_to_end(key)
@@ -288,7 +289,7 @@ def _member_tests(
         return None
     found = {}
     if owner:
-        _collect_body(body[0].body, owner, cases, found, names, source, skipped=skipped)
+        _collect_body(body[0].body, owner, cases, found, names, source, skips=skips)
     _MEMBERS[key] = found
     if len(_MEMBERS) > _PIECES_KEPT:
         _MEMBERS.popitem(last=False)
@@ -310,15 +311,16 @@ def compare(
     code changed otherwise or that lost a skip or xfail mark) from *before* to *after*.
 
     A new name whose arguments and body match a test that vanished is a rename, not new;
-    a renamed test that lost its skip or xfail mark is changed, under its new name.
+    a renamed test that lost a skip or xfail mark is changed, under its new name.
     """
     prefix = f"{path}::" if path else ""
     new_names = [q for q in after if q not in before]
     removed = [t for q, t in before.items() if q not in after]
     # Fingerprints are costly; only needed when a test appeared while another vanished.
-    removed_prints: dict[str, bool] = {}  # fingerprint -> every test that had it was skipped
+    removed_prints: dict[str, frozenset[str]] = {}  # fingerprint -> the marks all of them had
     for gone in removed if new_names else ():
-        removed_prints[gone.fingerprint] = removed_prints.get(gone.fingerprint, True) and gone.skipped
+        kept = removed_prints.get(gone.fingerprint)
+        removed_prints[gone.fingerprint] = gone.skips if kept is None else kept & gone.skips
     functions = (
         [prefix + q for q in new_names if after[q].fingerprint not in removed_prints]
         if removed_prints
@@ -327,7 +329,7 @@ def compare(
     unskipped_renames = [
         prefix + q
         for q in new_names
-        if removed_prints and removed_prints.get(after[q].fingerprint) and not after[q].skipped
+        if removed_prints and removed_prints.get(after[q].fingerprint, frozenset()) - after[q].skips
     ]
     cases = [
         f"{prefix}{q}[{case}]"
@@ -343,7 +345,7 @@ def compare(
         and test is not before[q]  # a piece read once is the same object in both versions
         and prefix + q not in with_cases
         and (
-            (before[q].skipped and not test.skipped)
+            before[q].skips - test.skips
             or (test.text != before[q].text and test.fingerprint != before[q].fingerprint)
         )
     ]
@@ -358,7 +360,7 @@ def _collect_body(
     names: TestNames = DEFAULT,
     source: bytes = b"",
     lines: list[bytes] | None = None,
-    skipped: bool = False,
+    skips: frozenset[str] = frozenset(),
 ) -> None:
     if lines is None:
         lines = source.splitlines()
@@ -369,13 +371,13 @@ def _collect_body(
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | parametrize_cases(node.decorator_list)
             text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
-            marked = skipped or skip_marked(node.decorator_list)
-            out[qualname] = Collected(qualname, node.lineno, text, cases, source, marked)
+            marks = skips | skip_marks(node.decorator_list) if node.decorator_list else skips
+            out[qualname] = Collected(qualname, node.lineno, text, cases, source, marks)
         elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | parametrize_cases(node.decorator_list)
-            marked = skipped or skip_marked(node.decorator_list)
-            _collect_body(node.body, qualname, cases, out, names, source, lines, marked)
+            marks = skips | skip_marks(node.decorator_list)
+            _collect_body(node.body, qualname, cases, out, names, source, lines, marks)
 
 
 def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
