@@ -221,6 +221,11 @@ def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Pat
         ("feat(cli): add --header", "feature"),
         # pyjwt's scoped titles: the scope hides neither a feature nor a fix
         ("api_jwk: Add PyJWKSet.__getitem__ (#725)", "feature"),
+        # structlog's: a scope of two words, and a deprecation
+        ("native loggers: add is_enabled_for & get_effective_level (#689)", "feature"),
+        ("Deprecate structlog.threadlocal (#409)", "feature"),
+        ("Windows paths: fix the separator (#5)", "bug"),
+        ("Fix a crash in docs: add the missing guard (#6)", "bug"),
         ("fix: close the response on HTTPError (#880)", "bug"),
         # pyjwt 88a9fc56bd, a security fix: "Added" and "fixes" both, so the oracle decides
         ("Added some fixes related to algorithm and key choice", "unknown"),

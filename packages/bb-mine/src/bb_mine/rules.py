@@ -240,13 +240,15 @@ _LEADING_REF = re.compile(
 )
 _FEATURE_START = re.compile(
     r"^(?:feat(?:ure)?\b|add(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|introduce[sd]?\b"
-    r"|support(?:s|ed)?\b|allow(?:s|ed)?\b|new\b|enable[sd]?\b|provide[sd]?\b)",
+    r"|support(?:s|ed)?\b|allow(?:s|ed)?\b|new\b|enable[sd]?\b|provide[sd]?\b"
+    r"|deprecate[sd]?\b)",
     re.IGNORECASE,
 )
 
 
-#: A title's scope before a colon (``api_jwk: ...``, ``docs(cli)!: ...``).
-_SCOPE = re.compile(r"^(?P<scope>[A-Za-z_][\w./-]{0,30})(?:\([^)]*\))?!?:\s+")
+#: A title's scope before a colon, up to three words (``api_jwk: ...``, ``native loggers:
+#: ...``, ``docs(cli)!: ...``).
+_SCOPE = re.compile(r"^(?P<scope>[A-Za-z_][\w./-]{0,30}(?: [\w./-]{1,30}){0,2})(?:\([^)]*\))?!?:\s+")
 _FIX_TYPES = frozenset({"fix", "bugfix", "hotfix"})
 
 
@@ -269,8 +271,9 @@ def category(title: str, signals: list[str], labels: list[str] | None = None) ->
     rest = _LEADING_REF.sub("", title, count=1).strip()
     scoped = _SCOPE.match(rest)
     if scoped is not None:
-        if scoped.group("scope").lower() in _FIX_TYPES:
-            return "bug"
+        scope = scoped.group("scope")
+        if scope.lower() in _FIX_TYPES or (" " in scope and reads_like_fix(scope)):
+            return "bug"  # fix: ..., or words before a colon that say fix ("Fix typo in docs: ...")
         rest = rest[scoped.end() :]
     if _FEATURE_START.match(rest):
         return "unknown" if reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) else "feature"
