@@ -105,7 +105,7 @@ def test_source_dot_is_the_whole_tree_without_tests(git_repo: Callable[..., GitR
     """black.py at the root: source = "." reaches it; tests and non-Python files stay out."""
     repo = git_repo()
     repo.commit({"black.py": CODE, "tests/test_black.py": TESTS, "README.md": "x"}, "Start")
-    repo.commit({"black.py": FIXED, "tests/test_black.py": MORE, "README.md": "y"}, "Fix None (#4)")
+    repo.commit({"black.py": FIXED, "tests/test_black.py": MORE, "README.md": "y"}, "Fix None in total (#4)")
     (task,) = mine(repo, "--source", ".").tasks
     assert (task["source"], task["source_files"], task["test_files"]) == (
         ".", ["black.py"], ["tests/test_black.py"],
@@ -120,7 +120,7 @@ def test_fixes_before_a_move_to_src_are_found_in_the_old_place(
     """cachetools moved cachetools/ to src/cachetools/; fixes from before count too."""
     repo = git_repo()
     repo.commit({"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
-    old = repo.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None (#5)")
+    old = repo.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None in total (#5)")
     moved = {"src/pkg/__init__.py": "", "src/pkg/core.py": FIXED, "pkg/__init__.py": None}
     repo.commit({**moved, "pkg/core.py": None}, "Move to src layout")
     repo.commit(
@@ -165,7 +165,7 @@ def test_only_python_modules_count_toward_max_source_files(base: GitRepo) -> Non
 
 
 def test_a_closing_keyword_in_the_body_is_a_fix_signal(base: GitRepo) -> None:
-    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "#994: Skip None\n\nFix #994")
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "#994: Skip None values\n\nFix #994")
     (task,) = mine(base, "--source", "pkg").tasks
     assert task["fix_signals"] == ["closing-keyword"]
     assert task["category"] == "unknown"
@@ -337,7 +337,7 @@ def test_exclude_and_include_by_sha_or_task_id(base: GitRepo, tmp_path: Path) ->
 
 def test_an_included_commit_is_not_remembered_as_a_fix(base: GitRepo, tmp_path: Path) -> None:
     """The mining cache keeps what a commit says; include is decided afresh on every run."""
-    plain = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Tidy total (#4)")
+    plain = base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Tidy the total (#4)")
     config = tmp_path / "bugbout.toml"
     config.write_text(f'[project]\nsource = "pkg"\n[tasks]\ninclude = ["{plain}"]\n')
     first = invoke(str(base.path), "--config", str(config), "--limit", "0")

@@ -245,3 +245,13 @@ def test_list_items_need_not_count_as_sentences() -> None:
     assert sentence_count(text) == 2
     assert sentence_count(text, items=False) == 0
     assert sentence_count(f"Parsing fails on empty input.\n\n{text}", items=False) == 1
+
+
+@pytest.mark.parametrize("refs", ["fixes #787", "Closes #188,", "See #3 and #4", "Fixes: #676"])
+def test_a_sentence_that_only_names_issues_is_no_sentence(refs: str) -> None:
+    """structlog's statements "Correctly unpickle WriteLogger (#811)\\n\\nfixes #787" kept a
+    title and a reference, counted as one sentence; and "Fixes: #676" is no fix section."""
+    assert sentence_count(refs) == 0
+    assert sentence_count(f"It breaks on empty input.\n\n{refs}") == 1
+    assert redact(f"It breaks on empty input.\n\n{refs}").text.endswith(refs)
+    assert sentence_count("Fixes the crash in #3 when the list is empty.") == 1

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import expected
 import pytest
-from bb_mine.statements import Statement, _without_trailers, choose
+from bb_mine.statements import Statement, _without_trailers, choose, title_words
 from build_demo import DemoPaths, GitRepo
 from fake_github import FakeGitHub, serve
 from mine_helpers import Mined, invoke
@@ -336,3 +336,13 @@ def test_a_commit_body_of_list_items_alone_falls_back_to_the_title() -> None:
     chosen, fallbacks = choose(found, [], "")
     assert chosen is not None and chosen.statement.kind == "title"
     assert fallbacks[0]["kind"] == "commit-message"
+
+
+def test_a_title_of_merge_boilerplate_and_references_has_no_words() -> None:
+    """structlog afbc36a1c7's statement was "Merge branch 'fix-caller', fixes #5"."""
+    assert title_words("Merge branch 'fix-caller', fixes #5") == 0
+    assert title_words("Merge pull request #12 from someone/fix-it") == 0
+    assert title_words("Correctly unpickle WriteLogger (#811)") == 3
+    found = [Statement("Merge branch 'fix-caller', fixes #5", "", "commit", kind="title")]
+    chosen, fallbacks = choose(found, [], "")
+    assert chosen is None and "keeps 0 words" in fallbacks[0]["reason"]

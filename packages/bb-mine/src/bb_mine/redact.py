@@ -88,6 +88,19 @@ _DIFF_BODY = re.compile(
     r"^(?:[ +\-\\]|@@ |diff --git |index |new file mode|deleted file mode|similarity index|rename (?:from|to) |old mode|new mode|$)"
 )
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+#: A sentence that only names issues: "fixes #787", "Closes #188,", "Fixes: #676".
+_ONLY_REFS = re.compile(
+    r"^\W*(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|see|refs?|related\s+to)\b\W*)?"
+    r"(?:(?:[\w.-]+/[\w.-]+)?#\d+|GH-\d+|https?://\S+/(?:issues|pull)/\d+\S*)"
+    r"(?:[\s,;&]+(?:and\s+)?(?:(?:[\w.-]+/[\w.-]+)?#\d+|GH-\d+|https?://\S+/(?:issues|pull)/\d+\S*))*"
+    r"[\W]*$",
+    re.IGNORECASE,
+)
+
+
+def only_refs(text: str) -> bool:
+    """Whether *text* only names issues or pull requests (with a closing keyword or not)."""
+    return bool(_ONLY_REFS.match(text.strip()))
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 
 
@@ -131,8 +144,8 @@ def redact(
 
 
 def sentence_count(text: str, *, items: bool = True) -> int:
-    """How many sentences of at least two words *text* has; a code block counts as one.
-    Without *items*, list items do not count (a squashed commit's list of its commits'
+    """How many sentences of at least two words *text* has; a code block counts as one,
+    and a sentence that only names issues ("fixes #787") does not. Without *items*, list items do not count (a squashed commit's list of its commits'
     titles: "* Add test and update changelog")."""
     count = 0
     for block in _blocks(text):
@@ -145,7 +158,9 @@ def sentence_count(text: str, *, items: bool = True) -> int:
             body = " ".join(line.strip() for line in unit).strip()
             if not body or _SETEXT.match(body):
                 continue
-            count += sum(1 for s in _SENTENCE_END.split(body) if len(WORD.findall(s)) >= 2)
+            count += sum(
+                1 for s in _SENTENCE_END.split(body) if len(WORD.findall(s)) >= 2 and not only_refs(s)
+            )
     return count
 
 
@@ -278,7 +293,12 @@ def _drop_fix_sections(blocks: list[_Block], result: Redacted) -> list[_Block]:
                 dropping = None  # a heading of the same or a higher level ends the section
             if head is not None and dropping is None and _FIX_HEADING.match(_plain(head[1])):
                 dropping, level = [], head[0]
-            if dropping is None and head is None and _FIX_LABEL.match(_plain(lines[index])):
+            if (
+                dropping is None
+                and head is None
+                and _FIX_LABEL.match(_plain(lines[index]))
+                and not only_refs(_plain(lines[index]))  # "Fixes: #676" names an issue
+            ):
                 # "Solution: change X to Y" - the paragraph it opens is dropped.
                 start = index
                 while index < len(lines) and lines[index].strip():

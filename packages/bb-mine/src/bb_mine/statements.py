@@ -92,6 +92,21 @@ class Chosen:
 #: The fewest words a title must keep to be a statement on its own.
 TITLE_WORDS = 3
 
+#: What git writes in a merge's title, and issue references: no words of the problem.
+_NOT_WORDS = re.compile(
+    r"^Merge (?:pull request #\d+ from \S+|(?:remote-tracking )?branch '[^']*'(?: of \S+)?"
+    r"(?: into \S+)?)"
+    r"|\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s*(?=(?:[\w.-]+/[\w.-]+)?#\d|GH-\d)"
+    r"|(?:[\w.-]+/[\w.-]+)?#\d+|\bGH-\d+",
+    re.IGNORECASE,
+)
+
+
+def title_words(title: str) -> int:
+    """The words of *title* that can say something of the problem: not git's merge
+    boilerplate (``Merge branch 'fix-caller'``), not issue references (``fixes #5``)."""
+    return len([w for w in _NOT_WORDS.sub(" ", title).split() if any(c.isalnum() for c in w)])
+
 
 def choose(
     candidates: list[Statement], names: list[str], patch: str, *, min_sentences: int = 1
@@ -111,7 +126,7 @@ def choose(
         # A commit's list items are its squashed commits' titles, not the problem's words.
         sentences = sentence_count(body.text, items=candidate.kind != "commit-message")
         if candidate.kind == "title":
-            words = len(title.text.split())
+            words = title_words(title.text)
             if words >= TITLE_WORDS:
                 return Chosen(candidate, merged, 0, fallbacks), fallbacks
             reason = (
