@@ -100,6 +100,36 @@ def test_init_writes_a_config_that_loads(
     assert f"package: {source}" in done.stderr
 
 
+GROUPS = (
+    '[project]\nname = "my-pkg"\nrequires-python = ">=3.11"\n'
+    '[project.optional-dependencies]\ndev = ["ruff"]\n'
+    "[dependency-groups]\n"
+    'tests = ["pytest>=8", "my-pkg[extra]", {include-group = "fixtures"}]\n'
+    'fixtures = ["time-machine"]\ndev = [{include-group = "tests"}, "mypy"]\n'
+)
+
+
+def test_init_takes_the_test_dependencies_pyproject_gives(tmp_path: Path) -> None:
+    """structlog keeps them in PEP 735's [dependency-groups] tests: init writes them, its
+    included groups followed and the project itself left out; dev comes only without."""
+    repo = make_tree(tmp_path / "repo", {**SRC_LAYOUT, "pyproject.toml": GROUPS})
+    done = init(repo, path=fake_clis(tmp_path / "bin", ()))
+    assert done.returncode == 0, done.stderr
+    config = load_config(repo / "bugbout.toml")
+    assert config.project.test_dependencies == ["pytest>=8", "time-machine"]
+    assert "# from [dependency-groups] tests" in (repo / "bugbout.toml").read_text()
+    assert "test dependencies: 2 from [dependency-groups] tests" in done.stderr
+    only_dev = GROUPS.split("[dependency-groups]")[0]
+    repo = make_tree(tmp_path / "dev", {**SRC_LAYOUT, "pyproject.toml": only_dev})
+    assert detect(repo, path="").test_dependencies == ("ruff",)
+    repo = make_tree(tmp_path / "none", SRC_LAYOUT)
+    assert detect(repo, path="").test_dependencies == ()
+    assert (
+        '# test-dependencies = ["pytest"]'
+        in init(repo, path="").stdout + (repo / "bugbout.toml").read_text()
+    )
+
+
 def test_init_names_the_other_packages_it_did_not_choose(tmp_path: Path) -> None:
     repo = make_tree(tmp_path / "repo", SRC_LAYOUT)
     layout = detect(repo, path="")

@@ -80,6 +80,21 @@ def test_each_commit_declares_what_its_files_say(tmp_path: Path) -> None:
     assert found["pyproject"] == ["hypothesis", "six>=1.17"]
 
 
+def test_dependency_groups_declare_test_dependencies_too(tmp_path: Path) -> None:
+    """PEP 735's [dependency-groups] (structlog's tests group), include-group followed."""
+    repo = GitRepo(tmp_path / "repo")
+    sha = repo.commit(
+        {
+            "pyproject.toml": NEW_PYPROJECT
+            + '[dependency-groups]\ntests = ["pytest>=8", {include-group = "more"}]\n'
+            + 'more = ["time-machine", {include-group = "tests"}]\ndocs = ["sphinx"]\n'
+        },
+        "Start",
+    )
+    with open_repo(repo.path) as opened:
+        assert declared_at(opened, sha) == ["hypothesis", "pytest>=8", "six>=1.17", "time-machine"]
+
+
 def _project(**fields: Any) -> ProjectConfig:
     fields.setdefault("python", PYTHON_VERSION)
     return ProjectConfig(source="src/pkg", **fields)

@@ -105,7 +105,9 @@ def test_source_dot_is_the_whole_tree_without_tests(git_repo: Callable[..., GitR
     """black.py at the root: source = "." reaches it; tests and non-Python files stay out."""
     repo = git_repo()
     repo.commit({"black.py": CODE, "tests/test_black.py": TESTS, "README.md": "x"}, "Start")
-    repo.commit({"black.py": FIXED, "tests/test_black.py": MORE, "README.md": "y"}, "Fix None in total (#4)")
+    repo.commit(
+        {"black.py": FIXED, "tests/test_black.py": MORE, "README.md": "y"}, "Fix None in total (#4)"
+    )
     (task,) = mine(repo, "--source", ".").tasks
     assert (task["source"], task["source_files"], task["test_files"]) == (
         ".", ["black.py"], ["tests/test_black.py"],
@@ -165,7 +167,9 @@ def test_only_python_modules_count_toward_max_source_files(base: GitRepo) -> Non
 
 
 def test_a_closing_keyword_in_the_body_is_a_fix_signal(base: GitRepo) -> None:
-    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "#994: Skip None values\n\nFix #994")
+    base.commit(
+        {"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "#994: Skip None values\n\nFix #994"
+    )
     (task,) = mine(base, "--source", "pkg").tasks
     assert task["fix_signals"] == ["closing-keyword"]
     assert task["category"] == "unknown"

@@ -2,8 +2,9 @@
 
 :func:`declared_at` reads, at one commit (or in a working tree):
 
-* ``pyproject.toml``: ``[project].dependencies`` and the optional dependency groups named
-  ``test``, ``tests``, ``testing`` or ``dev``;
+* ``pyproject.toml``: ``[project].dependencies``, the optional dependency groups (extras)
+  named ``test``, ``tests``, ``testing`` or ``dev``, and the dependency groups of those
+  names (PEP 735's ``[dependency-groups]``, their ``include-group`` entries followed);
 * ``setup.cfg``: ``[options] install_requires`` and the same extras of
   ``[options.extras_require]``;
 * ``setup.py``: ``install_requires=[...]`` and those ``extras_require`` groups when they
@@ -78,19 +79,54 @@ def declared(read: Reader) -> list[str]:
 
 
 def _pyproject(data: bytes | None) -> list[str]:
-    if not data:
-        return []
-    try:
-        project = tomllib.loads(data.decode("utf-8")).get("project", {})
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []
+    document = _toml(data)
+    project = document.get("project", {})
     if not isinstance(project, dict):
         return []
-    found = _strings(project.get("dependencies"))
-    extras = project.get("optional-dependencies")
+    return _strings(project.get("dependencies")) + [r for r, _ in test_requirements(document)]
+
+
+def _toml(data: bytes | None) -> dict[str, Any]:
+    if not data:
+        return {}
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return {}
+
+
+def test_requirements(document: dict[str, Any]) -> list[tuple[str, str]]:
+    """What a pyproject.toml *document* says its tests need: ``(requirement, where)`` for
+    each requirement of the extras and the dependency groups named in :data:`TEST_EXTRAS`
+    (``where``: ``[project.optional-dependencies] test``, ``[dependency-groups] tests``),
+    a group's ``include-group`` entries followed, in the order written."""
+    found: list[tuple[str, str]] = []
+    project = document.get("project", {})
+    extras = project.get("optional-dependencies") if isinstance(project, dict) else None
     if isinstance(extras, dict):
         for name in TEST_EXTRAS:
-            found += _strings(extras.get(name))
+            where = f"[project.optional-dependencies] {name}"
+            found += [(r, where) for r in _strings(extras.get(name))]
+    groups = document.get("dependency-groups")
+    if isinstance(groups, dict):
+        for name in TEST_EXTRAS:
+            where = f"[dependency-groups] {name}"
+            found += [(r, where) for r in _group(groups, name, set())]
+    return found
+
+
+def _group(groups: dict[str, Any], name: str, seen: set[str]) -> list[str]:
+    """The requirements of dependency group *name*, its included groups' too (once each)."""
+    if name in seen:
+        return []
+    seen.add(name)
+    found: list[str] = []
+    entries = groups.get(name)
+    for entry in entries if isinstance(entries, list) else []:
+        if isinstance(entry, str):
+            found.append(entry)
+        elif isinstance(entry, dict) and isinstance(entry.get("include-group"), str):
+            found += _group(groups, entry["include-group"], seen)
     return found
 
 

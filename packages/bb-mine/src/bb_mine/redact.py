@@ -101,6 +101,8 @@ _ONLY_REFS = re.compile(
 def only_refs(text: str) -> bool:
     """Whether *text* only names issues or pull requests (with a closing keyword or not)."""
     return bool(_ONLY_REFS.match(text.strip()))
+
+
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9`\"'(\[*_])")
 
 
@@ -159,7 +161,9 @@ def sentence_count(text: str, *, items: bool = True) -> int:
             if not body or _SETEXT.match(body):
                 continue
             count += sum(
-                1 for s in _SENTENCE_END.split(body) if len(WORD.findall(s)) >= 2 and not only_refs(s)
+                1
+                for s in _SENTENCE_END.split(body)
+                if len(WORD.findall(s)) >= 2 and not only_refs(s)
             )
     return count
 

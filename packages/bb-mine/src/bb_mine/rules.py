@@ -248,7 +248,9 @@ _FEATURE_START = re.compile(
 
 #: A title's scope before a colon, up to three words (``api_jwk: ...``, ``native loggers:
 #: ...``, ``docs(cli)!: ...``).
-_SCOPE = re.compile(r"^(?P<scope>[A-Za-z_][\w./-]{0,30}(?: [\w./-]{1,30}){0,2})(?:\([^)]*\))?!?:\s+")
+_SCOPE = re.compile(
+    r"^(?P<scope>[A-Za-z_][\w./-]{0,30}(?: [\w./-]{1,30}){0,2})(?:\([^)]*\))?!?:\s+"
+)
 _FIX_TYPES = frozenset({"fix", "bugfix", "hotfix"})
 
 

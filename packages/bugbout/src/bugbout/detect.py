@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import init_entries
+from bb_core.declarations import test_requirements
 from bb_core.envs import find_uv
 
 
@@ -65,6 +66,9 @@ class Layout:
     python_available: bool
     agents: tuple[str, ...]  # executables found on PATH, in the adapters' order
     notes: list[str] = field(default_factory=list)
+    #: What pyproject.toml says the tests need (see :func:`test_dependencies`), and where.
+    test_dependencies: tuple[str, ...] = ()
+    test_dependencies_from: str = ""
 
     @property
     def layout(self) -> str:
@@ -91,6 +95,7 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
     notes: list[str] = []
     if not (root / ".git").exists():
         notes.append(f"{root} is not the top of a git work tree")
+    test_deps, test_from = test_dependencies(document, name)
     return Layout(
         root=root,
         source=source,
@@ -102,7 +107,30 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
         python_available=available,
         agents=found,
         notes=notes,
+        test_dependencies=test_deps,
+        test_dependencies_from=test_from,
     )
+
+
+#: Test groups before ``dev``, which often adds linters and type checkers.
+_TEST_FIRST = ("test", "tests", "testing")
+
+
+def test_dependencies(document: dict[str, Any], name: str | None) -> tuple[tuple[str, ...], str]:
+    """The requirements pyproject.toml gives for the tests - its ``test``/``tests``/``testing``
+    extras and dependency groups, else its ``dev`` ones - less the project itself, with
+    where they came from (empty when it gives none)."""
+    found = test_requirements(document)
+    chosen = [(r, w) for r, w in found if w.rsplit(" ", 1)[-1] in _TEST_FIRST] or found
+    own = _normal(name) if name else None
+    kept = [(r, w) for r, w in chosen if own is None or _normal(_requirement_name(r)) != own]
+    wanted = tuple(dict.fromkeys(r for r, _ in kept))
+    return wanted, ", ".join(dict.fromkeys(w for _, w in kept))
+
+
+def _requirement_name(requirement: str) -> str:
+    match = re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", requirement)
+    return match.group(1) if match else requirement
 
 
 def _pyproject(root: Path) -> dict[str, Any]:

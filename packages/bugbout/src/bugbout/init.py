@@ -56,7 +56,7 @@ def config_text(layout: Layout) -> str:
         f"tests = {_q(layout.tests)}{tests_note}",
         'repository = "."',
         f"python = {_q(layout.python)}   # {python_note}",
-        '# test-dependencies = ["pytest"]',
+        _test_dependencies(layout),
         "# pytest-args = []",
         "# env = {}",
         "# install-project = true          # install the project's runtime dependencies",
@@ -110,6 +110,15 @@ def config_text(layout: Layout) -> str:
     return "\n".join(lines)
 
 
+def _test_dependencies(layout: Layout) -> str:
+    """The ``test-dependencies`` line: what pyproject.toml gives for the tests, else the
+    commented default."""
+    if not layout.test_dependencies:
+        return '# test-dependencies = ["pytest"]'
+    listed = ", ".join(json.dumps(d) for d in layout.test_dependencies)
+    return f"test-dependencies = [{listed}]   # from {layout.test_dependencies_from}"
+
+
 def init(
     path: str | Path = ".", *, force: bool = False, agents_path: str | None = None
 ) -> tuple[Path, Layout]:
@@ -150,6 +159,9 @@ def describe(layout: Layout) -> list[str]:
         f"python: {layout.python}" + ("" if layout.python_available else " (not installed here)"),
         f"agents: {agents}",
     ]
+    if layout.test_dependencies:
+        count = len(layout.test_dependencies)
+        lines.append(f"test dependencies: {count} from {layout.test_dependencies_from}")
     if layout.other_sources:
         lines.append(f"other packages: {', '.join(layout.other_sources)}")
     return [*lines, *layout.notes]
