@@ -202,6 +202,30 @@ def test_without_require_fix_signal_any_issue_linked_change_is_taken(
     assert task["fix_signals"] == []
 
 
+def test_an_issue_only_mentioned_is_not_claimed(base: GitRepo) -> None:
+    """black 836acad863, "Improve AST safety check (#4290)", says "Fixes #4288, regressed
+    by #4270": it claims #4290 and #4288, not #4270, whose own fix stays a task."""
+    first = base.commit(
+        {"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Fix None in total (#4270)"
+    )
+    later = base.commit(
+        {"pkg/core.py": FIXED + "\n", "tests/test_core.py": MORE + "\n\ndef test_b():\n    pass\n"},
+        "Improve the total check (#4290)\n\nFixes #4288, regressed by #4270",
+    )
+    result = mine(base, "--source", "pkg")
+    assert [t["fix_commit"] for t in result.tasks] == [later, first]
+    again = base.commit(
+        {"pkg/core.py": FIXED.replace("x is not None", "x is not None and x == x"),
+         "tests/test_core.py": MORE + "\n\ndef test_b():\n    pass\n"
+         + "\n\ndef test_c():\n    assert total([]) == 0\n"},
+        "Fix the total check again\n\nFixes #4270",
+    )  # fmt: skip
+    result = mine(base, "--source", "pkg")
+    assert [t["fix_commit"] for t in result.tasks] == [again, later]
+    (skip,) = [s for s in result.skips if s["reason"] == "duplicate-issue"]
+    assert (skip["commit"], skip["detail"]["issue"]) == (first, "#4270")
+
+
 # -- categories ----------------------------------------------------------------------------------
 
 
@@ -230,6 +254,8 @@ def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Pat
         ("Deprecate structlog.threadlocal (#409)", "feature"),
         ("Windows paths: fix the separator (#5)", "bug"),
         ("Fix a crash in docs: add the missing guard (#6)", "bug"),
+        # click's: a feature closing an issue, and a fix from a fix branch worded "allow"
+        ("Make it possible to define aliases. This fixes #420", "feature"),
         ("fix: close the response on HTTPError (#880)", "bug"),
         # pyjwt 88a9fc56bd, a security fix: "Added" and "fixes" both, so the oracle decides
         ("Added some fixes related to algorithm and key choice", "unknown"),
@@ -239,6 +265,13 @@ def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Pat
 )
 def test_the_category_a_title_reads_as(title: str, kind: str) -> None:
     assert category(title, []) == kind
+
+
+def test_a_fix_branch_makes_feature_wording_unknown() -> None:
+    """click deb1f0e1d7, "allow empty str input in prompt() ..." merged from
+    fix/allow-empty-when-confirmation-required: a real bug."""
+    title = "allow empty str input in prompt() when confirmation is required"
+    assert (category(title, []), category(title, ["branch"])) == ("feature", "unknown")
 
 
 # -- tests that change ---------------------------------------------------------------------------

@@ -65,12 +65,15 @@ _CLOSING_BEFORE = re.compile(_CLOSING + r":?\s*$", re.IGNORECASE)
 
 @dataclass(frozen=True, slots=True)
 class IssueRef:
-    """One issue or pull request a change names. ``repo`` is None for this repository."""
+    """One issue or pull request a change names. ``repo`` is None for this repository;
+    ``mentioned``: named only in the body, without a closing keyword ("a regression
+    introduced by #3126"), so the change does not claim it (see :func:`claimed_keys`)."""
 
     number: int
     text: str
     repo: str | None = None
     closing: bool = False
+    mentioned: bool = False
 
     @property
     def key(self) -> tuple[str, int]:
@@ -189,7 +192,7 @@ def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
     if text.pull_request is not None:
         found.append(IssueRef(text.pull_request, f"#{text.pull_request}"))
         seen.add(("", text.pull_request))
-    for chunk in (text.title, text.body):
+    for in_body, chunk in enumerate((text.title, text.body)):
         for match in _REF.finditer(chunk):
             if match.group("url"):
                 repo: str | None = match.group("urepo")
@@ -203,7 +206,7 @@ def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
             closing = bool(
                 _CLOSING_BEFORE.search(chunk[max(0, match.start() - 20) : match.start()])
             )
-            ref = IssueRef(number, match.group(0), repo, closing)
+            ref = IssueRef(number, match.group(0), repo, closing, bool(in_body) and not closing)
             if ref.key in seen:
                 if closing:
                     found = [
@@ -214,6 +217,14 @@ def issue_refs(text: ChangeText, own_repo: str | None = None) -> list[IssueRef]:
             seen.add(ref.key)
             found.append(ref)
     return found
+
+
+def claimed_keys(refs: list[IssueRef]) -> set[tuple[str, int]]:
+    """The issues a change claims to resolve, for duplicates: those its title names (its
+    pull request's number among them) and those a closing keyword names anywhere; every
+    one it names when it only mentions some in its body."""
+    claimed = {r.key for r in refs if not r.mentioned}
+    return claimed or {r.key for r in refs}
 
 
 def closing_refs(body: str, own_repo: str | None = None) -> list[IssueRef]:
@@ -241,7 +252,7 @@ _LEADING_REF = re.compile(
 _FEATURE_START = re.compile(
     r"^(?:feat(?:ure)?\b|add(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|introduce[sd]?\b"
     r"|support(?:s|ed)?\b|allow(?:s|ed)?\b|new\b|enable[sd]?\b|provide[sd]?\b"
-    r"|deprecate[sd]?\b)",
+    r"|deprecate[sd]?\b|make\s+it\s+possible\b)",
     re.IGNORECASE,
 )
 
@@ -261,8 +272,9 @@ def category(title: str, signals: list[str], labels: list[str] | None = None) ->
     reference (``Fix #12: ...``, ``#994: ...``) and a scope (``api_jwk: ...``; the
     conventional ``fix: ...`` says bug): one that starts like a feature (``Add``,
     ``Implement``, ``Support`` ...) is a feature, unless a fix word follows that is not a
-    closing keyword's (``Added some fixes to key checks``: unknown, which tasks keep by
-    default, so the oracle decides); one with a fix word (fix, bug, crash, regression ...)
+    closing keyword's, or a fix branch's name (``Added some fixes to key checks``, click's
+    ``allow empty str input in prompt()`` from ``fix/allow-empty-...``: unknown, which
+    tasks keep by default, so the oracle decides); one with a fix word (fix, bug, crash, regression ...)
     is a bug, and a fix branch's name (``fix/...``) also says bug.
     """
     found = {label.strip().lower() for label in labels or ()}
@@ -278,7 +290,9 @@ def category(title: str, signals: list[str], labels: list[str] | None = None) ->
             return "bug"  # fix: ..., or words before a colon that say fix ("Fix typo in docs: ...")
         rest = rest[scoped.end() :]
     if _FEATURE_START.match(rest):
-        return "unknown" if reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) else "feature"
+        # a fix word that is no closing keyword's, or a fix branch, says otherwise
+        fix = reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) or "branch" in signals
+        return "unknown" if fix else "feature"
     if reads_like_fix(rest) or "branch" in signals:
         return "bug"
     return "unknown"

@@ -23,7 +23,7 @@ from bb_core.records import json_type
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count
-from bb_mine.rules import ChangeText, IssueRef, closing_refs, is_bug_label
+from bb_mine.rules import ChangeText, IssueRef, claimed_keys, closing_refs, is_bug_label
 
 _TRAILER = re.compile(
     r"^(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|Tested-by):", re.IGNORECASE
@@ -272,10 +272,12 @@ class StatementFinder:
         change names (an issue a named pull request closes before that pull request), the
         pull requests, the commit message, and the commit title alone."""
         notes: list[str] = []
-        keys = {ref.key for ref in refs}
+        keys = claimed_keys(refs)
         issues: list[Statement] = []
         pulls: list[Statement] = []
-        for ref in refs:
+        # What the change claims first; an issue it only mentions ("introduced by #3126")
+        # speaks only when those have nothing to say.
+        for ref in sorted(refs, key=lambda r: r.mentioned):
             item, source = self._lookup(ref, notes)
             if item is None:
                 continue
@@ -285,7 +287,8 @@ class StatementFinder:
             for closed in item.closes:
                 issue, issue_source = self._lookup(IssueRef(closed, f"#{closed}", ref.repo), notes)
                 if issue is not None and not issue.is_pull_request:
-                    keys.add(((ref.repo or "").lower(), issue.number))
+                    if not ref.mentioned:
+                        keys.add(((ref.repo or "").lower(), issue.number))
                     issues.append(
                         Statement(
                             issue.title, issue.body, issue_source, issue.url, issue, item.number

@@ -58,7 +58,13 @@ class TaskMaker:
         skipped as ``not-a-fix``.
         """
         refs = [
-            IssueRef(r["number"], r["text"], r.get("repo"), r.get("closing", False))
+            IssueRef(
+                r["number"],
+                r["text"],
+                r.get("repo"),
+                r.get("closing", False),
+                r.get("mentioned", False),
+            )
             for r in facts["refs"]
         ]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
