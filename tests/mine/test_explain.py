@@ -49,7 +49,29 @@ def test_a_task_passes_every_rule(git_repo: Callable[..., GitRepo], tmp_path: Pa
     assert rows["no-test-added"] == "passes | tests/test_core.py::test_b"
     assert rows["category"] == "passes | bug"
     assert rows["no-statement"] == "passes | from the commit"
-    assert rows["duplicate-issue"] == "- | decided by a whole run"
+    assert rows["duplicate-issue"].startswith("passes | no newer task claims its issues; a run")
+
+
+def test_a_duplicate_is_told_as_a_run_tells_it(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """click 19fd4d6e18: --explain passed every rule of a commit the run left out."""
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    old = repo.commit(
+        {"pkg/core.py": CODE + "\n", "tests/test_core.py": TESTS + "\n\ndef test_b():\n    pass\n"},
+        "Fix the total (#3)",
+    )
+    repo.commit(
+        {"pkg/core.py": CODE + "\n\n", "tests/test_core.py": TESTS + "\n\ndef test_b():\n    pass\n"
+         + "\n\ndef test_c():\n    assert 1\n"},
+        "Fix the total once more (#3)",
+    )  # fmt: skip
+    rows = _rows(_explain(repo, tmp_path, old, "limit = 0\n")[1])
+    assert rows["no-statement"].startswith("passes")
+    assert rows["duplicate-issue"].startswith(
+        "leaves it out | names the same issue as the newer task "
+    )
 
 
 def test_with_an_issues_export_the_category_is_the_runs(

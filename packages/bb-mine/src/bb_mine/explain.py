@@ -4,8 +4,8 @@
 applies, read from the same facts. A change that passes them is then written as a run
 writes it, so the verdicts decided only then are this run's too: the category by the
 linked issues' labels (with an issues export or GitHub) and ``no-statement`` (from the
-issue's text); ``duplicate-issue``, which depends on other commits, is reported as
-decided by a whole run.
+issue's text); ``duplicate-issue``, which depends on the newer commits, is read from a
+run with the same options (the mining cache makes it quick once mined).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from bb_core.errors import UsageError
 from bb_core.git import open_repo
 
 from bb_mine.facts import needs_trees
-from bb_mine.mine import REASONS, MineOptions, Miner
+from bb_mine.mine import REASONS, MineOptions, Miner, mine
 from bb_mine.statements import IssueExport
 
 PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
@@ -83,21 +83,49 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
                 decided = str(made["category"])
                 verdicts["no-statement"] = None
                 facts = facts | {"statement_source": made["statement_source"]}
-        failed = False
-        for rule in REASONS:
-            if rule in LATER and rule not in verdicts:
-                rows.append((rule, NOT_REACHED if failed else "-", LATER[rule]))
-                continue
-            if failed or rule not in verdicts:
-                rows.append((rule, NOT_REACHED, ""))
-                continue
-            reason = verdicts[rule]
-            if reason is None:
-                rows.append((rule, PASSED, decided if rule == "category" else _passed(rule, facts)))
-            else:
-                failed = True
-                rows.append((rule, FAILED, reason[1]))
-        return rows
+    rows += _verdicts(verdicts, facts, decided)
+    if not any(verdict == FAILED for _, verdict, _ in rows):
+        rows[-1] = ("duplicate-issue", *_in_a_run(location, options, sha))
+    return rows
+
+
+def _verdicts(
+    verdicts: dict[str, Any], facts: dict[str, Any], decided: str
+) -> list[tuple[str, str, str]]:
+    """One row per rule of :data:`REASONS`, in order, from the verdicts found."""
+    rows: list[tuple[str, str, str]] = []
+    failed = False
+    for rule in REASONS:
+        if rule in LATER and rule not in verdicts:
+            rows.append((rule, NOT_REACHED if failed else "-", LATER[rule]))
+            continue
+        if failed or rule not in verdicts:
+            rows.append((rule, NOT_REACHED, ""))
+            continue
+        reason = verdicts[rule]
+        if reason is None:
+            rows.append((rule, PASSED, decided if rule == "category" else _passed(rule, facts)))
+        else:
+            failed = True
+            rows.append((rule, FAILED, reason[1]))
+    return rows
+
+
+def _in_a_run(location: str | Path, options: MineOptions, sha: str) -> tuple[str, str]:
+    """The ``duplicate-issue`` verdict on *sha* as a run with *options* gives it."""
+    records = mine(location, options)
+    try:
+        for record in records:
+            kind = record.get("kind")
+            if kind == "task" and record.get("fix_commit") == sha:
+                return PASSED, f"no newer task claims its issues; a run makes it {record['id']}"
+            if kind == "skip" and record.get("commit") == sha:
+                return FAILED, str(record.get("message", record.get("reason")))
+            if kind == "summary":
+                return NOT_REACHED, f"a run stops at tasks.{record.get('stopped')} before it"
+    finally:
+        records.close()
+    return NOT_REACHED, ""
 
 
 def _passed(rule: str, facts: dict[str, Any]) -> str:
