@@ -256,6 +256,8 @@ def test_a_feature_named_fix_is_left_out_by_default(base: GitRepo, tmp_path: Pat
         ("Fix a crash in docs: add the missing guard (#6)", "bug"),
         # click's: a feature closing an issue, and a fix from a fix branch worded "allow"
         ("Make it possible to define aliases. This fixes #420", "feature"),
+        ("Issue #535: Bash completion for click.Choice()", "unknown"),
+        ("Issue #536: Add bash completion for choices", "feature"),
         ("fix: close the response on HTTPError (#880)", "bug"),
         # pyjwt 88a9fc56bd, a security fix: "Added" and "fixes" both, so the oracle decides
         ("Added some fixes related to algorithm and key choice", "unknown"),

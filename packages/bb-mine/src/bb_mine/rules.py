@@ -247,7 +247,9 @@ def is_bug_label(labels: Iterable[str]) -> bool:
 
 
 _LEADING_REF = re.compile(
-    r"^\s*(?:(?:" + _CLOSING + r")\s*)?(?:\(?(?:#\d+|GH-\d+)\)?[\s,]*)+[:\-–]?\s*", re.IGNORECASE
+    r"^\s*(?:(?:" + _CLOSING + r")\s*)?(?:issues?\s+|pr\s+|pull\s+request\s+)?"
+    r"(?:\(?(?:#\d+|GH-\d+)\)?[\s,]*)+[:\-–]?\s*",
+    re.IGNORECASE,
 )
 _FEATURE_START = re.compile(
     r"^(?:feat(?:ure)?\b|add(?:s|ed|ing)?\b|implement(?:s|ed|ing)?\b|introduce[sd]?\b"
