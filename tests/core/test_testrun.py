@@ -202,6 +202,18 @@ def test_forged_stdout_does_not_count(
     assert "PASSED" in result.log.read_text()
 
 
+def test_pytest_starts_through_its_own_entry_without_a_deprecation(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """pytest 9.1 deprecated ``pytest.console_main`` (gone in pytest 10): every run's log
+    carried its warning, and a run under pytest 10 would fail to start."""
+    project = make_project(tmp_path / "repo", {"tests/test_a.py": "def test_a(): pass\n"}).parent
+    result = run(project, host_env, bwrap_sandbox)
+    assert result.outcomes == {"tests/test_a.py::test_a": "passed"}
+    log = result.log.read_text()
+    assert "console_main" not in log and "RemovedIn10" not in log, log
+
+
 @pytest.mark.parametrize(
     ("name", "files"),
     [

@@ -20,6 +20,16 @@ import os
 import sys
 
 
+def console_entry():
+    """pytest's command-line entry, as ``python -m pytest`` calls it: ``_console_main`` from
+    pytest 9.1 on (``pytest.console_main`` warns there, and goes in pytest 10), before that
+    ``pytest.console_main``."""
+    import pytest
+    from _pytest import config
+
+    return getattr(config, "_console_main", None) or pytest.console_main
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     entries = [p for p in os.environ.pop("BUGBOUT_PYTHONPATH", "").split(os.pathsep) if p]
@@ -28,7 +38,7 @@ def main():
     sys.path[:] = [here, os.getcwd(), *[p for p in entries if p != here], *sys.path[1:]]
     os.environ["PYTHONPATH"] = os.pathsep.join(entries)
     sys.argv[0] = os.path.join(os.path.dirname(pytest.__file__), "__main__.py")
-    raise SystemExit(pytest.console_main())
+    raise SystemExit(console_entry()())
 
 
 if __name__ == "__main__":

@@ -116,10 +116,11 @@ def _child(job, fds, sock):
         here = os.path.dirname(os.path.abspath(__file__))
         sys.path[:] = [here, os.getcwd(), *[p for p in job["path"] if p != here], *_BASE_PATH]
         import pytest
+        from bugbout_boot import console_entry
 
         sys.argv = [os.path.join(os.path.dirname(pytest.__file__), "__main__.py"), *job["args"]]
         try:
-            code = pytest.console_main()
+            code = console_entry()()
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
         import atexit
