@@ -130,6 +130,28 @@ def test_init_takes_the_test_dependencies_pyproject_gives(tmp_path: Path) -> Non
     )
 
 
+def test_a_thin_package_is_written_with_the_one_it_re_exports(tmp_path: Path) -> None:
+    """attrs: the distribution's name is src/attrs, a facade over src/attr's code; mining
+    src/attrs alone gave 1 task instead of 76."""
+    code = "".join(f"def f{n}():\n    return {n}\n" for n in range(40))
+    files = {
+        "pyproject.toml": '[project]\nname = "attrs"\n',
+        "src/attr/__init__.py": code,
+        "src/attrs/__init__.py": "from attr import f1, f2\n\nfrom . import more\n",
+        "src/attrs/more.py": "X = 1\n",
+        "src/other/__init__.py": code,
+        "tests/test_a.py": "def test_a():\n    pass\n",
+    }
+    repo = make_tree(tmp_path / "repo", files)
+    done = init(repo, path="")
+    assert done.returncode == 0, done.stderr
+    assert load_config(repo / "bugbout.toml").project.source == ["src/attr", "src/attrs"]
+    text = (repo / "bugbout.toml").read_text()
+    line = next(x for x in text.splitlines() if x.startswith("source"))
+    assert line.endswith("# src/attrs re-exports src/attr; other packages here: src/other")
+    assert "package: src/attr, src/attrs (src layout)" in done.stderr
+
+
 def test_init_names_the_other_packages_it_did_not_choose(tmp_path: Path) -> None:
     repo = make_tree(tmp_path / "repo", SRC_LAYOUT)
     layout = detect(repo, path="")

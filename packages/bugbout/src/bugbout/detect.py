@@ -66,6 +66,8 @@ class Layout:
     python_available: bool
     agents: tuple[str, ...]  # executables found on PATH, in the adapters' order
     notes: list[str] = field(default_factory=list)
+    #: Packages ``source`` re-exports (attrs' ``src/attrs`` is ``src/attr``'s): mined with it.
+    reexported: tuple[str, ...] = ()
     #: What pyproject.toml says the tests need (see :func:`test_dependencies`), and where.
     test_dependencies: tuple[str, ...] = ()
     test_dependencies_from: str = ""
@@ -86,7 +88,8 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
     name = project.get("name") if isinstance(project.get("name"), str) else None
     candidates = packages(root)
     source = _choose(candidates, name)
-    others = tuple(c for c in candidates if c != source)
+    reexported = _reexported(root, source, candidates)
+    others = tuple(c for c in candidates if c != source and c not in reexported)
     tests, tests_found = find_tests(root, source)
     requires = project.get("requires-python")
     requires = requires if isinstance(requires, str) else None
@@ -109,7 +112,38 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
         notes=notes,
         test_dependencies=test_deps,
         test_dependencies_from=test_from,
+        reexported=reexported,
     )
+
+
+def _reexported(root: Path, source: str | None, candidates: list[str]) -> tuple[str, ...]:
+    """The other candidates *source*'s ``__init__.py`` imports that hold more code than it:
+    a thin package over the real one (attrs' ``src/attrs`` over ``src/attr``)."""
+    if source is None:
+        return ()
+    try:
+        init = (root / source / "__init__.py").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ()
+    size = _lines(root / source)
+    found = []
+    for other in candidates:
+        name = other.rsplit("/", 1)[-1]
+        imported = re.search(rf"^\s*(?:from|import)\s+{re.escape(name)}\b", init, re.MULTILINE)
+        if other != source and imported and _lines(root / other) > size:
+            found.append(other)
+    return tuple(found)
+
+
+def _lines(folder: Path) -> int:
+    """Lines of Python under *folder*."""
+    total = 0
+    for path in folder.rglob("*.py"):
+        try:
+            total += path.read_bytes().count(b"\n")
+        except OSError:
+            continue
+    return total
 
 
 #: Test groups before ``dev``, which often adds linters and type checkers.

@@ -52,7 +52,7 @@ def config_text(layout: Layout) -> str:
         "# docs/configuration.md; commented keys show their defaults.",
         "",
         "[project]",
-        f"source = {_q(layout.source)}" + (f"   # other packages here: {others}" if others else ""),
+        _source_line(layout, others),
         f"tests = {_q(layout.tests)}{tests_note}",
         'repository = "."',
         f"python = {_q(layout.python)}   # {python_note}",
@@ -110,6 +110,19 @@ def config_text(layout: Layout) -> str:
     return "\n".join(lines)
 
 
+def _source_line(layout: Layout, others: str) -> str:
+    """``source = ...``: the package, with the packages it re-exports before it."""
+    assert layout.source is not None
+    notes = [f"other packages here: {others}"] if others else []
+    if not layout.reexported:
+        line = f"source = {_q(layout.source)}"
+    else:
+        listed = ", ".join(_q(s) for s in (*layout.reexported, layout.source))
+        line = f"source = [{listed}]"
+        notes.insert(0, f"{layout.source} re-exports {', '.join(layout.reexported)}")
+    return line + (f"   # {'; '.join(notes)}" if notes else "")
+
+
 def _test_dependencies(layout: Layout) -> str:
     """The ``test-dependencies`` line: what pyproject.toml gives for the tests, else the
     commented default."""
@@ -154,7 +167,7 @@ def describe(layout: Layout) -> list[str]:
     """What was found, one line each, for stderr."""
     agents = ", ".join(layout.agents) or "none on PATH"
     lines = [
-        f"package: {layout.source or 'none found'} ({layout.layout} layout)",
+        f"package: {', '.join((*layout.reexported, layout.source or 'none found'))} ({layout.layout} layout)",
         f"tests: {layout.tests}" + ("" if layout.tests_found else " (no test folder found)"),
         f"python: {layout.python}" + ("" if layout.python_available else " (not installed here)"),
         f"agents: {agents}",
