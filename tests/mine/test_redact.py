@@ -102,6 +102,7 @@ NAMES = [
         ("This adds an explicit close() call in the handler.", "prescribing_sentences"),
         ("Also adds a changelog entry for the close fix.", "prescribing_sentences"),
         ("This PR makes the reader skip empty lines.", "prescribing_sentences"),
+        ("This moves the alias lookup before the transformer call.", "prescribing_sentences"),
         ("This makes the reader crash on empty lines.", None),
         # what it fixes is the problem, said by the one who fixed it: it stays
         ("This change fixes unpacking a tuple when the type is a variable.", None),

@@ -346,3 +346,14 @@ def test_a_title_of_merge_boilerplate_and_references_has_no_words() -> None:
     found = [Statement("Merge branch 'fix-caller', fixes #5", "", "commit", kind="title")]
     chosen, fallbacks = choose(found, [], "")
     assert chosen is None and "keeps 0 words" in fallbacks[0]["reason"]
+
+
+def test_wrapped_trailers_and_revert_lines_leave_a_commit_body() -> None:
+    """attrs 000c563473 and 947bfb5421: a Co-authored-by wrapped onto a second line left
+    the address behind, and a squash kept git's "This reverts commit ..." line."""
+    body = (
+        "Closing twice raised.\n\n* This reverts commit 0bd3f5c1a2b3.\n\n"
+        "Co-authored-by: Brandt Bucher\n<40968415+brandtbucher@users.noreply.github.com>\n"
+    )
+    assert _without_trailers(body) == "Closing twice raised."
+    assert _without_trailers("Mail me at\n<me@example.com>") == "Mail me at\n<me@example.com>"

@@ -30,7 +30,7 @@ PRESCRIBING = re.compile(
             r"\bfix(?:ed)?\s+(?:it|this|that)\s+by\b",
             # what a change does, as its author describes it: "This adds an explicit
             # close() call ...", "This PR replaces ...", "Also adds a guard ..."
-            r"(?:^|[.!?]\s+|\n)\W*(?:this|also|it)\s+(?:adds|introduces|replaces|removes)\b",
+            r"(?:^|[.!?]\s+|\n)\W*(?:this|also|it)\s+(?:adds|introduces|replaces|removes|moves)\b",
             r"\bthis\s+(?:pr|pull\s+request|patch|change|commit|fix|mr)\s+"
             r"(?:adds|introduces|replaces|removes|changes|makes|ensures|moves|uses)\b",
         ]

@@ -353,16 +353,24 @@ _SERVICE_NOISE = re.compile(
     re.IGNORECASE,
 )
 _RULE = re.compile(r"^-{3,}\s*$")
+#: git's line in a revert's message, kept in a squashed commit's body.
+_REVERTS = re.compile(r"^\s*(?:[-*]\s+)?This reverts commit [0-9a-f]{7,40}\.?\s*$")
+#: A trailer's name and address wrapped onto the next line.
+_WRAPPED = re.compile(r"^\s*<[^<>\s]+@[^<>\s]+>\s*$")
 
 
 def _without_trailers(body: str) -> str:
-    """A commit's body without its trailers (``Co-authored-by:`` ...), the lines a hosted
+    """A commit's body without its trailers (``Co-authored-by:`` ..., an address wrapped onto
+    the next line too), git's "This reverts commit ..." lines, the lines a hosted
     service adds to a squashed message (see :data:`_SERVICE_NOISE`), and the rule GitHub
     puts before the trailers (dashes after a blank line; under a line of text, dashes
     make a heading and stay)."""
     kept: list[str] = []
+    trailer = False
     for line in body.splitlines():
-        if _TRAILER.match(line) or _SERVICE_NOISE.match(line):
+        wrapped = trailer and _WRAPPED.match(line)
+        trailer = bool(_TRAILER.match(line))
+        if trailer or wrapped or _SERVICE_NOISE.match(line) or _REVERTS.match(line):
             continue
         if _RULE.match(line) and (not kept or not kept[-1].strip()):
             continue
