@@ -109,6 +109,11 @@ def test_a_hunk_that_changes_no_code_is_told_from_one_that_does() -> None:
     code = 'class A:\n\n    __slots__ = ()\n\n\ndef f(x):\n    """Old."""\n    return x + 1\n'
     assert same_code(code, code.replace("class A:\n\n", "class A:\n"))
     assert same_code(code, code.replace('"""Old."""', '"""New,\n    longer."""'))
+    # attrs ce89f5d11f drops an unused import: its revert is no behaviour a test can see
+    assert same_code("from typing import ClassVar\n" + code, code)
+    assert same_code("import os.path as p, sys\n" + code, code)
+    assert not same_code("from typing import A\n__all__ = ['A']\n", "__all__ = ['A']\n")
+    assert not same_code("from x import *\n" + code, code)
     assert same_code(code, code.replace("return x + 1", "return x + 1  # one more"))
     assert same_code(code, code.replace('    """Old."""\n', ""))
     assert not same_code(code, code.replace("x + 1", "x + 2"))

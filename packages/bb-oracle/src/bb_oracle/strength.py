@@ -11,8 +11,9 @@ Measured on the *after* side (the fix's tree), once the oracle's lists are known
   against the task's test modules; a mutant is killed when a FAIL_TO_PASS or PASS_TO_PASS
   test does not pass (or the run hits its limit); the survivors are described;
 - **hunks no test needs**: a hunk whose revert leaves every FAIL_TO_PASS test passing. A
-  hunk that changes no code - only blank lines, comments or docstrings, so that its revert
-  parses to the same syntax tree - is not reverted: no test could need it.
+  hunk that changes no code - only blank lines, comments, docstrings or imports of names
+  nothing reads, so that its revert parses to the same syntax tree less those - is not
+  reverted: no test could need it.
 
 A task whose score or coverage is under its threshold, or that has a hunk no test needs, is
 flagged ``weak-oracle``. Every run is the stage's usual sandboxed runner, with bytecode
@@ -102,15 +103,34 @@ def revert_hunk(source: str, hunk: Hunk) -> str | None:
 
 
 def same_code(one: str, two: str) -> bool:
-    """Whether two Python sources differ only in layout, comments or docstrings."""
+    """Whether two Python sources differ only in layout, comments, docstrings or imports
+    of names neither uses (attrs' removal of an unused ``from typing import ClassVar``)."""
     try:
-        return _code(one) == _code(two)
+        trees = ast.parse(one), ast.parse(two)
     except (SyntaxError, ValueError):
         return False
+    used = _used_names(trees[0]) | _used_names(trees[1])
+    return _code(trees[0], used) == _code(trees[1], used)
 
 
-def _code(source: str) -> str:
-    tree = ast.parse(source)
+def _used_names(tree: ast.AST) -> set[str]:
+    """Every name *tree* reads, and every string it holds (``__all__``, annotations)."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            found.add(node.id)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.update(node.value.replace(".", " ").replace("[", " ").split())
+    return found
+
+
+def _code(tree: ast.Module, used: set[str]) -> str:
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(body, list):
+            kept = [n for n in body if not _unused_import(n, used)]
+            if len(kept) != len(body):
+                node.body = kept or [ast.Pass()]  # type: ignore[attr-defined]
     for node in ast.walk(tree):
         if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             first = node.body[0] if node.body else None
@@ -118,6 +138,14 @@ def _code(source: str) -> str:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 node.body = node.body[1:] or [ast.Pass()]
     return ast.dump(tree)
+
+
+def _unused_import(node: ast.AST, used: set[str]) -> bool:
+    """An import binding only names that are never read (``*`` imports count as read)."""
+    if not isinstance(node, ast.Import | ast.ImportFrom):
+        return False
+    names = [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    return "*" not in names and not any(name in used for name in names)
 
 
 def _strip(line: str) -> str:
