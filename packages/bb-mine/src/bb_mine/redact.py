@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from bb_core import kinds
 
 from bb_mine.reveals import PRESCRIBING, WORD, FixFacts, name_matcher
+from bb_mine.rules import CLOSING_TEXT, REF_TEXT
 
 RULES = (
     "diff_blocks",
@@ -90,10 +91,8 @@ _DIFF_BODY = re.compile(
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 #: A sentence that only names issues: "fixes #787", "Closes #188,", "Fixes: #676".
 _ONLY_REFS = re.compile(
-    r"^\W*(?:(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?|see|refs?|related\s+to)\b\W*)?"
-    r"(?:(?:[\w.-]+/[\w.-]+)?#\d+|GH-\d+|https?://\S+/(?:issues|pull)/\d+\S*)"
-    r"(?:[\s,;&]+(?:and\s+)?(?:(?:[\w.-]+/[\w.-]+)?#\d+|GH-\d+|https?://\S+/(?:issues|pull)/\d+\S*))*"
-    r"[\W]*$",
+    r"^\W*(?:(?:" + CLOSING_TEXT + r"|see|refs?|related\s+to)\b\W*)?"
+    r"(?:" + REF_TEXT + r")(?:[\s,;&]+(?:and\s+)?(?:" + REF_TEXT + r"))*[\W]*$",
     re.IGNORECASE,
 )
 
@@ -147,8 +146,9 @@ def redact(
 
 def sentence_count(text: str, *, items: bool = True) -> int:
     """How many sentences of at least two words *text* has; a code block counts as one,
-    and a sentence that only names issues ("fixes #787") does not. Without *items*, list items do not count (a squashed commit's list of its commits'
-    titles: "* Add test and update changelog")."""
+    and a sentence that only names issues ("fixes #787") does not. Without *items*, list
+    items do not count (a squashed commit's list of its commits' titles: "* Add test and
+    update changelog")."""
     count = 0
     for block in _blocks(text):
         if block.kind == "fence":

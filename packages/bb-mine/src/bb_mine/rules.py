@@ -62,6 +62,11 @@ _REF = re.compile(
 )
 _CLOSING_BEFORE = re.compile(_CLOSING + r":?\s*$", re.IGNORECASE)
 
+#: Pattern text for other modules' patterns: a closing keyword, and an issue or pull
+#: request as a change names it (``#12``, ``owner/repo#12``, ``GH-12``, an issue URL).
+CLOSING_TEXT = _CLOSING
+REF_TEXT = r"(?:" + _REPO + r")?#\d+|GH-\d+|https?://\S+/(?:issues|pull)/\d+\S*"
+
 
 @dataclass(frozen=True, slots=True)
 class IssueRef:
@@ -276,8 +281,8 @@ def category(title: str, signals: list[str], labels: list[str] | None = None) ->
     ``Implement``, ``Support`` ...) is a feature, unless a fix word follows that is not a
     closing keyword's, or a fix branch's name (``Added some fixes to key checks``, click's
     ``allow empty str input in prompt()`` from ``fix/allow-empty-...``: unknown, which
-    tasks keep by default, so the oracle decides); one with a fix word (fix, bug, crash, regression ...)
-    is a bug, and a fix branch's name (``fix/...``) also says bug.
+    tasks keep by default, so the oracle decides); one with a fix word (fix, bug, crash,
+    regression ...) is a bug, and a fix branch's name (``fix/...``) also says bug.
     """
     found = {label.strip().lower() for label in labels or ()}
     if found & BUG_LABELS:

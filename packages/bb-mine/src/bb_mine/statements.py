@@ -23,7 +23,15 @@ from bb_core.records import json_type
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count
-from bb_mine.rules import ChangeText, IssueRef, claimed_keys, closing_refs, is_bug_label
+from bb_mine.rules import (
+    CLOSING_TEXT,
+    REF_TEXT,
+    ChangeText,
+    IssueRef,
+    claimed_keys,
+    closing_refs,
+    is_bug_label,
+)
 
 _TRAILER = re.compile(
     r"^(?:Signed-off-by|Co-authored-by|Reviewed-by|Acked-by|Change-Id|Tested-by):", re.IGNORECASE
@@ -96,8 +104,7 @@ TITLE_WORDS = 3
 _NOT_WORDS = re.compile(
     r"^Merge (?:pull request #\d+ from \S+|(?:remote-tracking )?branch '[^']*'(?: of \S+)?"
     r"(?: into \S+)?)"
-    r"|\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\b:?\s*(?=(?:[\w.-]+/[\w.-]+)?#\d|GH-\d)"
-    r"|(?:[\w.-]+/[\w.-]+)?#\d+|\bGH-\d+",
+    r"|\b" + CLOSING_TEXT + r"\b:?\s*(?=" + REF_TEXT + r")|" + REF_TEXT,
     re.IGNORECASE,
 )
 
