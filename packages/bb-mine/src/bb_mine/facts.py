@@ -106,12 +106,7 @@ class FactFinder:
             "date": commit.date.isoformat(),
             "body": text.body,
             "pr": text.pull_request,
-            "refs": [
-                r.to_record()
-                | ({"closing": True} if r.closing else {})
-                | ({"mentioned": True} if r.mentioned else {})
-                for r in refs
-            ],
+            "refs": [r.to_fact() for r in refs],
         }
         if text.branch:
             facts["branch"] = text.branch

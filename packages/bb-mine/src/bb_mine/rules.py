@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from bb_core import kinds
 from bb_core.discovery import holds_pytest_config as holds_pytest_config
@@ -89,6 +90,26 @@ class IssueRef:
         if self.repo:
             record["repo"] = self.repo
         return record
+
+    def to_fact(self) -> dict[str, object]:
+        """As the mining cache keeps it: the task's record, and how the change names it."""
+        fact: dict[str, object] = dict(self.to_record())
+        if self.closing:
+            fact["closing"] = True
+        if self.mentioned:
+            fact["mentioned"] = True
+        return fact
+
+    @classmethod
+    def from_fact(cls, fact: dict[str, Any]) -> IssueRef:
+        """The reference :meth:`to_fact` kept."""
+        return cls(
+            fact["number"],
+            fact["text"],
+            fact.get("repo"),
+            fact.get("closing", False),
+            fact.get("mentioned", False),
+        )
 
 
 @dataclass(frozen=True, slots=True)

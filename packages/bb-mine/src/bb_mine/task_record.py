@@ -57,16 +57,7 @@ class TaskMaker:
         issue or pull request (see :class:`bb_mine.fanout.Examined`): without one, it is
         skipped as ``not-a-fix``.
         """
-        refs = [
-            IssueRef(
-                r["number"],
-                r["text"],
-                r.get("repo"),
-                r.get("closing", False),
-                r.get("mentioned", False),
-            )
-            for r in facts["refs"]
-        ]
+        refs = [IssueRef.from_fact(r) for r in facts["refs"]]
         change = ChangeText(facts["title"], facts.get("body", ""), facts.get("pr"))
         if "names" not in facts:  # parsed once, for tasks only, then kept in the cache
             facts["names"] = source_names(self.repo, facts, sha, facts["parent"])
