@@ -125,14 +125,18 @@ def _reexported(root: Path, source: str | None, candidates: list[str]) -> tuple[
         init = (root / source / "__init__.py").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ()
+    imported = [
+        other
+        for other in candidates
+        if other != source
+        and re.search(
+            rf"^\s*(?:from|import)\s+{re.escape(other.rsplit('/', 1)[-1])}\b", init, re.MULTILINE
+        )
+    ]
+    if not imported:
+        return ()  # the usual case: no package's code is counted
     size = _lines(root / source)
-    found = []
-    for other in candidates:
-        name = other.rsplit("/", 1)[-1]
-        imported = re.search(rf"^\s*(?:from|import)\s+{re.escape(name)}\b", init, re.MULTILINE)
-        if other != source and imported and _lines(root / other) > size:
-            found.append(other)
-    return tuple(found)
+    return tuple(other for other in imported if _lines(root / other) > size)
 
 
 def _lines(folder: Path) -> int:
