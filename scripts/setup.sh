@@ -7,6 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 test_tools=false
+# The calling shell's PATH, before this script (or demo.sh, test.sh) changes its own.
+caller_path="${BUGBOUT_CALLER_PATH:-$PATH}"
 [ "${1:-}" = "--with-test-tools" ] && test_tools=true
 
 if ! command -v uv >/dev/null 2>&1; then
@@ -51,6 +53,14 @@ if $test_tools; then
         || echo "setup: the wheelhouse could not be filled; the smoke test will fail" >&2
 fi
 
+# just runs the recipes of the justfile (`just demo`, `just bout`, `just quick`, `just bench`);
+# PyPI ships it as rust-just. uv puts it in its tool folder (~/.local/bin by default).
+if ! command -v just >/dev/null 2>&1; then
+    echo "setup: installing just (rust-just) with uv" >&2
+    uv tool install --quiet rust-just==1.59.0 >&2 \
+        || echo "setup: just could not be installed; the recipes need it (uv tool install rust-just)" >&2
+fi
+
 # Compiled bytecode keeps each tool's start-up short, even where PYTHONDONTWRITEBYTECODE is set.
 # The tests also need the extras (ray, for the tests of running on a cluster); so does
 # BUGBOUT_EXTRAS=1 for a machine that drives or joins one (docs/scale-out.md).
@@ -71,7 +81,7 @@ mkdir -p "$bindir"
 for tool in bugbout bb-mine bb-oracle bb-race bb-xexam bb-judge bb-report; do
     ln -sfn "$PWD/.venv/bin/$tool" "$bindir/$tool"
 done
-case ":$PATH:" in
+case ":$caller_path:" in
     *":$bindir:"*) echo "setup: bugbout and the bb-* tools are on PATH (linked in $bindir)" >&2 ;;
     *) echo "setup: bugbout, the bb-* tools and uv are in $bindir, which is not on PATH;" \
         "add it: export PATH=\"$bindir:\$PATH\" (e.g. in ~/.bashrc)" >&2 ;;

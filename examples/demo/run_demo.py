@@ -5,12 +5,17 @@
 DEST is replaced by a fresh build (see build_demo.py). Then ``bugbout run`` races the
 scripted agents on the demo's tasks and ``bugbout report --format terminal`` prints the
 report. The ``bugbout`` command is the one installed beside this Python; its exit status
-is this script's exit status.
+is this script's exit status. It ends, on stderr, with the next commands to try and
+whether ``bugbout`` is on the PATH of the shell that called it (``BUGBOUT_CALLER_PATH``,
+which scripts/demo.sh sets before it changes its own PATH), with the line that puts it
+there when it is not.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -28,6 +33,32 @@ def bugbout_command() -> str:
     if found is None:
         raise FileNotFoundError("bugbout is not installed here (try `bash scripts/setup.sh`)")
     return found
+
+
+def on_path_lines(caller_path: str, bindir: Path) -> list[str]:
+    """Whether ``bugbout`` is on *caller_path*, and if not, the line that puts it there."""
+    found = shutil.which("bugbout", path=caller_path)
+    if found is not None:
+        return [f"bugbout is on your PATH ({found})."]
+    linked = bindir / "bugbout"
+    folder = bindir if linked.exists() else Path(bugbout_command()).parent
+    return [
+        f"bugbout is in {folder}, which is not on your shell's PATH; this line puts it there"
+        " (add it to ~/.bashrc to keep it):",
+        f'    export PATH="{folder}:$PATH"',
+    ]
+
+
+def closing_lines(dest: Path, caller_path: str, bindir: Path) -> list[str]:
+    """What the demo says last: where the bout is kept, the next commands, and PATH."""
+    here = shlex.quote(str(dest))
+    return [
+        f"The bout is kept in {dest / '.bugbout'}. Next:",
+        f"    cd {here} && bugbout report -o report.html    # the report as one offline HTML page",
+        f"    cd {here} && bugbout tasks                    # the mined tasks, one line each",
+        "    cd your-repo && bugbout init                   # the same on your own repository",
+        *on_path_lines(caller_path, bindir),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -51,7 +82,13 @@ def main(argv: list[str] | None = None) -> int:
     if status != 0:
         return status
     report = [bugbout, "report", "--config", config, "--format", "terminal"]
-    return subprocess.run(report, check=False).returncode
+    status = subprocess.run(report, check=False).returncode
+    caller_path = os.environ.get("BUGBOUT_CALLER_PATH", os.environ.get("PATH", ""))
+    bindir = Path(os.environ.get("BUGBOUT_BIN") or Path.home() / ".local" / "bin")
+    sys.stdout.flush()
+    for line in closing_lines(paths.root, caller_path, bindir):
+        print(line, file=sys.stderr)
+    return status
 
 
 if __name__ == "__main__":

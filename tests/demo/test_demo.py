@@ -7,6 +7,7 @@ exported with ``git archive``, and the scripted agents run as bugbout would run 
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -677,6 +678,8 @@ def test_run_demo_builds_runs_and_reports(tmp_path: Path, run_status: int) -> No
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert result.returncode == run_status, result.stderr
+    if run_status == 0:
+        assert f"cd {dest.resolve()} && bugbout report -o report.html" in result.stderr
     assert not (dest / "stale.txt").exists() and (dest / "repo" / ".git").is_dir()
     config = dest.resolve() / "bugbout.toml"
     calls = (bin_dir / "calls.log").read_text().splitlines()
@@ -688,3 +691,30 @@ def test_run_demo_builds_runs_and_reports(tmp_path: Path, run_status: int) -> No
         assert result.stdout == "the report\n"
     else:
         assert calls == [f"run --config {config} --no-report"]
+
+
+def test_run_demo_says_whether_bugbout_is_on_the_callers_path(tmp_path: Path) -> None:
+    """The demo's last words judge the calling shell's PATH, not the script's own: it said
+    the tools were on PATH because demo.sh had put them on its own."""
+    spec = importlib.util.spec_from_file_location(
+        "run_demo", Path(expected.__file__).with_name("run_demo.py")
+    )
+    assert spec is not None and spec.loader is not None
+    run_demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_demo)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    (bindir / "bugbout").write_text("#!/bin/sh\n")
+    (bindir / "bugbout").chmod(0o755)
+    demo = tmp_path / "my demo"
+
+    away = run_demo.closing_lines(demo, "/usr/bin:/bin", bindir)
+    assert f'    export PATH="{bindir}:$PATH"' in away
+    assert any("not on your shell's PATH" in line for line in away)
+    assert any(
+        line.startswith(f"    cd '{demo}' && bugbout report -o report.html") for line in away
+    )
+
+    home = run_demo.closing_lines(demo, f"/usr/bin:{bindir}", bindir)
+    assert home[-1] == f"bugbout is on your PATH ({bindir / 'bugbout'})."
+    assert not any("export PATH" in line for line in home)
