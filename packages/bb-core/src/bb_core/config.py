@@ -101,6 +101,8 @@ class TasksConfig:
     max_source_files: int = 2
     #: Sentences a statement must keep beyond its title after redaction.
     statement_min_sentences: int = 1
+    #: Keep a fix whose texts keep no symptom once redacted, flagged statement-thin.
+    keep_thin_statements: bool = False
     #: The offline issue export, resolved against the config's folder.
     issues: Path | None = None
     require_fix_signal: bool = True

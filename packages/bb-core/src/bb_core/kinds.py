@@ -181,7 +181,7 @@ TaskStatementKind = Literal["issue", "pull-request", "commit-message", "title"]
 
 TaskStatementFallbackKind = Literal["issue", "pull-request", "commit-message", "title"]
 
-TaskFixSignal = Literal["title", "closing-keyword", "branch", "label", "included"]
+TaskFixSignal = Literal["title", "closing-keyword", "body", "branch", "label", "included"]
 
 TaskCategory = Literal["bug", "feature", "unknown"]
 
@@ -700,6 +700,7 @@ class Task(TypedDict, total=False):
     statement_sentences: int
     statement_url: str
     statement_issue: TaskStatementIssue
+    statement_flag: Literal["statement-thin"]
     statement_notes: list[str]
     statement_fallbacks: list[TaskStatementFallback]
     redactions: dict[str, int]

@@ -19,7 +19,7 @@ from bb_core.git import Commit, Repo
 from bb_core.store import atomic_write, cache_key, home_dir
 
 #: Bump when a rule changes what is recorded about a commit; older caches are ignored.
-RULES_VERSION = 5
+RULES_VERSION = 6
 
 
 @dataclass(frozen=True, slots=True)

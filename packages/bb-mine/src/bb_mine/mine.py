@@ -51,7 +51,7 @@ from bb_mine.task_record import TaskMaker, commit_only_warning, key_text
 from bb_mine.verdicts import Rules, Verdict
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
-STATEMENT_RULES = 4
+STATEMENT_RULES = 5
 
 __all__ = ["REASONS", "MineOptions", "Miner", "guess_source", "mine"]
 

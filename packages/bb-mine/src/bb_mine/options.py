@@ -32,6 +32,8 @@ class MineOptions:
     limit: int = 20  # 0: no limit
     max_source_files: int = 2
     statement_min_sentences: int = 1
+    #: Keep a fix whose every text keeps too little once redacted, flagged statement-thin.
+    keep_thin_statements: bool = False
     issues: Path | None = None
     explain: bool = False
     strict_tests: bool = False  # the same as new_tests="functions"
@@ -62,6 +64,7 @@ class MineOptions:
             "limit": config.tasks.limit,
             "max_source_files": config.tasks.max_source_files,
             "statement_min_sentences": config.tasks.statement_min_sentences,
+            "keep_thin_statements": config.tasks.keep_thin_statements,
             "issues": config.tasks.issues,
             "github": config.project.github,
             "test_files": tuple(config.project.test_files) if config.project.test_files else None,

@@ -20,9 +20,16 @@ and the text removed (kept in the task for review, never shown to an agent):
     (``src/pkg/reader.py``, ``reader.py``, ``pkg.reader``) or a private helper it
     modifies (``_guard``, ``Parser._feed``). A public function or class it modifies is
     what the user calls, so naming it - ``word_count('') returns 1`` - is kept.
+``code_sentences``
+    A sentence of prose carrying code of the reference patch's changed lines, in
+    backticks or not: three tokens of a changed line with one prose would not write
+    (``pos_num % 100``, ``_local.statistics``), four tokens of a changed line of code
+    (``if message and match``), or a name the fix introduces (``__getstate__``).
 ``prescribing_sentences``
     A sentence telling what to change: "the bug is in ...", "change X to Y", "should
-    use", "replace ... with", "use X instead of Y", "the fix is ...".
+    use", "replace ... with", "use X instead of Y", "the fix is ...", and the author's
+    account of the change ("This commit modifies ...", "Fix by pointing ...", "Add X to
+    Y ...", "New regression tests have been added ...").
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from dataclasses import dataclass, field
 
 from bb_core import kinds
 
-from bb_mine.reveals import PRESCRIBING, WORD, FixFacts, name_matcher
+from bb_mine.reveals import CHANGE_ACCOUNT, PRESCRIBING, WORD, FixFacts, PatchCode, name_matcher
 from bb_mine.rules import CLOSING_TEXT, REF_TEXT
 
 RULES = (
@@ -41,6 +48,7 @@ RULES = (
     "fix_sections",
     "patch_code",
     "locating_sentences",
+    "code_sentences",
     "prescribing_sentences",
 )
 
@@ -125,20 +133,29 @@ class _Block:
 
 
 def redact(
-    text: str, names: Iterable[str] = (), patch: str = "", *, title: bool = False
+    text: str,
+    names: Iterable[str] = (),
+    patch: str = "",
+    *,
+    title: bool = False,
+    tests: Iterable[str] = (),
+    fix: FixFacts | None = None,
 ) -> Redacted:
     """*text* without what the rules above remove; *names* are the names the reference
-    *patch* modifies (see :func:`bb_mine.symbols.modified_names`). A *title* is one line
-    and opens no section: ``fix: close the response`` (a conventional commit's title) is
-    not a ``Fix:`` label."""
-    fix = FixFacts.of(names, patch)
+    *patch* modifies (see :func:`bb_mine.symbols.modified_names`), *tests* the fix's test
+    files (a sentence naming one locates the fix too); *fix* is what those make, when
+    already known. A *title* is one line and opens no section: ``fix: close the response``
+    (a conventional commit's title) is not a ``Fix:`` label, and it says what was fixed,
+    so it is not read as an account of the change ("Add ... to ...")."""
+    if fix is None:
+        fix = FixFacts.of(names, patch, tests)
     result = Redacted(text="")
     blocks = _blocks(text.replace("\r\n", "\n"))
     blocks = _drop_diffs(blocks, result)
     if not title:
         blocks = _drop_fix_sections(blocks, result)
     blocks = _drop_patch_code(blocks, fix, result)
-    matchers = _matchers(fix)
+    matchers = _Matchers(_matchers(fix), fix.code, title)
     blocks = [_drop_sentences(b, matchers, result) for b in blocks]
     result.text = _join(blocks)
     return result
@@ -361,10 +378,20 @@ def _matchers(fix: FixFacts) -> list[re.Pattern[str]]:
     return [name_matcher(name) for name in wanted]
 
 
-def _rule_for(sentence: str, matchers: list[re.Pattern[str]]) -> str | None:
-    if any(m.search(sentence) for m in matchers):
+@dataclass(frozen=True, slots=True)
+class _Matchers:
+    names: list[re.Pattern[str]]
+    code: PatchCode
+    title: bool = False
+
+
+def _rule_for(sentence: str, matchers: _Matchers) -> str | None:
+    if any(m.search(sentence) for m in matchers.names):
         return "locating_sentences"
-    if PRESCRIBING.search(_plain_code(sentence)):
+    if matchers.code and matchers.code.found_in(sentence) is not None:
+        return "code_sentences"
+    plain = _plain_code(sentence)
+    if PRESCRIBING.search(plain) or (not matchers.title and CHANGE_ACCOUNT.search(plain)):
         return "prescribing_sentences"
     return None
 
@@ -375,7 +402,7 @@ def _plain_code(sentence: str) -> str:
     return re.sub(r"`[^`\n]*`", " CODE ", sentence)
 
 
-def _drop_sentences(block: _Block, matchers: list[re.Pattern[str]], result: Redacted) -> _Block:
+def _drop_sentences(block: _Block, matchers: _Matchers, result: Redacted) -> _Block:
     if block.kind == "fence":
         return block
     out: list[str] = []

@@ -3,7 +3,9 @@ lines it adds, and the phrases that tell where the bug is or what to change."""
 
 from __future__ import annotations
 
+import builtins
 import functools
+import keyword
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -32,11 +34,161 @@ PRESCRIBING = re.compile(
             # close() call ...", "This PR replaces ...", "Also adds a guard ..."
             r"(?:^|[.!?]\s+|\n)\W*(?:this|also|it)\s+(?:adds|introduces|replaces|removes|moves)\b",
             r"\bthis\s+(?:pr|pull\s+request|patch|change|commit|fix|mr)\s+"
-            r"(?:adds|introduces|replaces|removes|changes|makes|ensures|moves|uses)\b",
+            r"(?:adds|introduces|replaces|removes|changes|makes|ensures|moves|uses|modifies"
+            r"|updates|rewrites|refactors|switches|reworks)\b",
+            # "modifies the logic to ...", "Fix by pointing ...", "fixed by using ..."
+            r"\bmodif(?:y|ies|ied|ying)\s+(?:the|its|how|this|that)\b",
+            r"\bfix(?:ed|es|ing)?\s+(?:this\s+|it\s+)?by\s+\w+ing\b",
+            # what the change's tests are: "New regression tests have been added to ...",
+            # "Tests were added ...", "Add a test for ..."
+            r"\b(?:new|additional|more)\s+(?:regression\s+|unit\s+)?tests?\s+(?:have|has|were|was|are|is|for|to|cover)\b",
+            r"\btests?\s+(?:have|has|were|was)\s+(?:been\s+)?(?:added|updated|extended)\b",
+            r"^\W*(?:add|adds|added|adding)\s+(?:a\s+|some\s+|new\s+)?(?:regression\s+|unit\s+)?tests?\b",
         ]
     ),
     re.IGNORECASE,
 )
+
+
+#: A body's sentence that opens with what was done to the code, the author's account of the
+#: change: "Add __getstate__/__setstate__ to BaseRetrying ...", "Removed the guard from
+#: ...", "Introduce a cache so ...". Not read in a title, which says what was fixed.
+CHANGE_ACCOUNT = re.compile(
+    r"^\W*(?:add|adds|added|remove|removes|removed|introduce|introduces|introduced|move|moves"
+    r"|moved|refactor|refactors|refactored|rewrite|rewrites|rewrote|switch|switches|switched"
+    r"|wrap|wraps|wrapped|guard|guards|guarded|extract|extracts|extracted|rename|renames"
+    r"|renamed)\b[^.;]{0,120}?\b(?:to|into|in|from|for|so|with|when|before|after|instead)\b",
+    re.IGNORECASE,
+)
+
+#: A token of code as a statement or a patch line writes it: a name, a number, a string
+#: literal (a quote after a letter is an apostrophe: "the copy's"), or one character of
+#: punctuation or an operator.
+_TOKEN = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*|\d+(?:\.\d+)?"
+    r"|(?<![A-Za-z0-9])\"[^\"\n]*\"|(?<![A-Za-z0-9])'[^'\n]*'|[^\sA-Za-z0-9_`]"
+)
+#: Punctuation prose uses too: a sequence of these and plain words is no code.
+_PROSE_MARKS = frozenset(".,;:()!?-'\"")
+#: Python's keywords and constants.
+_KEYWORDS = frozenset(keyword.kwlist)
+
+
+#: Python's own names (``TypeError``, ``isinstance``): a fix that starts raising one names
+#: the behaviour a report expects, not the answer.
+_BUILTINS = frozenset(dir(builtins)) | _KEYWORDS
+
+
+def code_tokens(text: str) -> list[str]:
+    """*text* as code tokens (see :data:`_TOKEN`); backticks are left out and a string
+    literal is written with double quotes, whichever quotes it had."""
+    tokens = []
+    for token in _TOKEN.findall(text):
+        if len(token) >= 2 and token[0] in "'\"" and token[-1] == token[0]:
+            token = '"' + token[1:-1] + '"'
+        tokens.append(token)
+    return tokens
+
+
+def code_like(token: str) -> bool:
+    """A token prose would not write: a name with an underscore, a digit or a capital
+    inside (``pos_num``, ``__getstate__``, ``BaseRetrying``), a string literal, or an
+    operator (``%``, ``<=``, ``[``); not a plain word, a number or prose punctuation."""
+    first = token[0]
+    if first in "\"'":
+        return len(token) > 2
+    if first.isalpha() or first == "_":
+        return (
+            "_" in token or any(c.isdigit() for c in token) or any(c.isupper() for c in token[1:])
+        )
+    if first.isdigit():
+        return False
+    return token not in _PROSE_MARKS
+
+
+def _code_line(tokens: list[str]) -> bool:
+    """A line of code rather than a docstring's or comment's prose: it holds an
+    assignment, a call, brackets or a block's colon."""
+    return any(t in "=()[]{}:" for t in tokens if len(t) == 1)
+
+
+def _without_comment(line: str) -> str:
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "#":
+            return line[:index]
+    return line
+
+
+@dataclass(frozen=True, slots=True)
+class PatchCode:
+    """The code of a patch's changed lines, as a statement could quote it: sequences of
+    three tokens holding code-like one (``pos_num % 100``), sequences of four tokens of a
+    line of code whatever they hold (``if message and match``), and the code-like names the
+    added lines introduce (``__getstate__``, ``_check``: on no removed or unchanged line)."""
+
+    three: frozenset[tuple[str, ...]] = frozenset()
+    four: frozenset[tuple[str, ...]] = frozenset()
+    introduced: frozenset[str] = frozenset()
+
+    @classmethod
+    def of(cls, patch: str) -> PatchCode:
+        three: set[tuple[str, ...]] = set()
+        four: set[tuple[str, ...]] = set()
+        added: set[str] = set()
+        seen: set[str] = set()  # names on removed and unchanged lines
+        for line in patch.splitlines():
+            if line.startswith(("+++", "---", "@@", "diff ", "index ")):
+                continue
+            mark, text = line[:1], _without_comment(line[1:])
+            tokens = code_tokens(text)
+            if mark not in "+-":
+                seen.update(t for t in tokens if t[0].isalpha() or t[0] == "_")
+                continue
+            if mark == "-":
+                seen.update(t for t in tokens if t[0].isalpha() or t[0] == "_")
+            else:
+                added.update(t for t in tokens if code_like(t) and t[0] not in "\"'")
+            for i in range(len(tokens) - 2):
+                gram = tuple(tokens[i : i + 3])
+                if any(code_like(t) for t in gram):
+                    three.add(gram)
+            if _code_line(tokens):
+                four.update(tuple(tokens[i : i + 4]) for i in range(len(tokens) - 3))
+        introduced = {t for t in added - seen if t[0].isalpha() or t[0] == "_"}
+        return cls(frozenset(three), frozenset(four), frozenset(introduced - _BUILTINS))
+
+    def __bool__(self) -> bool:
+        return bool(self.three or self.four or self.introduced)
+
+    def found_in(self, sentence: str) -> str | None:
+        """The code of the patch *sentence* carries, or None. Code quoted in prose
+        (``'if self.message:' skipped ...``) is read inside its quotes too."""
+        tokens = code_tokens(sentence)
+        found = self._found(tokens)
+        for token in tokens:
+            if found is not None:
+                break
+            if token[0] == '"' and len(token) > 4:
+                found = self._found(code_tokens(token[1:-1]))
+        return found
+
+    def _found(self, tokens: list[str]) -> str | None:
+        for token in tokens:
+            if token in self.introduced:
+                return token
+        for i in range(len(tokens) - 2):
+            gram = tuple(tokens[i : i + 3])
+            if gram in self.three:
+                return " ".join(gram)
+            if i + 4 <= len(tokens) and tuple(tokens[i : i + 4]) in self.four:
+                return " ".join(tokens[i : i + 4])
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,10 +201,20 @@ class FixFacts:
     private: frozenset[str] = frozenset()
     #: The lines it adds, stripped, long enough to be more than punctuation.
     added_lines: frozenset[str] = frozenset()
+    #: The code of its changed lines (see :class:`PatchCode`).
+    code: PatchCode = PatchCode()
 
     @classmethod
-    def of(cls, names: Iterable[str] = (), patch: str = "") -> FixFacts:
+    def of(cls, names: Iterable[str] = (), patch: str = "", tests: Iterable[str] = ()) -> FixFacts:
+        """What *patch* reveals, with the *names* it modifies and the fix's *tests* (test
+        files, named as a path or a file name)."""
         places: set[str] = set()
+        for path in tests:
+            places.add(path)
+            name = path.rsplit("/", 1)[-1]
+            places.add(name)
+            if name.endswith(".py") and "_" in name:
+                places.add(name[:-3])  # test_utils: a test module's name is a code name
         private: set[str] = set()
         for name in names:
             if not name or len(name) < 2:
@@ -67,7 +229,12 @@ class FixFacts:
                     if _is_private(part):
                         private.update({name, part, ".".join(parts[:depth])})
                         break
-        return cls(frozenset(places), frozenset(private), frozenset(_added_lines(patch)))
+        return cls(
+            frozenset(places),
+            frozenset(private),
+            frozenset(_added_lines(patch)),
+            PatchCode.of(patch),
+        )
 
 
 def _is_private(name: str) -> bool:

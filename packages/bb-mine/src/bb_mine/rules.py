@@ -37,18 +37,6 @@ _FIX_TITLE = re.compile(r"(?<!\w)(?:" + "|".join(FIX_WORDS) + r")(?![\w])", re.I
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+) from (?P<from>\S+)", re.IGNORECASE)
 _MERGE_BRANCH = re.compile(r"^Merge (?:remote-tracking )?branch '(?P<branch>[^']+)'", re.IGNORECASE)
 
-#: How a merged branch's name says it is a fix.
-FIX_BRANCH_PREFIXES = (
-    "fix/",
-    "fix-",
-    "fixes/",
-    "bugfix/",
-    "bugfix-",
-    "hotfix/",
-    "hotfix-",
-    "bug/",
-    "bug-",
-)
 _MERGE_ANY = re.compile(
     r"^Merge (?:branch|remote-tracking branch|pull request|tag) ", re.IGNORECASE
 )
@@ -173,11 +161,92 @@ _CLOSING_ANYWHERE = re.compile(
 
 
 def might_signal_fix(title: str, message: str) -> bool:
-    """A quick test that rules out most commits: no fix word in the title and no closing
-    keyword anywhere in the message means no fix signal."""
-    return bool(_FIX_TITLE.search(title)) or (
-        ("#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message)
-        and bool(_CLOSING_ANYWHERE.search(message))
+    """A quick test that rules out most commits: no fix word in the title, no closing
+    keyword anywhere in the message and no account of wrong behaviour in it means no fix
+    signal."""
+    return (
+        bool(_FIX_TITLE.search(title))
+        or (
+            ("#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message)
+            and bool(_CLOSING_ANYWHERE.search(message))
+        )
+        or bool(_WRONG_BEHAVIOUR.search(message))
+    )
+
+
+#: A body that describes wrong behaviour: "wrongly raised TypeError", "was incorrectly
+#: assigned", "raised KeyError instead of returning", "crashes on ...", "a regression".
+_WRONG_BEHAVIOUR = re.compile(
+    r"(?<!\w)(?:wrongly|incorrectly|erroneously|mistakenly"
+    r"|crash(?:es|ed|ing)?|regression(?:s)?(?!\s+tests?\b)|regressed"
+    r"|(?:raised|raises|threw|throws)\s+(?:an?\s+)?[\w.]+(?:\([^)]*\))?\s+instead\s+of)(?!\w)",
+    re.IGNORECASE,
+)
+
+
+def describes_wrong_behaviour(body: str) -> bool:
+    """Whether *body* says something behaved wrongly (:data:`_WRONG_BEHAVIOUR`); a closing
+    keyword's "fixes #12" is not such a description."""
+    return bool(_WRONG_BEHAVIOUR.search(body))
+
+
+#: Conventional commit types that say a change is not a fix (``refactor: ...``,
+#: ``chore(deps): ...``, ``docs!: ...``).
+NOT_FIX_TYPES = (
+    "refactor",
+    "chore",
+    "docs",
+    "doc",
+    "test",
+    "tests",
+    "style",
+    "perf",
+    "ci",
+    "build",
+)
+_NOT_FIX_TYPE = re.compile(
+    r"^\s*(?:" + "|".join(NOT_FIX_TYPES) + r")(?:\([^)]*\))?!?:\s", re.IGNORECASE
+)
+
+
+def not_a_fix_type(title: str) -> bool:
+    """Whether *title* is a conventional commit whose type is no fix (``refactor: ...``)."""
+    return bool(_NOT_FIX_TYPE.match(title))
+
+
+def _names_a_bug(body: str) -> bool:
+    """Whether *body* names a bug: wrong behaviour, or a fix word that is not a closing
+    keyword's ("Fixes #476" names an issue, not a bug)."""
+    return describes_wrong_behaviour(body) or reads_like_fix(_CLOSING_ANYWHERE.sub("", body))
+
+
+_BRANCH_WORDS = re.compile(r"[-_/.+]+")
+_FIX_BRANCH_WORDS = frozenset(FIX_WORDS) - {"crashes", "crashed", "crashing"}
+
+
+def fix_branch(branch: str | None) -> bool:
+    """Whether a merged branch's name says fix: a fix word anywhere in its path
+    (``fix/sliced-negative-n``, ``bugfix-42``, ``someone/agent/fix-empty-input``)."""
+    if not branch:
+        return False
+    return any(word.lower() in _FIX_BRANCH_WORDS for word in _BRANCH_WORDS.split(branch))
+
+
+_ISSUE_WORDS = frozenset({"issue", "issues", "gh", "pr", "ticket", "for"})
+_NUMBERED = re.compile(r"^(?:gh|issue|pr)?#?\d+$")
+
+
+def describes_fix(branch: str | None) -> bool:
+    """Whether a fix branch's name says what it fixes (``fix/sliced-negative-n``), rather
+    than only which issue (``fix-203``, ``fix/issue-12``): such a name is like a closing
+    keyword, a fix signal that does not make feature wording a fix."""
+    words = [w.lower() for w in _BRANCH_WORDS.split(branch or "") if w]
+    fixes = [i for i, w in enumerate(words) if w in _FIX_BRANCH_WORDS]
+    if not fixes:
+        return False
+    return any(
+        w not in _FIX_BRANCH_WORDS and w not in _ISSUE_WORDS and not _NUMBERED.match(w)
+        for w in words[fixes[0] + 1 :]
     )
 
 
@@ -193,16 +262,24 @@ def fix_signals(
 
     ``title``: its title (a merged pull request's title, for a merge) holds a fix word;
     ``closing-keyword``: its title or body closes an issue (``Fixes #12``, ``closes GH-3``,
-    ``resolved https://github.com/o/r/issues/9``); ``branch``: the merged branch's name
-    starts like a fix (``fix/``, ``bugfix/``, ``hotfix/``, ``bug-`` ...).
+    ``resolved https://github.com/o/r/issues/9``); ``branch``: a word of the merged
+    branch's path is a fix word (``fix/...``, ``bugfix-42``, ``someone/agent/fix-empty-input``);
+    ``body``: the body describes wrong behaviour ("wrongly raised TypeError", "crashes",
+    "regression"). A conventional ``refactor:``, ``chore:``, ``docs:``, ``test:``,
+    ``style:`` or ``perf:`` title (see :data:`NOT_FIX_TYPES`) has no signal, closing
+    keyword or not, unless its body names a bug.
     """
+    if not_a_fix_type(text.title) and not _names_a_bug(text.body):
+        return []  # "refactor: flatten ... Fixes #476": its type says what it is
     signals: list[str] = []
     if reads_like_fix(text.title) and not (is_merge and _MERGE_ANY.match(text.title)):
         signals.append("title")
     if _CLOSING_ANYWHERE.search(text.title) or _CLOSING_ANYWHERE.search(text.body):
         signals.append("closing-keyword")
-    if text.branch and text.branch.lower().startswith(FIX_BRANCH_PREFIXES):
+    if fix_branch(text.branch):
         signals.append("branch")
+    if describes_wrong_behaviour(text.body):
+        signals.append("body")
     return signals
 
 
@@ -293,17 +370,26 @@ _SCOPE = re.compile(
 _FIX_TYPES = frozenset({"fix", "bugfix", "hotfix"})
 
 
-def category(title: str, signals: list[str], labels: list[str] | None = None) -> kinds.TaskCategory:
+def category(
+    title: str,
+    signals: list[str],
+    labels: list[str] | None = None,
+    branch: str | None = None,
+) -> kinds.TaskCategory:
     """``bug``, ``feature`` or ``unknown`` for a change, from its labels, else its wording.
 
     A bug label or a feature label decides. Otherwise the title, less a leading issue
     reference (``Fix #12: ...``, ``#994: ...``) and a scope (``api_jwk: ...``; the
     conventional ``fix: ...`` says bug): one that starts like a feature (``Add``,
     ``Implement``, ``Support`` ...) is a feature, unless a fix word follows that is not a
-    closing keyword's, or a fix branch's name (``Added some fixes to key checks``, click's
-    ``allow empty str input in prompt()`` from ``fix/allow-empty-...``: unknown, which
-    tasks keep by default, so the oracle decides); one with a fix word (fix, bug, crash,
-    regression ...) is a bug, and a fix branch's name (``fix/...``) also says bug.
+    closing keyword's, a fix branch's name that says what it fixes, or a body describing
+    wrong behaviour (``Added some fixes to key checks``, click's ``allow empty str input
+    in prompt()`` from ``fix/allow-empty-...``: unknown, which tasks keep by default, so
+    the oracle decides; humanize's ``Add gender support for ordinals`` from ``fix-203``,
+    a branch naming only an issue, stays a feature); one with a fix word (fix, bug,
+    crash, regression ...) is a bug, and so is one from a fix branch that says what it
+    fixes (``fix/...``) or whose body describes wrong behaviour. *branch* is the merged
+    branch's name (None: any ``branch`` signal says what it fixes).
     """
     found = {label.strip().lower() for label in labels or ()}
     if found & BUG_LABELS:
@@ -317,11 +403,14 @@ def category(title: str, signals: list[str], labels: list[str] | None = None) ->
         if scope.lower() in _FIX_TYPES or (" " in scope and reads_like_fix(scope)):
             return "bug"  # fix: ..., or words before a colon that say fix ("Fix typo in docs: ...")
         rest = rest[scoped.end() :]
+    # a branch that only names an issue (fix-203) says no more than "Fixes #203"
+    branch_says = "branch" in signals and (branch is None or describes_fix(branch))
     if _FEATURE_START.match(rest):
-        # a fix word that is no closing keyword's, or a fix branch, says otherwise
-        fix = reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) or "branch" in signals
+        # a fix word that is no closing keyword's, a fix branch naming what it fixes, or
+        # a body describing wrong behaviour, says otherwise
+        fix = reads_like_fix(_CLOSING_ANYWHERE.sub("", rest)) or branch_says or "body" in signals
         return "unknown" if fix else "feature"
-    if reads_like_fix(rest) or "branch" in signals:
+    if reads_like_fix(rest) or branch_says or "body" in signals:
         return "bug"
     return "unknown"
 

@@ -23,6 +23,7 @@ from bb_core.records import json_type
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count
+from bb_mine.reveals import FixFacts
 from bb_mine.rules import (
     CLOSING_TEXT,
     REF_TEXT,
@@ -95,6 +96,8 @@ class Chosen:
     sentences: int
     #: Each candidate passed over, in order: ``{"kind", "reason"}`` (and ``number``).
     fallbacks: list[kinds.TaskStatementFallback] = field(default_factory=list)
+    #: No candidate kept enough: this one is what was left (``[tasks] keep-thin-statements``).
+    thin: bool = False
 
 
 #: The fewest words a title must keep to be a statement on its own.
@@ -116,15 +119,28 @@ def title_words(title: str) -> int:
 
 
 def choose(
-    candidates: list[Statement], names: list[str], patch: str, *, min_sentences: int = 1
+    candidates: list[Statement],
+    names: list[str],
+    patch: str,
+    *,
+    min_sentences: int = 1,
+    tests: list[str] | tuple[str, ...] = (),
+    keep_thin: bool = False,
+    dropped: list[dict[str, str]] | None = None,
 ) -> tuple[Chosen | None, list[kinds.TaskStatementFallback]]:
     """The first of *candidates* that keeps at least *min_sentences* sentences beyond its
     title once redacted (the bare title: at least :data:`TITLE_WORDS` words), and every
-    candidate passed over with the reason. None when no candidate is usable."""
+    candidate passed over with the reason. None when no candidate is usable, unless
+    *keep_thin*: then the first that keeps any text, marked :attr:`Chosen.thin`. *tests*
+    are the fix's test files: a sentence naming one is dropped. Each text that redaction
+    removed from a candidate passed over is added to *dropped* (``kind``, ``rule``,
+    ``text``), for ``--explain``."""
     fallbacks: list[kinds.TaskStatementFallback] = []
+    fix = FixFacts.of(names, patch, tests)
+    thin: Chosen | None = None
     for candidate in candidates:
-        title = redact(candidate.title, names, patch, title=True)
-        body = redact(candidate.body, names, patch)
+        title = redact(candidate.title, fix=fix, title=True)
+        body = redact(candidate.body, fix=fix)
         merged = Redacted(
             text=f"{title.text}\n\n{body.text}".strip(),
             counts={rule: title.counts[rule] + body.counts[rule] for rule in RULES},
@@ -153,6 +169,16 @@ def choose(
         if candidate.issue is not None and candidate.kind in ("issue", "pull-request"):
             entry["number"] = candidate.issue.number
         fallbacks.append(entry)
+        if dropped is not None:
+            dropped.extend(
+                {"kind": candidate.kind, "rule": r["rule"], "text": r["text"]}
+                for r in merged.removed
+            )
+        if keep_thin and thin is None and title_words(merged.text):
+            # what is left of the first text that keeps any words; passed over: those before
+            thin = Chosen(candidate, merged, sentences, fallbacks[:-1], thin=True)
+    if thin is not None:
+        return thin, fallbacks
     return None, fallbacks
 
 

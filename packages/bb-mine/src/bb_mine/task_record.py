@@ -76,7 +76,7 @@ class TaskMaker:
                 f"fix branch, and no bug label on its linked issues ({', '.join(labels) or 'no labels'})",
                 {"labels": labels},
             ), keys
-        kind = category(facts["title"], signals, labels)
+        kind = category(facts["title"], signals, labels, facts.get("branch"))
         included = self.rules.picked(sha, self.options.include)
         if kind not in self.options.categories and not included:
             said = (
@@ -90,16 +90,24 @@ class TaskMaker:
                 f"{said}, not one of tasks.categories ({', '.join(self.options.categories)})",
                 {"category": kind, "labels": labels},
             ), keys
+        dropped: list[dict[str, str]] = []
         chosen, fallbacks = choose(
             candidates,
             facts["names"],
             facts["reference_patch"],
             min_sentences=self.options.statement_min_sentences,
+            tests=facts.get("test_files", ()),
+            keep_thin=self.options.keep_thin_statements,
+            dropped=dropped,
         )
         if chosen is None:
-            message = "no issue, pull request, commit message or title keeps enough once redacted"
-            return ("no-statement", message, {"fallbacks": fallbacks}), keys
-        statement, redacted = chosen.statement, chosen.redacted
+            message = (
+                "no issue, pull request, commit message or title keeps a symptom once what "
+                "reveals the fix is removed"
+            )
+            detail = {"fallbacks": fallbacks, "redacted": dropped}
+            return ("no-statement", message, detail), keys
+        statement, redacted, fallbacks = chosen.statement, chosen.redacted, chosen.fallbacks
         added = self.rules.new_tests(facts)
         if included:
             signals.append("included")
@@ -152,6 +160,8 @@ class TaskMaker:
             del record["statement_notes"]
         if not fallbacks:
             del record["statement_fallbacks"]
+        if chosen.thin:
+            record["statement_flag"] = "statement-thin"
         if labels:
             record["labels"] = labels
         if facts.get("other_files"):

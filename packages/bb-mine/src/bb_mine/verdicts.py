@@ -122,7 +122,7 @@ class Rules:
             )
             return
         yield "no-test-added", None
-        kind = category(facts["title"], signals)
+        kind = category(facts["title"], signals, branch=facts.get("branch"))
         waits = self.labels and bool(facts.get("refs"))  # decided once labels are read
         if kind not in opts.categories and not included and not waits:
             yield (
