@@ -117,3 +117,27 @@ def test_an_unknown_commit_is_one_line_and_exit_2(
     code, text = _explain(repo, tmp_path, "deadbeef")
     assert code == 2
     assert text.strip().endswith(f"--explain: 'deadbeef' is not a commit of {repo.path}")
+
+
+def test_a_fix_without_a_symptom_shows_what_was_dropped(
+    git_repo: Callable[..., GitRepo], tmp_path: Path
+) -> None:
+    """A commit message that only tells the change: no-statement, with each dropped
+    sentence under the verdict; keep-thin-statements keeps it, flagged statement-thin."""
+    repo = git_repo()
+    repo.commit({"pkg/core.py": CODE, "tests/test_core.py": TESTS}, "Start")
+    fixed = CODE.replace("sum(xs)", "sum(x for x in xs if x is not None)")
+    fix = repo.commit(
+        {"pkg/core.py": fixed, "tests/test_core.py": TESTS + "\n\ndef test_b():\n    pass\n"},
+        "Fix total (#3)\n\nFix by summing x for x in xs if x is not None.\n\n"
+        "New regression tests have been added to tests/test_core.py.",
+    )
+    code, out = _explain(repo, tmp_path, fix)
+    assert code == 0, out
+    assert "no-statement" in out and "keeps a symptom" in out
+    dropped = [line for line in out.splitlines() if "dropped" in line]
+    assert len(dropped) == 2
+    assert "Fix by summing" in dropped[0] and "tests/test_core.py" in dropped[1]
+    code, out = _explain(repo, tmp_path, fix, "keep-thin-statements = true\n")
+    assert code == 0, out
+    assert "statement-thin" in _rows(out)["no-statement"]

@@ -385,3 +385,234 @@ def test_an_included_commit_is_not_remembered_as_a_fix(base: GitRepo, tmp_path: 
     again = invoke(str(base.path), "--config", str(config), "--limit", "0", "--explain")
     assert again.tasks == []
     assert [s["reason"] for s in again.skips if s["commit"] == plain] == ["not-a-fix"]
+
+
+# -- intent: branch paths, conventional types, bodies that describe wrong behaviour ---------
+
+
+def test_a_fix_word_anywhere_in_a_branch_path_is_a_fix_signal(base: GitRepo) -> None:
+    """A merge from someone/agent/fix-empty-input was not-a-fix: only a leading fix/ counted."""
+    base.branch("agent/fix-empty-input")
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Skip None values")
+    base.switch("main")
+    base.merge(
+        "agent/fix-empty-input",
+        "Merge pull request #31 from someone/agent/fix-empty-input\n\nSkip None in total()",
+    )
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert (task["branch"], task["fix_signals"], task["category"]) == (
+        "agent/fix-empty-input", ["branch"], "bug",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("branch", "fix"),
+    [
+        ("agent/fix-empty-input", True),
+        ("fix/sliced-negative-n", True),
+        ("bugfix-42", True),
+        ("dana/hotfix_none", True),
+        ("prefix-cache", False),
+        ("debug-logging", False),
+        ("feature/add-ordinals", False),
+    ],
+)
+def test_fix_branches(branch: str, fix: bool) -> None:
+    from bb_mine.rules import fix_branch
+
+    assert fix_branch(branch) is fix
+
+
+def test_an_add_title_from_a_branch_naming_only_an_issue_is_a_feature() -> None:
+    """humanize 4bef4f2: "Merge pull request #207 from mondeja/fix-203", titled "Add gender
+    support for ordinals": fix-203 says no more than "Fixes #203", so the feature wording
+    decides (it was unknown); a branch that says what it fixes still makes it unknown."""
+    title = "Add gender support for ordinals"
+    assert category(title, ["branch"], branch="fix-203") == "feature"
+    assert category(title, ["branch"], branch="fix/issue-203") == "feature"
+    assert category(title, ["branch"], branch="fix/ordinal-gender") == "unknown"
+    assert category("Ordinals in Russian (#207)", ["branch"], branch="fix-203") == "unknown"
+
+
+TENACITY_REFACTOR = """\
+refactor: flatten chained | and & into single retry_any/retry_all (#609)
+
+When composing multiple retry conditions like `a | b | c`, the
+operators now flatten into `retry_any(a, b, c)` instead of nesting
+`retry_any(retry_any(a, b), c)`. This reduces call stack depth
+when debugging complex retry conditions.
+
+Flattening is done in __ror__/__rand__ (where containers are created)
+and in retry_any.__ror__/retry_all.__rand__ (to extend existing
+containers). Async versions get the same treatment.
+
+Fixes #476
+
+
+Change-Id: I3a58c9dfeed2309427e65a1c79cb9ac252db0c2a
+"""
+
+TENACITY_EMPTY_MESSAGE = """\
+Accept empty message in retry_if_exception_message (#651)
+
+retry_if_exception_message validated its message/match arguments with
+truthiness checks (if message and match, if not message and not match).
+An empty string is a valid message target — it matches exceptions whose
+str() is empty, e.g. a bare RuntimeError() — but 'not message' is True
+for '', so retry_if_exception_message(message='') wrongly raised
+TypeError('missing 1 required argument'). _check had the same problem:
+'if self.message:' skipped the empty-message branch.
+
+Replace the truthiness guards with 'is None' checks so an empty message
+is accepted and matched. This makes every message matchable, not every
+message except the empty one.
+"""
+
+
+def test_a_refactor_that_closes_an_issue_is_not_a_fix(base: GitRepo) -> None:
+    """tenacity 44eaefb became a task: its closing keyword made it a fix, and its tests
+    check the conditions' internal structure."""
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, TENACITY_REFACTOR)
+    result = mine(base, "--source", "pkg", "--explain")
+    assert result.tasks == []
+    assert next(s["reason"] for s in result.skips) == "not-a-fix"
+
+
+@pytest.mark.parametrize(
+    ("message", "signals"),
+    [
+        (TENACITY_REFACTOR, []),
+        ("chore(deps): bump click (#3)\n\nFixes #2", []),
+        ("docs: fix the README example (#4)", []),
+        ("test: cover the empty case (#5)\n\nCloses #5", []),
+        ("style!: reformat (#6)\n\nFixes #6", []),
+        ("perf: cache the pattern (#7)\n\nFixes #7", []),
+        # a body that names a bug keeps its signals
+        (
+            "refactor: split the parser (#8)\n\nIt crashed on empty input. Fixes #8",
+            ["closing-keyword", "body"],
+        ),
+        ("fix: close the response (#880)", ["title"]),
+    ],
+)
+def test_conventional_types_that_are_no_fix(message: str, signals: list[str]) -> None:
+    from bb_mine.rules import change_text, fix_signals
+
+    assert fix_signals(message, change_text(message, False), False) == signals
+
+
+def test_a_body_describing_wrong_behaviour_is_a_fix_signal(base: GitRepo) -> None:
+    """tenacity 40fad18 "Accept empty message ..." (a regression test added, the body saying
+    "wrongly raised TypeError") was not-a-fix."""
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, TENACITY_EMPTY_MESSAGE)
+    (task,) = mine(base, "--source", "pkg").tasks
+    assert (task["fix_signals"], task["category"]) == (["body"], "bug")
+
+
+@pytest.mark.parametrize(
+    ("body", "signal"),
+    [
+        ("so f(message='') wrongly raised TypeError.", True),
+        ("The suffix was incorrectly assigned.", True),
+        ("It raised KeyError instead of returning None.", True),
+        ("It crashes on an empty list.", True),
+        ("A regression from 2.1.", True),
+        ("New regression tests cover it.", False),
+        ("Makes the output prettier. Fixes #3", False),
+    ],
+)
+def test_wrong_behaviour_in_a_body(body: str, signal: bool) -> None:
+    from bb_mine.rules import describes_wrong_behaviour
+
+    assert describes_wrong_behaviour(body) is signal
+
+
+def test_add_titles_are_features_unless_a_fix_signal_says_otherwise() -> None:
+    assert category("Add a TLRU cache (#12)", ["closing-keyword"]) == "feature"
+    assert category("Add a guard for empty input (#12)", ["body"]) == "unknown"
+    assert category("Accept empty message in retry_if_exception_message (#651)", ["body"]) == "bug"
+
+
+MIXIN_BEFORE = """\
+import unittest
+
+from pkg.core import total
+
+
+class TotalChecks:
+    def test_total(self):
+        assert total([1, 2]) == 3
+
+
+class TestLists(TotalChecks, unittest.TestCase):
+    pass
+
+
+class TestTuples(TotalChecks, unittest.TestCase):
+    def setUp(self):
+        self.kind = tuple
+"""
+MIXIN_AFTER = MIXIN_BEFORE.replace(
+    "        assert total([1, 2]) == 3\n",
+    "        assert total([1, 2]) == 3\n\n    def test_none(self):\n        assert total([1, None]) == 1\n",
+)
+
+
+def test_a_test_added_to_a_mixin_is_new_in_each_collectable_subclass(
+    git_repo: Callable[..., GitRepo],
+) -> None:
+    """A test method added to a mixin that only its TestCase subclasses make collectable
+    was no-test-added."""
+    repo = git_repo()
+    repo.commit(
+        {"pkg/__init__.py": "", "pkg/core.py": CODE, "tests/test_core.py": MIXIN_BEFORE}, "Start"
+    )
+    repo.commit({"pkg/core.py": FIXED, "tests/test_core.py": MIXIN_AFTER}, "Fix None in total (#3)")
+    (task,) = mine(repo, "--source", "pkg").tasks
+    assert task["new_tests"] == [
+        "tests/test_core.py::TestLists::test_none",
+        "tests/test_core.py::TestTuples::test_none",
+    ]
+
+
+def test_inherited_tests_follow_pytest() -> None:
+    from bb_mine.tests_added import collect
+
+    source = b"""\
+import unittest
+
+
+class Base(unittest.TestCase):
+    def test_a(self):
+        pass
+
+
+class Middle(Base):
+    def test_a(self):
+        pass
+
+    def test_b(self):
+        pass
+
+
+class TestOff(Middle):
+    __test__ = False
+
+
+class TestPlain:
+    def test_c(self):
+        pass
+
+
+class TestMore(TestPlain):
+    pass
+
+
+class Helper:
+    def test_d(self):
+        pass
+"""
+    assert sorted(collect(source)) == [
+        "Base::test_a", "Middle::test_a", "Middle::test_b",
+        "TestMore::test_c", "TestPlain::test_c",
+    ]  # fmt: skip

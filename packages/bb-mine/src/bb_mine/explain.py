@@ -75,17 +75,30 @@ def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[
             facts |= miner.fact_finder.tree_facts(sha, facts["parent"])
         verdicts: dict[str, Any] = dict(miner.verdicts(sha, facts))
         decided = ""
+        dropped: list[dict[str, Any]] = []
         if verdicts and all(v is None for v in verdicts.values()):
             made, _ = miner.maker.task(sha, dict(facts), by_label=by_label)
             if isinstance(made, tuple):  # left out as the task was written
                 verdicts[made[0]] = made
+                dropped = made[2].get("redacted", []) if made[0] == "no-statement" else []
             else:
                 decided = str(made["category"])
                 verdicts["no-statement"] = None
-                facts = facts | {"statement_source": made["statement_source"]}
+                facts = facts | {
+                    "statement_source": made["statement_source"],
+                    "statement_flag": made.get("statement_flag", ""),
+                }
+                dropped = [dict(r) for r in made["redacted"]] if made.get("statement_flag") else []
     rows += _verdicts(verdicts, facts, decided)
+    if dropped:  # what left it without a symptom, under its verdict
+        at = next(i for i, row in enumerate(rows) if row[0] == "no-statement") + 1
+        rows[at:at] = [
+            ("", "dropped", f"{d.get('kind', 'statement')}, {d['rule']}: {d['text']}")
+            for d in dropped
+        ]
     if not any(verdict == FAILED for _, verdict, _ in rows):
-        rows[-1] = ("duplicate-issue", *_in_a_run(location, options, sha))
+        at = next(i for i, row in enumerate(rows) if row[0] == "duplicate-issue")
+        rows[at] = ("duplicate-issue", *_in_a_run(location, options, sha))
     return rows
 
 
@@ -146,5 +159,8 @@ def _passed(rule: str, facts: dict[str, Any]) -> str:
         tests = [*list(facts.get("added") or []), *list(facts.get("changed") or [])]
         return ", ".join(map(str, tests[:3])) + (" ..." if len(tests) > 3 else "")
     if rule == "no-statement":
-        return f"from the {facts.get('statement_source', 'commit')}"
+        thin = " (statement-thin: kept by tasks.keep-thin-statements)"
+        return f"from the {facts.get('statement_source', 'commit')}" + (
+            thin if facts.get("statement_flag") else ""
+        )
     return ""

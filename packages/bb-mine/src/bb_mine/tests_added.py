@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from bb_core.discovery import DEFAULT, TestNames
 
 from bb_mine.cases import parametrize_cases
+from bb_mine.inherited import inherited_tests, may_inherit
 from bb_mine.members import MIN_LINES, member_cuts
 from bb_mine.pieces import cut_pieces, read_pieces, utf8
 
@@ -140,6 +141,9 @@ class Module:
 
     tests: dict[str, Collected]
     pieces: list[bytes] | None = None
+    #: The tests as the pieces define them, before those inherited from a base class of
+    #: the module were added (None: none were): what a later version builds on.
+    own: dict[str, Collected] | None = None
 
 
 def collect(
@@ -172,11 +176,12 @@ def collect_module(
         start, found = 0, {}
         known = previous.pieces if previous is not None else None
         if previous is not None and known is not None and pieces[: len(known)] == known:
-            start, found = len(known), dict(previous.tests)
+            start = len(known)
+            found = dict(previous.tests if previous.own is None else previous.own)
         try:
             for tests in read_pieces(pieces, raw, start, lambda text: _piece_tests(text, names)):
                 _merge(found, tests)
-            return Module(found, pieces)
+            return _with_inherited(Module(found, pieces), source, names)
         except SyntaxError:
             pass
     try:
@@ -185,7 +190,30 @@ def collect_module(
         raise Unparseable(f"{name}: {exc}") from exc
     whole: dict[str, Collected] = {}
     _collect_body(tree.body, "", frozenset(), whole, names, source)
-    return Module(whole)
+    return _with_inherited(Module(whole), source, names)
+
+
+def _with_inherited(module: Module, source: bytes, names: TestNames) -> Module:
+    """*module* with the tests its classes inherit from a mixin or base class of the same
+    module, each under the collected class's name (see :mod:`bb_mine.inherited`)."""
+    if not may_inherit(source):
+        return module
+    lines = source.splitlines()
+
+    def make(
+        qualname: str, method: ast.FunctionDef | ast.AsyncFunctionDef, owner: ast.ClassDef
+    ) -> Collected:
+        text = b"\n".join(lines[method.lineno - 1 : method.end_lineno])
+        cases = parametrize_cases(owner.decorator_list) | parametrize_cases(method.decorator_list)
+        marks = skip_marks(owner.decorator_list) | skip_marks(method.decorator_list)
+        return Collected(qualname, method.lineno, text, cases, source, marks)
+
+    extra = inherited_tests(source, names, set(module.tests), make)
+    if not extra:
+        return module
+    tests = dict(module.tests)
+    tests.update(extra)  # type: ignore[arg-type]
+    return Module(tests, module.pieces, module.tests)
 
 
 def _merge(found: dict[str, Collected], tests: dict[str, Collected]) -> None:
