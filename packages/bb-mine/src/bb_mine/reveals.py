@@ -106,6 +106,12 @@ def code_like(token: str) -> bool:
     return token not in _PROSE_MARKS
 
 
+#: What a line of code defines: ``def NAME``, ``class NAME``, ``self.NAME = ...``.
+_DEFINES = re.compile(
+    r"^\s*(?:async\s+)?def\s+(\w+)|^\s*class\s+(\w+)|\bself\.(\w+)\s*(?::[^=]*)?=(?!=)"
+)
+
+
 def _code_line(tokens: list[str]) -> bool:
     """A line of code rather than a docstring's or comment's prose: it holds an
     assignment, a call, brackets or a block's colon."""
@@ -130,7 +136,9 @@ class PatchCode:
     """The code of a patch's changed lines, as a statement could quote it: sequences of
     three tokens holding code-like one (``pos_num % 100``), sequences of four tokens of a
     line of code whatever they hold (``if message and match``), and the code-like names the
-    added lines introduce (``__getstate__``, ``_check``: on no removed or unchanged line)."""
+    added lines define (``def __getstate__``, ``def _check``, ``self._cache = ...``) that
+    no removed or unchanged line names: a public class the fix only uses (``TryAgain``)
+    is what the user meets, and stays."""
 
     three: frozenset[tuple[str, ...]] = frozenset()
     four: frozenset[tuple[str, ...]] = frozenset()
@@ -153,7 +161,8 @@ class PatchCode:
             if mark == "-":
                 seen.update(t for t in tokens if t[0].isalpha() or t[0] == "_")
             else:
-                added.update(t for t in tokens if code_like(t) and t[0] not in "\"'")
+                defined = (next(g for g in m.groups() if g) for m in _DEFINES.finditer(text))
+                added.update(name for name in defined if code_like(name))
             for i in range(len(tokens) - 2):
                 gram = tuple(tokens[i : i + 3])
                 if any(code_like(t) for t in gram):
