@@ -51,6 +51,7 @@ since = 2023-01-31
 limit = 5
 max-source-files = 3
 statement-min-sentences = 2
+keep-thin-statements = true
 issues = "exports/issues.jsonl"
 require-fix-signal = false
 new-tests = "cases"
@@ -194,6 +195,7 @@ def test_every_key_is_read(folder: Path) -> None:
         limit=5,
         max_source_files=3,
         statement_min_sentences=2,
+        keep_thin_statements=True,
         issues=folder.resolve() / "exports/issues.jsonl",
         require_fix_signal=False,
         new_tests="cases",

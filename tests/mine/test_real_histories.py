@@ -616,3 +616,19 @@ class Helper:
         "Base::test_a", "Middle::test_a", "Middle::test_b",
         "TestMore::test_c", "TestPlain::test_c",
     ]  # fmt: skip
+
+
+def test_humanizes_add_from_fix_203_is_a_feature(base: GitRepo) -> None:
+    """humanize 4bef4f2: "Merge pull request #207 from mondeja/fix-203" / "Add gender support
+    for ordinals" was unknown, so a task: a feature, left out by the default categories."""
+    base.branch("fix-203")
+    base.commit({"pkg/core.py": FIXED, "tests/test_core.py": MORE}, "Add gender support")
+    base.switch("main")
+    base.merge(
+        "fix-203",
+        "Merge pull request #207 from mondeja/fix-203\n\nAdd gender support for ordinals",
+    )
+    result = mine(base, "--source", "pkg")
+    assert result.tasks == []
+    (skip,) = [s for s in result.skips if s["reason"] == "category"]
+    assert skip["detail"]["category"] == "feature"
