@@ -178,3 +178,22 @@ def test_a_fix_left_without_a_symptom_is_kept_flagged_thin_only_when_asked() -> 
                          kind="commit-message")  # fmt: skip
     chosen, _ = choose(found, [], ORDINAL_PATCH, keep_thin=True)
     assert chosen is not None and chosen.thin and chosen.redacted.text == "Ordinals (#5)"
+
+
+def test_a_traceback_in_prose_keeps_the_old_code() -> None:
+    """The error shows the line the fix changes; written as prose (a commit body), it is the
+    symptom and stays, while a sentence quoting the same line is dropped."""
+    patch = (
+        "--- a/pkg/cache.py\n+++ b/pkg/cache.py\n@@ -1,2 +1,2 @@\n def get(self, key):\n"
+        "-    return self._store[key]\n+    return self._store.get(key)\n"
+    )
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "app.py", line 3, in <module>\n'
+        "    return self._store[key]\n"
+        "KeyError: 'a'"
+    )
+    text = f"Reading a missing key raises.\n\n{traceback}\n\nIt did self._store[key] blindly."
+    result = redact(text, [], patch)
+    assert result.text == f"Reading a missing key raises.\n\n{traceback}"
+    assert [r["rule"] for r in result.removed] == ["code_sentences"]

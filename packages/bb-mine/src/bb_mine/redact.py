@@ -402,13 +402,20 @@ def _plain_code(sentence: str) -> str:
     return re.sub(r"`[^`\n]*`", " CODE ", sentence)
 
 
+_TRACEBACK = re.compile(r"Traceback \(most recent call last\)|^\s*File \"[^\"]+\", line \d+", re.M)
+
+
 def _drop_sentences(block: _Block, matchers: _Matchers, result: Redacted) -> _Block:
     if block.kind == "fence":
         return block
     out: list[str] = []
     for unit in _units(block.lines):
         text = "\n".join(unit)
-        if not text.strip() or not any(_rule_for(line, matchers) for line in [text]):
+        rules = matchers
+        if matchers.code and _TRACEBACK.search(text):
+            # a traceback written as prose shows the old code: the error, which stays
+            rules = _Matchers(matchers.names, PatchCode(), matchers.title)
+        if not text.strip() or not _rule_for(text, rules):
             out.extend(unit)
             continue
         marker = _LIST_ITEM.match(unit[0])
@@ -418,7 +425,7 @@ def _drop_sentences(block: _Block, matchers: _Matchers, result: Redacted) -> _Bl
             body = body[len(prefix.strip()) :].strip()
         kept = []
         for sentence in _SENTENCE_END.split(body):
-            rule = _rule_for(sentence, matchers)
+            rule = _rule_for(sentence, rules)
             if rule is None:
                 kept.append(sentence)
             else:
