@@ -20,9 +20,24 @@ from collections.abc import Callable
 
 from bb_core.discovery import TestNames
 
-#: A class at the margin with bases: ``class TestThing(Common, unittest.TestCase):``.
-_CLASS = re.compile(rb"^class\s+(\w+)\s*\(([^)]*)\)", re.MULTILINE)
-_NAME = re.compile(rb"^class\s+(\w+)", re.MULTILINE)
+#: A class statement's name and bases, matched where a line starts with ``class ``.
+_CLASS = re.compile(rb"class\s+(\w+)\s*(?:\(([^)]*)\))?")
+
+
+def _classes(source: bytes) -> list[tuple[bytes, bytes]]:
+    """(name, bases) of each class at the margin; lines are found with ``bytes.find``, in
+    C (a multiline ``^`` pattern would be tried at every byte)."""
+    starts = [0] if source.startswith(b"class ") else []
+    at = source.find(b"\nclass ")
+    while at != -1:
+        starts.append(at + 1)
+        at = source.find(b"\nclass ", at + 1)
+    found = []
+    for start in starts:
+        match = _CLASS.match(source, start)
+        if match is not None:
+            found.append((match.group(1), match.group(2) or b""))
+    return found
 
 
 def may_inherit(source: bytes) -> bool:
@@ -30,8 +45,8 @@ def may_inherit(source: bytes) -> bool:
     before any parsing)."""
     if source.count(b"\nclass ") + source.startswith(b"class ") < 2:
         return False
-    found = _CLASS.findall(source)
-    names = set(_NAME.findall(source))
+    found = _classes(source)
+    names = {name for name, _bases in found}
     return any(
         base.strip().rsplit(b".", 1)[-1] in names
         for _name, bases in found

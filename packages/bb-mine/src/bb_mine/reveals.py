@@ -163,10 +163,10 @@ class PatchCode:
             else:
                 defined = (next(g for g in m.groups() if g) for m in _DEFINES.finditer(text))
                 added.update(name for name in defined if code_like(name))
+            coded = [code_like(t) for t in tokens]
             for i in range(len(tokens) - 2):
-                gram = tuple(tokens[i : i + 3])
-                if any(code_like(t) for t in gram):
-                    three.add(gram)
+                if coded[i] or coded[i + 1] or coded[i + 2]:
+                    three.add(tuple(tokens[i : i + 3]))
             if _code_line(tokens):
                 four.update(tuple(tokens[i : i + 4]) for i in range(len(tokens) - 3))
         introduced = {t for t in added - seen if t[0].isalpha() or t[0] == "_"}

@@ -170,7 +170,7 @@ def might_signal_fix(title: str, message: str) -> bool:
             ("#" in message or "GH-" in message or "/issues/" in message or "/pull/" in message)
             and bool(_CLOSING_ANYWHERE.search(message))
         )
-        or bool(_WRONG_BEHAVIOUR.search(message))
+        or describes_wrong_behaviour(message)
     )
 
 
@@ -184,10 +184,14 @@ _WRONG_BEHAVIOUR = re.compile(
 )
 
 
+_WRONG_WORDS = ("wrong", "incorrect", "erroneous", "mistaken", "crash", "regress", "instead")
+
+
 def describes_wrong_behaviour(body: str) -> bool:
     """Whether *body* says something behaved wrongly (:data:`_WRONG_BEHAVIOUR`); a closing
     keyword's "fixes #12" is not such a description."""
-    return bool(_WRONG_BEHAVIOUR.search(body))
+    lowered = body.lower()  # most messages hold none of the words: no pattern is tried
+    return any(word in lowered for word in _WRONG_WORDS) and bool(_WRONG_BEHAVIOUR.search(body))
 
 
 #: Conventional commit types that say a change is not a fix (``refactor: ...``,
