@@ -11,7 +11,9 @@ message or title, as for a team without GitHub access. Two figures per run:
   numbers, string literals, each operator or punctuation mark; comments left out);
 - **code**: one of those three tokens is one prose would not write (a name with an
   underscore, digit or inner capital, a string literal, an operator): plain words and
-  punctuation a docstring shares with a sentence ("the number of") are not counted.
+  punctuation a docstring shares with a sentence ("the number of") are not counted;
+- **answer**: as *code*, and that token is not a name the fix's tests use: an issue that
+  asks for the interface its tests call (``split_words(text)``) states the requirement.
 
 It also prints each leaking statement's sequence, and the tasks and ``no-statement``
 skips, so a run before and after a change to redaction shows which fixes were emptied.
@@ -78,11 +80,23 @@ def added_grams(patch: str) -> set[tuple[str, ...]]:
     return grams
 
 
-def leak(statement: str, grams: set[tuple[str, ...]], *, code: bool) -> str | None:
+def tested(test_patch: str) -> set[str]:
+    names: set[str] = set()
+    for line in test_patch.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            names.update(code_tokens(_without_comment(line[1:])))
+    return names
+
+
+def leak(
+    statement: str, grams: set[tuple[str, ...]], *, code: bool, interface: set[str] | None = None
+) -> str | None:
     tokens = code_tokens(statement)
     for i in range(len(tokens) - 2):
         gram = tuple(tokens[i : i + 3])
-        if gram in grams and (not code or any(code_like(t) for t in gram)):
+        if gram in grams and (
+            not code or any(code_like(t) and t not in (interface or ()) for t in gram)
+        ):
             return " ".join(gram)
     return None
 
@@ -94,18 +108,21 @@ def measure(location: str, options: MineOptions) -> None:
             tasks.append(record)
         elif record["kind"] == "skip" and record["reason"] == "no-statement":
             empty.append(record)
-    strict = code = 0
+    strict = code = answer = 0
     for task in tasks:
         grams = added_grams(task["reference_patch"])
         found = leak(task["statement"], grams, code=False)
         strict += found is not None
         code += leak(task["statement"], grams, code=True) is not None
+        interface = tested(task["test_patch"])
+        answer += leak(task["statement"], grams, code=True, interface=interface) is not None
         if found is not None:
             print(f"  leak {task['fix_commit'][:10]} [{task['statement_kind']}]: {found!r}")
     share = (lambda n: f"{n}/{len(tasks)} ({100 * n / len(tasks):.1f}%)") if tasks else str
     print(f"{location}: {len(tasks)} tasks, {len(empty)} no-statement")
     print(f"  strict (any 3 tokens of an added line): {share(strict)}")
     print(f"  code   (3 tokens, one of them code):    {share(code)}")
+    print(f"  answer (code, not a name tests call):   {share(answer)}")
     for record in empty:
         print(f"  no-statement {record['commit'][:10]}: {record['title']}")
     for task in tasks:

@@ -283,3 +283,12 @@ def test_progress_goes_to_a_terminal_and_never_to_stdout(demo_build: DemoPaths) 
     os.close(leader)
     assert "mining" in drawn and "tasks" in drawn
     assert all(line.startswith(b'{"kind":') for line in done.stdout.splitlines())
+
+
+def test_an_issue_asking_for_the_name_the_tests_call_keeps_it(mined: Mined) -> None:
+    """The lone-punctuation issue asks for ``split_words(text)``, which the fix adds and its
+    hidden tests import: that sentence states the requirement the task is graded on, so it
+    is no code of the answer (it was dropped when a name the fix defines always was)."""
+    task = by_key(mined)[expected.LONE_PUNCTUATION.key]
+    assert "as `split_words(text)` in the same" in task["statement"]
+    assert all(r["rule"] != "code_sentences" for t in mined.tasks for r in t["redacted"])

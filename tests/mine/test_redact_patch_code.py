@@ -197,3 +197,22 @@ def test_a_traceback_in_prose_keeps_the_old_code() -> None:
     result = redact(text, [], patch)
     assert result.text == f"Reading a missing key raises.\n\n{traceback}"
     assert [r["rule"] for r in result.removed] == ["code_sentences"]
+
+
+def test_a_name_the_tests_call_is_the_interface_not_the_answer() -> None:
+    patch = (
+        "--- a/pkg/counting.py\n+++ b/pkg/counting.py\n@@ -1,2 +1,5 @@\n"
+        "+def split_words(text):\n+    return _WORD.findall(text)\n+\n"
+        " def word_count(text):\n-    return len(text.split())\n+    return len(split_words(text))\n"
+    )
+    tests = (
+        "--- /dev/null\n+++ b/tests/test_tokens.py\n@@ -0,0 +1,2 @@\n"
+        "+from pkg.counting import split_words\n+assert split_words('a - b') == ['a', 'b']\n"
+    )
+    asks = "It would help to have the tokenizer public, as `split_words(text)`."
+    text = f"Lone punctuation counts as a word.\n\n{asks}"
+    found = [Statement("Lone punctuation (#21)", text, "export", kind="issue")]
+    chosen, _ = choose(found, [], patch, test_patch=tests)
+    assert chosen is not None and asks in chosen.redacted.text
+    chosen, _ = choose(found, [], patch)  # without the tests, it is the fix's own name
+    assert chosen is not None and asks not in chosen.redacted.text

@@ -125,6 +125,7 @@ def choose(
     *,
     min_sentences: int = 1,
     tests: list[str] | tuple[str, ...] = (),
+    test_patch: str = "",
     keep_thin: bool = False,
     dropped: list[dict[str, str]] | None = None,
 ) -> tuple[Chosen | None, list[kinds.TaskStatementFallback]]:
@@ -132,11 +133,12 @@ def choose(
     title once redacted (the bare title: at least :data:`TITLE_WORDS` words), and every
     candidate passed over with the reason. None when no candidate is usable, unless
     *keep_thin*: then the first that keeps any text, marked :attr:`Chosen.thin`. *tests*
-    are the fix's test files: a sentence naming one is dropped. Each text that redaction
+    are the fix's test files: a sentence naming one is dropped; *test_patch* their change,
+    whose names are the interface a statement may ask for. Each text that redaction
     removed from a candidate passed over is added to *dropped* (``kind``, ``rule``,
     ``text``), for ``--explain``."""
     fallbacks: list[kinds.TaskStatementFallback] = []
-    fix = FixFacts.of(names, patch, tests)
+    fix = FixFacts.of(names, patch, tests, test_patch)
     thin: Chosen | None = None
     for candidate in candidates:
         title = redact(candidate.title, fix=fix, title=True)

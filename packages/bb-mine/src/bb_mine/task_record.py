@@ -97,6 +97,7 @@ class TaskMaker:
             facts["reference_patch"],
             min_sentences=self.options.statement_min_sentences,
             tests=facts.get("test_files", ()),
+            test_patch=facts.get("test_patch", ""),
             keep_thin=self.options.keep_thin_statements,
             dropped=dropped,
         )
