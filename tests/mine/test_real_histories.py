@@ -418,7 +418,7 @@ def test_a_fix_word_anywhere_in_a_branch_path_is_a_fix_signal(base: GitRepo) -> 
     ],
 )
 def test_fix_branches(branch: str, fix: bool) -> None:
-    from bb_mine.rules import fix_branch
+    from bb_mine.intent import fix_branch
 
     assert fix_branch(branch) is fix
 
@@ -522,7 +522,7 @@ def test_a_body_describing_wrong_behaviour_is_a_fix_signal(base: GitRepo) -> Non
     ],
 )
 def test_wrong_behaviour_in_a_body(body: str, signal: bool) -> None:
-    from bb_mine.rules import describes_wrong_behaviour
+    from bb_mine.intent import describes_wrong_behaviour
 
     assert describes_wrong_behaviour(body) is signal
 

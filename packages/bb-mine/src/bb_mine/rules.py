@@ -14,6 +14,13 @@ from typing import Any
 from bb_core import kinds
 from bb_core.discovery import holds_pytest_config as holds_pytest_config
 
+from bb_mine.intent import (
+    describes_fix,
+    describes_wrong_behaviour,
+    fix_branch,
+    not_a_fix_type,
+)
+
 #: Whole words (any case) that make a title read like a fix.
 FIX_WORDS = (
     "fix",
@@ -174,84 +181,10 @@ def might_signal_fix(title: str, message: str) -> bool:
     )
 
 
-#: A body that describes wrong behaviour: "wrongly raised TypeError", "was incorrectly
-#: assigned", "raised KeyError instead of returning", "crashes on ...", "a regression".
-_WRONG_BEHAVIOUR = re.compile(
-    r"(?<!\w)(?:wrongly|incorrectly|erroneously|mistakenly"
-    r"|crash(?:es|ed|ing)?|regression(?:s)?(?!\s+tests?\b)|regressed"
-    r"|(?:raised|raises|threw|throws)\s+(?:an?\s+)?[\w.]+(?:\([^)]*\))?\s+instead\s+of)(?!\w)",
-    re.IGNORECASE,
-)
-
-
-_WRONG_WORDS = ("wrong", "incorrect", "erroneous", "mistaken", "crash", "regress", "instead")
-
-
-def describes_wrong_behaviour(body: str) -> bool:
-    """Whether *body* says something behaved wrongly (:data:`_WRONG_BEHAVIOUR`); a closing
-    keyword's "fixes #12" is not such a description."""
-    lowered = body.lower()  # most messages hold none of the words: no pattern is tried
-    return any(word in lowered for word in _WRONG_WORDS) and bool(_WRONG_BEHAVIOUR.search(body))
-
-
-#: Conventional commit types that say a change is not a fix (``refactor: ...``,
-#: ``chore(deps): ...``, ``docs!: ...``).
-NOT_FIX_TYPES = (
-    "refactor",
-    "chore",
-    "docs",
-    "doc",
-    "test",
-    "tests",
-    "style",
-    "perf",
-    "ci",
-    "build",
-)
-_NOT_FIX_TYPE = re.compile(
-    r"^\s*(?:" + "|".join(NOT_FIX_TYPES) + r")(?:\([^)]*\))?!?:\s", re.IGNORECASE
-)
-
-
-def not_a_fix_type(title: str) -> bool:
-    """Whether *title* is a conventional commit whose type is no fix (``refactor: ...``)."""
-    return bool(_NOT_FIX_TYPE.match(title))
-
-
 def _names_a_bug(body: str) -> bool:
     """Whether *body* names a bug: wrong behaviour, or a fix word that is not a closing
     keyword's ("Fixes #476" names an issue, not a bug)."""
     return describes_wrong_behaviour(body) or reads_like_fix(_CLOSING_ANYWHERE.sub("", body))
-
-
-_BRANCH_WORDS = re.compile(r"[-_/.+]+")
-_FIX_BRANCH_WORDS = frozenset(FIX_WORDS) - {"crashes", "crashed", "crashing"}
-
-
-def fix_branch(branch: str | None) -> bool:
-    """Whether a merged branch's name says fix: a fix word anywhere in its path
-    (``fix/sliced-negative-n``, ``bugfix-42``, ``someone/agent/fix-empty-input``)."""
-    if not branch:
-        return False
-    return any(word.lower() in _FIX_BRANCH_WORDS for word in _BRANCH_WORDS.split(branch))
-
-
-_ISSUE_WORDS = frozenset({"issue", "issues", "gh", "pr", "ticket", "for"})
-_NUMBERED = re.compile(r"^(?:gh|issue|pr)?#?\d+$")
-
-
-def describes_fix(branch: str | None) -> bool:
-    """Whether a fix branch's name says what it fixes (``fix/sliced-negative-n``), rather
-    than only which issue (``fix-203``, ``fix/issue-12``): such a name is like a closing
-    keyword, a fix signal that does not make feature wording a fix."""
-    words = [w.lower() for w in _BRANCH_WORDS.split(branch or "") if w]
-    fixes = [i for i, w in enumerate(words) if w in _FIX_BRANCH_WORDS]
-    if not fixes:
-        return False
-    return any(
-        w not in _FIX_BRANCH_WORDS and w not in _ISSUE_WORDS and not _NUMBERED.match(w)
-        for w in words[fixes[0] + 1 :]
-    )
 
 
 def might_name_issue(message: str) -> bool:
@@ -270,7 +203,7 @@ def fix_signals(
     branch's path is a fix word (``fix/...``, ``bugfix-42``, ``someone/agent/fix-empty-input``);
     ``body``: the body describes wrong behaviour ("wrongly raised TypeError", "crashes",
     "regression"). A conventional ``refactor:``, ``chore:``, ``docs:``, ``test:``,
-    ``style:`` or ``perf:`` title (see :data:`NOT_FIX_TYPES`) has no signal, closing
+    ``style:`` or ``perf:`` title (see :data:`bb_mine.intent.NOT_FIX_TYPES`) has no signal, closing
     keyword or not, unless its body names a bug.
     """
     if not_a_fix_type(text.title) and not _names_a_bug(text.body):
