@@ -51,6 +51,7 @@ CHECKS = {
     "test_the_whole_cli_runs_inside_bugbouts_sandbox": "bugbout's sandbox",
     "test_a_refused_or_failed_tool_call_is_flagged": "refused-call flag",
     "test_a_429_from_the_vendor_is_quota_with_its_message": "usage-limit answer",
+    "test_each_npm_cli_runs_under_the_node_its_lock_asks_for_inside_the_sandbox": "node version",
     "test_each_pinned_cli_accepts_its_adapters_exact_command_line": "doctor's dry run",
     "test_a_rejected_flag_and_a_newer_release_show_before_any_quota_is_spent": "doctor's warnings",
 }
