@@ -41,6 +41,18 @@ fix:
     uv run --frozen ruff check --fix .
     uv run --frozen ruff format .
 
+# The real-CLI tests (tests/race/realcli) with the agent CLIs at the versions they are pinned to.
+realcli *opts:
+    uv run --frozen pytest tests/race/realcli -n 2 --dist loadgroup {{opts}}
+
+# Installs the newest Codex CLI, Claude Code, Gemini CLI and mini-swe-agent from npm and PyPI into
+# ~/.cache/bugbout/realcli-latest and prints, per CLI: pinned and newest version, tests passed and
+# failed, flags the adapter passes that the newest --help lost, the checks of its output that failed.
+# Exits 1 when anything drifted; `just realcli-latest --no-tests` compares the flags alone.
+# The real-CLI tests against the newest agent CLIs, and a table of their drift (docs/agents.md).
+realcli-latest *opts:
+    uv run --frozen python scripts/realcli_drift.py {{opts}}
+
 # Each tool's --help from an isolated install of its own wheel.
 smoke:
     bash scripts/smoke.sh

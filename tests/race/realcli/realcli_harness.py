@@ -36,11 +36,30 @@ NETWORK_PROBE = (
 )
 
 
+#: Agent type -> its CLI's npm package or PyPI distribution.
+PACKAGES = {
+    "codex": "@openai/codex",
+    "claude-code": "@anthropic-ai/claude-code",
+    "gemini-cli": "@google/gemini-cli",
+    "mini-swe-agent": "mini-swe-agent",
+}
+
+
 @dataclass(frozen=True)
 class Clis:
-    """Where the pinned CLIs are."""
+    """Where the CLIs of one set of pins are (the folder scripts/realcli.sh prints)."""
 
     cache: Path
+
+    def version(self, harness: str) -> str:
+        """The installed release of *harness*'s CLI, from its package's own metadata."""
+        if harness == "mini-swe-agent":
+            [meta] = (self.cache / "mini").glob(
+                "lib/python*/site-packages/mini_swe_agent-*.dist-info"
+            )
+            return meta.name.removeprefix("mini_swe_agent-").removesuffix(".dist-info")
+        package = self.cache / "npm" / "node_modules" / PACKAGES[harness] / "package.json"
+        return str(json.loads(package.read_text())["version"])
 
     def bin_dir(self, harness: str) -> Path:
         if harness == "mini-swe-agent":

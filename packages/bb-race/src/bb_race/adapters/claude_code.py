@@ -88,7 +88,7 @@ class ClaudeCodeAgent(CodingAgent):
     executable: ClassVar[str] = "claude"
     default_vendor: ClassVar[str | None] = "anthropic"
     version_args: ClassVar[tuple[str, ...] | None] = ("--version",)
-    tested_version: ClassVar[str | None] = "2.1.197"
+    tested_version: ClassVar[str | None] = "2.1.332"
     install: ClassVar[str | None] = "npm install -g @anthropic-ai/claude-code"
     init_rank: ClassVar[int] = 20
     init_blocks: ClassVar[tuple[tuple[str, str], ...]] = (
@@ -119,13 +119,23 @@ class ClaudeCodeAgent(CodingAgent):
             )
         check_base_url(self.name, self.options.get("base-url"))
 
-    def settings(self, test_command: str) -> dict[str, Any]:
+    def settings(self, test_command: str, nested: bool = False) -> dict[str, Any]:
         """The settings file: the sandbox, the denied web tools, and an allow rule for the
         prompt's test command. Claude Code asks before running a command with a
         ``VAR=value`` prefix or an ``-o key=`` argument even in its sandbox, and print mode
         turns every question into a refusal; the rule lets the exact command run, and
-        the same command on part of the suite (``:*`` is a prefix match)."""
+        the same command on part of the suite (``:*`` is a prefix match).
+
+        *nested*: Claude Code runs inside bugbout's bubblewrap sandbox. Its Bash sandbox
+        puts each command in a user namespace of its own (2.1.332; 2.1.197 did not), where
+        a fresh ``/proc`` cannot be mounted inside another sandbox ("Can't mount proc"), so
+        every command failed; ``enableWeakerNestedSandbox`` binds the ``/proc`` it is given
+        instead, which inside bugbout's sandbox is already a fresh one showing only the
+        attempt's own processes (whose environments the commands, in a user namespace
+        of their own, still cannot read)."""
         settings = json.loads(json.dumps(SANDBOX_SETTINGS))
+        if nested:
+            settings["sandbox"]["enableWeakerNestedSandbox"] = True
         allow = [f"Bash({test_command})"]
         words = test_command.rsplit(" ", 1)
         if len(words) == 2:
@@ -172,8 +182,9 @@ class ClaudeCodeAgent(CodingAgent):
 
     def invocation(self, session: Session) -> Invocation:
         self.check_sandbox(os.environ.get("PATH"))
+        nested = session.sandbox.name == "bubblewrap"
         settings = write_json_file(
-            session.logdir / SETTINGS_FILE, self.settings(session.test_command)
+            session.logdir / SETTINGS_FILE, self.settings(session.test_command, nested)
         )
         # The Bash sandbox's sockets go in this folder: the attempt's short temp folder,
         # so that their paths fit in sun_path (bb_race.shortpaths).
@@ -188,7 +199,7 @@ class ClaudeCodeAgent(CodingAgent):
         if self.options.get("base-url"):
             env["ANTHROPIC_BASE_URL"] = str(self.options["base-url"])
         argv = [self.command(), *self.arguments(settings)]
-        if session.sandbox.name != "bubblewrap":
+        if not nested:
             return Invocation(argv=argv, stdin=session.prompt, env=env, confine=False)
         # Inside bugbout's sandbox the attempt's temporary folder is /tmp: short.
         env["CLAUDE_CODE_TMPDIR"] = "/tmp"
