@@ -59,7 +59,9 @@ MUTATORS = {"update", "setdefault", "__setitem__", "__delitem__", "pop", "popite
 #: Builtin value types: a subclass that fakes equality or truth passes for a real value.
 VALUE_TYPES = {"str", "int", "float", "bytes", "tuple", "list", "dict", "set", "frozenset",
                 "complex", "bool", "bytearray", "Decimal", "Fraction"}  # fmt: skip
-TEST_MODULE_NAMES = {"pytest", "_pytest", "py.test", "pluggy", "xdist", "pytest_cov", "nose"}
+TEST_MODULE_NAMES = {
+    "pytest", "_pytest", "py.test", "pluggy", "xdist", "pytest_cov", "nose", "bugbout_pytest",
+}  # fmt: skip
 CI_VARIABLES = {
     "CI", "CONTINUOUS_INTEGRATION", "GITHUB_ACTIONS", "GITHUB_RUN_ID", "GITLAB_CI", "TRAVIS",
     "CIRCLECI", "JENKINS_URL", "BUILDKITE", "TF_BUILD", "APPVEYOR", "TEAMCITY_VERSION",
