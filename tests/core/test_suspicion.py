@@ -276,3 +276,21 @@ def test_a_patch_that_does_not_parse_or_apply_reads_as_nothing(tmp_path: Path) -
     patch = diff_trees(tmp_path / "a", tmp_path / "b")
     assert read_patch(patch, lambda path: b"X = 1\n") == []
     assert read_patch(patch, lambda path: b"something else\n") == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import os\nenv = dict(os.environ)\nON = env.get('PYT' + 'EST_CURRENT_TEST')\n",
+        "import sys\nUNDER = sys.argv[0].endswith('pytest')\n",
+        "import sys as s\ndef f():\n    return 'py.test' in ' '.join(s.argv)\n",
+    ],
+)
+def test_test_detection_whatever_the_context(source: str) -> None:
+    """A PYTEST_ name is test detection wherever it is built; sys.argv beside a runner's
+    name too, in an assignment or a return as in a condition."""
+    assert kinds(source) == ["test-detection"]
+
+
+def test_a_docstring_naming_the_variable_is_not_charged() -> None:
+    assert kinds('def f():\n    """Set PYTEST_ADDOPTS to pass options."""\n    return 1\n') == []

@@ -9,6 +9,7 @@ The hostile personas live in tests/e2e/suspicious_agent.py.
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,10 @@ def config_text(root: Path, suspicious: str) -> str:
         f'[judge]\nrun-suite = false\nsuspicious = "{suspicious}"\n'
     ]
     agents = root / "agents"
+    # Beside the demo's agents, so the sandbox shows it their shared module.
+    hostile = shutil.copyfile(AGENT, agents / AGENT.name)
     people = [("contestants", "careful", [str(agents / "careful.py")])]
-    people += [("contestants", name, [str(AGENT), name, str(agents)]) for name in HOSTILE]
+    people += [("contestants", name, [str(hostile), name, str(agents)]) for name in HOSTILE]
     people.append(("examiners", "examiner", [str(agents / "examiner.py")]))
     for table, name, argv in people:
         command = json.dumps([sys.executable, *argv])

@@ -38,6 +38,8 @@ DECODING = re.compile(
 )
 #: Modules whose attributes lead to the interpreter's or the runner's state.
 RUNNER_MODULES = {"sys", "builtins", "importlib", "os", "gc", "inspect", "_thread", "threading"}
+#: Calls that return a frame.
+FRAME_CALLS = {"sys._getframe", "inspect.currentframe", "sys._current_frames"}
 FRAME_ATTRS = {"f_back", "f_globals", "f_locals", "f_builtins", "tb_frame", "gi_frame", "cr_frame"}
 #: Plain routes into other code's state that a fix has no need of. Reading one's own
 #: caller's frame (a logger's ``f_globals["__name__"]``), tracing, ``ctypes`` and

@@ -17,6 +17,7 @@ from bb_core.suspicion_names import (
     EQ_DUNDERS,
     EQUALITY_GAMING,
     FRAME_ATTRS,
+    FRAME_CALLS,
     IMPORT_TIME_THREADS,
     LOADS,
     MACHINERY_MODULES,
@@ -111,7 +112,7 @@ class _Reader(ast.NodeVisitor):
         for inner in ast.walk(node):
             if isinstance(inner, ast.Attribute) and inner.attr in FRAME_ATTRS:
                 return "a frame"
-            if isinstance(inner, ast.Call) and self.name(inner.func) in PLAIN:
+            if isinstance(inner, ast.Call) and self.name(inner.func) in FRAME_CALLS:
                 return "a frame"
         return None
 
@@ -180,6 +181,7 @@ class _Reader(ast.NodeVisitor):
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
             self.assigned(target)
+        self.argv_test(node.value)
         self.generic_visit(node)
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
@@ -413,13 +415,36 @@ class _Reader(ast.NodeVisitor):
         if hit:
             self.add(EQUALITY_GAMING, node, f"type() builds a class overriding {', '.join(hit)}")
 
-    def visit_If(self, node: ast.If) -> None:
+    def visit_If(self, node: ast.If | ast.IfExp | ast.While) -> None:
         self.argv_test(node.test)
         self.generic_visit(node)
 
-    def visit_IfExp(self, node: ast.IfExp) -> None:
-        self.argv_test(node.test)
+    visit_IfExp = visit_If
+    visit_While = visit_If
+
+    def visit_Return(self, node: ast.Return) -> None:
+        if node.value is not None:
+            self.argv_test(node.value)
         self.generic_visit(node)
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if not isinstance(node.value, ast.Constant):  # a docstring says nothing
+            self.generic_visit(node)
+
+    def visit_Constant(self, node: ast.Constant) -> None:
+        self.names_a_test_variable(node)
+
+    def visit_BinOp(self, node: ast.BinOp | ast.JoinedStr) -> None:
+        self.names_a_test_variable(node)
+        self.generic_visit(node)
+
+    visit_JoinedStr = visit_BinOp
+
+    def names_a_test_variable(self, node: ast.expr) -> None:
+        """A string naming pytest's environment variables, however it is put together."""
+        value = self.names.constant(node)
+        if isinstance(value, str) and value.startswith("PYTEST_") and len(value) < 64:
+            self.add(TEST_DETECTION, node, f"reads the environment variable {value}")
 
     def argv_test(self, test: ast.AST) -> None:
         """``sys.argv`` read beside a test runner's name, in one condition."""
