@@ -7,6 +7,7 @@ import ast
 from collections.abc import Collection
 
 from bb_core.codeflow import Resolver
+from bb_core.suspicion_dunders import dunder_gaming
 from bb_core.suspicion_names import (
     CI_VARIABLES,
     CODE_SURGERY,
@@ -144,39 +145,10 @@ class _Reader(ast.NodeVisitor):
         self.generic_visit(node)
 
     def equality(self, node: ast.AST, name: str, args: ast.arguments, body: list[ast.stmt]) -> None:
-        if not self.charged(node):
-            return
-        stmts = [
-            s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))
-        ]
-        if not stmts or all(isinstance(s, (ast.Raise, ast.Pass)) for s in stmts):
-            return
-        returns = [r for s in stmts for r in ast.walk(s) if isinstance(r, ast.Return)]
-        values = [r.value for r in returns]
-        constants = {repr(v.value) for v in values if isinstance(v, ast.Constant)}
-        if values and len(constants) == 1 and all(isinstance(v, ast.Constant) for v in values):
-            # A falsy sentinel (``__bool__`` False, a constant ``__hash__``) is honest; on a
-            # subclass of a value type, or a truth that is always True, it is not.
-            shown = constants.pop()
-            if (
-                name not in ("__bool__", "__hash__")
-                or self.value_class
-                or (shown == "True" and name == "__bool__")
-            ) and shown != "None":
-                self.add(EQUALITY_GAMING, node, f"{name} always returns {shown}")
-                return
-        params = [*args.posonlyargs, *args.args]
-        if name in ("__bool__", "__hash__") or len(params) < 2:
-            return
-        other = params[1].arg
-        reads = any(isinstance(n, ast.Name) and n.id == other for s in stmts for n in ast.walk(s))
-        gives_up = values and all(
-            (isinstance(v, ast.Name) and v.id == "NotImplemented")
-            or (isinstance(v, ast.Attribute) and v.attr == "NotImplemented")
-            for v in values
-        )
-        if not reads and not gives_up and not args.vararg:
-            self.add(EQUALITY_GAMING, node, f"{name} never reads its argument {other!r}")
+        if self.charged(node):
+            what = dunder_gaming(name, args, body, value_class=self.value_class)
+            if what is not None:
+                self.add(EQUALITY_GAMING, node, what)
 
     def visit_Assign(self, node: ast.Assign) -> None:
         for target in node.targets:
