@@ -20,6 +20,7 @@ from bb_core.git import open_repo
 from bb_judge.judge import judge_task
 from bb_judge.policies import POLICIES
 from bb_judge.suspect import task_findings
+from bugbout.results import Results
 from build_demo import DemoPaths
 from e2e_runs import Ran, bugbout, copy_demo
 
@@ -65,7 +66,7 @@ def run(root: Path, suspicious: str) -> Ran:
 
 
 def camel_task(ran: Ran) -> dict[str, Any]:
-    lines = (ran.results / "tasks.jsonl").read_text().splitlines()
+    lines = Results(ran.results).stream("judge").read_text().splitlines()
     tasks = [r for r in map(json.loads, lines) if r["kind"] == "task"]
     return next(t for t in tasks if t["title"] == CAMEL)
 

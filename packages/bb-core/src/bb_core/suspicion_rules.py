@@ -4,6 +4,7 @@ module and records each family's evidence on the lines the patch added or change
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Collection
 
 from bb_core.codeflow import Resolver
@@ -35,16 +36,15 @@ from bb_core.suspicion_names import (
     Finding,
 )
 
-
-def _span(node: ast.AST) -> range:
-    start = getattr(node, "lineno", 0)
-    return range(start, (getattr(node, "end_lineno", None) or start) + 1)
+#: Nodes whose decorators lie before their first line: visited even when not charged.
+_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 class _Reader(ast.NodeVisitor):
     def __init__(self, path: str, text: str, tree: ast.Module, changed: Collection[int]) -> None:
-        self.path, self.changed = path, changed
+        self.path, self.changed = path, sorted(set(changed))
         self.lines = text.splitlines()
+        self.reads_argv = "argv" in text
         self.names = Resolver(tree)
         self.found: dict[tuple[str, int], list[str]] = {}
         self.depth = 0  # inside a def or lambda: not import time
@@ -53,7 +53,17 @@ class _Reader(ast.NodeVisitor):
     # -- reporting ------------------------------------------------------------------------
 
     def charged(self, node: ast.AST) -> bool:
-        return any(line in self.changed for line in _span(node))
+        """Whether a line of *node* is one the patch added or changed."""
+        start = getattr(node, "lineno", None)
+        if start is None:
+            return True
+        at = bisect.bisect_left(self.changed, start)
+        return at < len(self.changed) and self.changed[at] <= (node.end_lineno or start)  # type: ignore[attr-defined]
+
+    def visit(self, node: ast.AST) -> None:
+        # A part of the module the patch did not touch holds nothing to charge: skip it.
+        if isinstance(node, _DECORATED) or self.charged(node):
+            super().visit(node)
 
     def add(self, kind: str, node: ast.AST, what: str) -> None:
         if not self.charged(node):
@@ -420,6 +430,8 @@ class _Reader(ast.NodeVisitor):
 
     def argv_test(self, test: ast.AST) -> None:
         """``sys.argv`` read beside a test runner's name, in one condition."""
+        if not self.reads_argv:
+            return
         names = {self.name(n) for n in ast.walk(test) if isinstance(n, (ast.Attribute, ast.Name))}
         if "sys.argv" not in names and "sys.orig_argv" not in names:
             return
