@@ -224,7 +224,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
 
     def findings(self, record: Mapping[str, Any]) -> dict[str, list[Finding]]:
         """By contestant: the static findings of its patch (:mod:`bb_judge.suspect`)."""
-        if "base_commit" not in record or not record.get("attempts"):
+        if not record.get("attempts") or "base_commit" not in record or "source" not in record:
             return {}
         return task_findings(self.bench.repo(record), record)
 
