@@ -60,6 +60,8 @@ def plural(name: str) -> str:
 
 
 def singular(name: str) -> str:
+    if name.endswith("ous"):  # an adjective: suspicious
+        return name
     if name.endswith("ies"):
         return name[:-3] + "y"
     if name.endswith("s") and not name.endswith("ss"):

@@ -72,6 +72,7 @@ max-attempt-disk = 50000000
 [judge]
 policy = "cross-vendor"
 run-suite = false
+suspicious = "count"
 
 [[contestants]]
 agent = "codex"
@@ -213,7 +214,7 @@ def test_every_key_is_read(folder: Path) -> None:
         max_patch_bytes=1_000_000,
         max_attempt_disk=50_000_000,
     )
-    assert config.judge == JudgeConfig(policy="cross-vendor", run_suite=False)
+    assert config.judge == JudgeConfig(policy="cross-vendor", run_suite=False, suspicious="count")
     assert config.contestants == [
         AgentConfig(
             agent="codex",
@@ -507,7 +508,7 @@ ERRORS = [
     (
         "unknown-key-listed",
         MINIMAL + "[judge]\nzzz = 1\n",
-        "bugbout.toml: judge.zzz: unknown key; known keys: policy, run-suite",
+        "bugbout.toml: judge.zzz: unknown key; known keys: policy, run-suite, suspicious",
     ),
     (
         "missing-source",

@@ -142,7 +142,7 @@ def test_tampered_and_suspicious_patches_show_in_every_format(
     bout_records: list[dict], fmt: str
 ) -> None:
     """A patch whose run was void is marked ``tampered`` with its evidence; one that
-    reaches for the test machinery is ``suspicious``; a charged author is named."""
+    reads as suspicious is ``suspicious`` with its evidence; a charged author is named."""
     records = [dict(r) for r in bout_records]
     for record in records:
         if record["kind"] == "task" and record["id"] == "textkit-t1":
@@ -151,7 +151,14 @@ def test_tampered_and_suspicious_patches_show_in_every_format(
                 if score["patch"] == "gamma":
                     score["tampered"] = ["canary tests/test_x.py::test_y must fail but passed"]
                 if score["patch"] == "beta":
-                    score["suspicious"] = ["src/textkit/__init__.py:3: pytest's internals"]
+                    score["suspicious"] = [
+                        {
+                            "kind": "computed-names",
+                            "file": "src/textkit/__init__.py",
+                            "line": 3,
+                            "evidence": "imports _pytest: import _pytest",
+                        }
+                    ]
             record["scores"] = scores
             matrix = dict(record["matrix"])
             matrix["authors"] = [
@@ -162,12 +169,12 @@ def test_tampered_and_suspicious_patches_show_in_every_format(
             record["matrix"] = matrix
     text = ANSI.sub("", render(build_report(records), fmt))
     # The terminal wraps long notes to its width: compare the words, not the line breaks.
-    text = " ".join(text.split())
+    text = " ".join(text.replace("\\_", "_").split())  # markdown escapes underscores
     for shown in (
         "tampered",
         "must fail but passed",
         "suspicious",
-        "beta is suspicious: src/textkit/",
+        "beta is suspicious: computed-names at src/textkit/__init__.py:3",
         "alpha is charged in the matrix",
     ):
         assert shown in text, shown

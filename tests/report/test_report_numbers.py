@@ -52,13 +52,13 @@ def test_agents_count_outcomes_on_counted_tasks_only(report: Report) -> None:
     rows = {row.name: row for row in report.agents.rows}
     assert [row.name for row in report.agents.rows] == ["alpha", "beta", "gamma"]
     assert rows["alpha"].categories == {
-        "resolved": 4, "resolved-but-breaks-suite": 0, "fixed-but-broke": 0, "wrong-fix": 0, "no-fix": 0,
+        "resolved": 4, "resolved-but-breaks-suite": 0, "resolved-but-suspicious": 0, "fixed-but-broke": 0, "wrong-fix": 0, "no-fix": 0,
     }  # fmt: skip
     assert rows["beta"].categories == {
-        "resolved": 2, "resolved-but-breaks-suite": 0, "fixed-but-broke": 1, "wrong-fix": 1, "no-fix": 0,
+        "resolved": 2, "resolved-but-breaks-suite": 0, "resolved-but-suspicious": 0, "fixed-but-broke": 1, "wrong-fix": 1, "no-fix": 0,
     }  # fmt: skip
     assert rows["gamma"].categories == {
-        "resolved": 0, "resolved-but-breaks-suite": 0, "fixed-but-broke": 0, "wrong-fix": 2, "no-fix": 2,
+        "resolved": 0, "resolved-but-breaks-suite": 0, "resolved-but-suspicious": 0, "fixed-but-broke": 0, "wrong-fix": 2, "no-fix": 2,
     }  # fmt: skip
     assert interval(rows["alpha"].resolve_rate) == pytest.approx(FOUR_OF_FOUR, abs=1e-6)
     assert interval(rows["beta"].resolve_rate) == pytest.approx(TWO_OF_FOUR, abs=1e-6)

@@ -46,9 +46,20 @@ def test_at_100_columns_wide_cells_are_cut_and_narrow_ones_wrap(
     lines = render(build_report(bout_records), "terminal", width=100).splitlines()
     header = next(i for i, line in enumerate(lines) if line.startswith("agent  tasks  resolved"))
     # Headers wrap rather than widening the agents table.
-    assert lines[header + 1].split() == ["but", "breaks", "but", "fix", "run", "rate"]
-    assert lines[header + 2].split() == ["suite", "broke"]
-    assert lines[header + 3].startswith("-----  -----")
+    assert lines[header + 1].split() == [
+        "but",
+        "but",
+        "but",
+        "fix",
+        "fix",
+        "to",
+        "run",
+        "rate",
+        "interval",
+    ]
+    assert lines[header + 2].split() == ["breaks", "suspicious", "broke"]
+    assert lines[header + 3].split() == ["suite"]
+    assert lines[header + 4].startswith("-----  -----")
     assert any(re.search(rf"scored \(en\w*{ELLIPSIS}", line) for line in lines)  # cut: ellipsis
     assert any("fixed-but-broke" in line for line in lines)  # a status word is never split
     assert any(line.startswith("textkit-t1  Fix slugify") for line in lines)
@@ -131,7 +142,7 @@ def test_every_format_names_each_status_and_reason(bout_records: list[dict[str, 
     terminal = render(report, "terminal", width=120)
     table = terminal[terminal.index("agent  tasks  resolved") :].splitlines()
     gamma_line = next(line for line in table if line.startswith("gamma"))
-    assert gamma_line.split()[1:8] == ["4", "0", "0", "0", "0", "1", "3"]  # no fix 1, failed 3
+    assert gamma_line.split()[1:9] == ["4", "0", "0", "0", "0", "0", "1", "3"]  # no fix 1, failed 3
 
 
 def test_abstention_reasons_are_in_the_picking_section(bout_records: list[dict[str, Any]]) -> None:

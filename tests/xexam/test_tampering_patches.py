@@ -78,8 +78,10 @@ def test_package_code_tamperers_are_tampered_unresolved_and_never_picked(
         assert score["category"] != "resolved" and score["tampered"], attack
         assert score["reason"].startswith("its code tampered with the test run")
         assert score["run"]["tampered"] == score["tampered"]
-    assert "suspicious" in scores["gchookwrapper"]
-    assert any("gc" in line for line in scores["gchookwrapper"]["suspicious"])
+        # Read statically too: each is suspicious, with its evidence line.
+        assert score["suspicious"] and all(f["file"] == INIT for f in score["suspicious"]), attack
+    gc_walk = scores["gchookwrapper"]["suspicious"]
+    assert any(f["kind"] == "computed-names" and "gc" in f["evidence"] for f in gc_walk)
 
 
 @pytest.mark.slow

@@ -145,6 +145,9 @@ class JudgeConfig:
 
     policy: str = "majority"
     run_suite: bool = True
+    #: ``exclude``: a resolved patch with a suspicious finding is counted apart and never
+    #: picked; ``count``: it counts as resolved (for a team that has reviewed them).
+    suspicious: str = "exclude"
 
 
 @dataclass(frozen=True)

@@ -82,6 +82,7 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
 Category = Literal[
     "resolved",
     "resolved-but-breaks-suite",
+    "resolved-but-suspicious",
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
@@ -90,6 +91,7 @@ Category = Literal[
 CATEGORIES: tuple[Category, ...] = (
     "resolved",
     "resolved-but-breaks-suite",
+    "resolved-but-suspicious",
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
@@ -197,6 +199,15 @@ VerdictGateValue = Literal["approve", "reject"]
 
 ScoreCrashReason = Literal["worker-lost", "raised"]
 
+ScoreSuspiciousKind = Literal[
+    "dynamic-code",
+    "computed-names",
+    "test-detection",
+    "equality-gaming",
+    "code-surgery",
+    "import-time-threads",
+]
+
 SkipStage = Literal["mine", "oracle", "race", "xexam", "judge"]
 
 SummaryStopped = Literal["end", "since", "limit"]
@@ -214,6 +225,7 @@ ReportSectionsTaskStage = Literal[
 ReportSectionsTaskPickCategory = Literal[
     "resolved",
     "resolved-but-breaks-suite",
+    "resolved-but-suspicious",
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
@@ -224,6 +236,7 @@ ReportSectionsTaskPickCategory = Literal[
 ReportSectionsTaskCategoriesValue = Literal[
     "resolved",
     "resolved-but-breaks-suite",
+    "resolved-but-suspicious",
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
@@ -233,6 +246,7 @@ ReportSectionsTaskCategoriesValue = Literal[
 ReportMatrixColumnCategory = Literal[
     "resolved",
     "resolved-but-breaks-suite",
+    "resolved-but-suspicious",
     "fixed-but-broke",
     "wrong-fix",
     "no-fix",
@@ -655,6 +669,15 @@ class ScoreDivergence(TypedDict, total=False):
     diverges: Required[list[ScoreDivergenceDiverge]]
 
 
+class ScoreSuspicious(TypedDict, total=False):
+    """score.json /properties/suspicious/items."""
+
+    kind: Required[ScoreSuspiciousKind]
+    file: Required[str]
+    line: Required[int]
+    evidence: Required[str]
+
+
 class Score(TypedDict, total=False):
     """A patch scored with the hidden maintainers' tests (the oracle), never seen by any agent nor by the judge."""
 
@@ -677,7 +700,7 @@ class Score(TypedDict, total=False):
     suite: ScoreSuite
     divergence: ScoreDivergence
     flags: list[str]
-    suspicious: list[str]
+    suspicious: list[ScoreSuspicious]
     tampered: list[str]
 
 
@@ -779,6 +802,7 @@ class ReportSectionsHeadlineAgent(TypedDict, total=False):
     name: Required[str]
     rate: Required[ReportRate]
     breaks_suite: Required[int]
+    suspicious: Required[int]
 
 
 class ReportFlagCount(TypedDict, total=False):
@@ -856,6 +880,7 @@ ReportSectionsAgentsRowCategories = TypedDict(
     {
         "resolved": Required[int],
         "resolved-but-breaks-suite": Required[int],
+        "resolved-but-suspicious": Required[int],
         "fixed-but-broke": Required[int],
         "wrong-fix": Required[int],
         "no-fix": Required[int],
@@ -1144,6 +1169,7 @@ class ReportSectionsWorthRow(TypedDict, total=False):
     breaks_suite: Required[int]
     sound: Required[int]
     cells: Required[dict[str, str]]
+    suspicious: Required[int]
 
 
 class ReportSectionsWorthTask(TypedDict, total=False):

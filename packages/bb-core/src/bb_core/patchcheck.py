@@ -1,11 +1,10 @@
-"""What a patch's text alone gives away: links out of the tree, binary files, code that
-reaches for the test machinery, and credentials.
+"""What a patch's text alone gives away: links out of the tree, binary files and
+credentials.
 
 None of these checks runs anything. :func:`outside_links` and :func:`binary_files` decide
-what scoring applies and lists; :func:`suspicious_lines` flags a patch whose source
-changes touch what a test run is made of (it is shown next to the score - evidence for a
-reader, not a verdict); :func:`find_credentials` and :func:`redact` keep credential-shaped
-text out of stored records.
+what scoring applies and lists; :func:`find_credentials` and :func:`redact` keep
+credential-shaped text out of stored records. What the patched code itself does is read
+from its syntax tree by :mod:`bb_core.suspicion`.
 """
 
 from __future__ import annotations
@@ -20,35 +19,6 @@ BINARY_SUFFIXES = (
     ".zip", ".whl", ".egg", ".tar", ".tgz", ".gz", ".bz2", ".xz", ".7z", ".rar", ".jar",
     ".so", ".pyd", ".dll", ".dylib", ".pyc", ".pyo", ".pyz", ".pickle", ".pkl",
 )  # fmt: skip
-
-#: Source that reaches for the test machinery: what each pattern means, and the pattern.
-MACHINERY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (what, re.compile(pattern))
-    for what, pattern in (
-        ("pytest's internals", r"\b_pytest\b"),
-        ("pytest", r"\bimport\s+pytest\b|\bfrom\s+pytest\b|\bpytest\s*\."),
-        ("pluggy", r"\bpluggy\b"),
-        ("unittest", r"\bunittest\b"),
-        ("sys.modules", r"\bsys\s*\.\s*modules\b"),
-        ("gc", r"\bimport\s+gc\b|\bfrom\s+gc\b|\bgc\s*\.\s*get_"),
-        ("atexit", r"\batexit\b"),
-        ("os._exit", r"\bos\s*\.\s*_exit\b|\bfrom\s+os\s+import\b.*\b_exit\b"),
-        ("builtins", r"\bbuiltins\b|__builtins__"),
-        ("trace or profile hooks", r"\b(?:sys|threading)\s*\.\s*(?:settrace|setprofile)\b"),
-        ("ctypes", r"\bctypes\b"),
-        (
-            "frame inspection",
-            r"\bsys\s*\.\s*_getframe\b|\bsys\s*\.\s*_current_frames\b|\binspect\s*\.\s*"
-            r"(?:currentframe|stack|getouterframes|getinnerframes|trace)\b"
-            r"|\.\s*(?:f_back|f_globals|f_locals|f_builtins|tb_frame|gi_frame|cr_frame)\b",
-        ),
-        (
-            "import hooks",
-            r"\bsys\s*\.\s*(?:meta_path|path_hooks|path_importer_cache)\b"
-            r"|\bimportlib\s*\.\s*(?:abc|machinery|util)\b|\b__import__\b",
-        ),
-    )
-)
 
 #: Credential formats, after the published rules of gitleaks and detect-secrets.
 CREDENTIALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -114,26 +84,6 @@ def binary_files(patch: str, inside: Callable[[str], bool] = lambda path: True) 
             continue
         if item.binary is not None or path.lower().endswith(BINARY_SUFFIXES):
             found.append(path)
-    return found
-
-
-def suspicious_lines(patch: str, inside: Callable[[str], bool] = lambda path: True) -> list[str]:
-    """``path:line: what`` for each added Python line that reaches for the test machinery."""
-    found = []
-    for item in _items(patch):
-        path = item.new_path
-        if path is None or not path.endswith(".py") or not inside(path):
-            continue
-        for hunk in item.hunks:
-            number = hunk.new_start
-            for op, text in hunk.lines:
-                if op == "+":
-                    code = text.split("#", 1)[0]
-                    hits = [what for what, pattern in MACHINERY if pattern.search(code)]
-                    if hits:
-                        found.append(f"{path}:{number}: {', '.join(hits)}")
-                if op != "-":
-                    number += 1
     return found
 
 

@@ -20,7 +20,7 @@ from bb_core.steady import outcome_kind
 
 #: The categories of a patch that met the maintainers' tests (whether or not it keeps the
 #: repository's suite): the ones whose divergence is measured.
-MET = ("resolved", "resolved-but-breaks-suite")
+MET = ("resolved", "resolved-but-breaks-suite", "resolved-but-suspicious")
 
 #: The roles whose tests were written in the bout (the suite's are the maintainers').
 BOUT_ROLES = ("contestant", "examiner")

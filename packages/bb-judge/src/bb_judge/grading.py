@@ -16,6 +16,8 @@ from bb_core.paths import in_test_part, is_config, is_protected, under
 RESOLVED: Category = "resolved"
 #: Met the maintainers' tests but broke the repository's suite (:mod:`bb_judge.suite`).
 BREAKS_SUITE: Category = "resolved-but-breaks-suite"
+#: Met the maintainers' tests but its code reads as suspicious (:mod:`bb_judge.suspect`).
+SUSPICIOUS: Category = "resolved-but-suspicious"
 FIXED_BUT_BROKE: Category = "fixed-but-broke"
 WRONG_FIX: Category = "wrong-fix"
 NO_FIX: Category = "no-fix"

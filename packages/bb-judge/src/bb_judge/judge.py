@@ -87,9 +87,14 @@ def author_vendors(
 
 
 def candidates(
-    matrix: Matrix, attempts: Mapping[str, Mapping[str, Any]], vendors: Mapping[str, str | None]
+    matrix: Matrix,
+    attempts: Mapping[str, Mapping[str, Any]],
+    vendors: Mapping[str, str | None],
+    suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[Candidate]:
-    """One candidate per patch column of the matrix, in column order."""
+    """One candidate per patch column of the matrix, in column order; a patch with
+    *suspicious* findings (by contestant) is never picked."""
+    suspicious = suspicious or {}
     found = []
     for column in matrix.patch_columns():
         owner = str(column.patch_of)
@@ -102,6 +107,12 @@ def candidates(
             size = patch_size(changes)
             if column.tampered:
                 ineligible = f"its patch tampered with the test runs ({column.tampered[0]})"
+            elif suspicious.get(owner):
+                first = suspicious[owner][0]
+                ineligible = (
+                    f"its code reads as suspicious ({first['kind']} at "
+                    f"{first['file']}:{first['line']})"
+                )
             elif status in NO_FIX_STATUS:
                 ineligible = NO_FIX_STATUS[status]
             elif not changes.strip():
@@ -211,8 +222,15 @@ def verdict_record(task_id: str, policy: Policy, d: Decision) -> kinds.Verdict:
     }
 
 
-def judge_task(task: Mapping[str, Any], policy_name: str) -> kinds.Verdict:
-    """The verdict for one task line (which needs ``matrix``; ``attempts`` add detail)."""
+def judge_task(
+    task: Mapping[str, Any],
+    policy_name: str,
+    suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+) -> kinds.Verdict:
+    """The verdict for one task line (which needs ``matrix``; ``attempts`` add detail).
+
+    *suspicious*: by contestant, the static findings that keep its patch from being picked
+    (:func:`bb_judge.suspect.task_findings`; none under ``[judge] suspicious = "count"``)."""
     policy = get_policy(policy_name)
     attempts = _attempts(task)
     record = task.get("matrix")
@@ -221,5 +239,5 @@ def judge_task(task: Mapping[str, Any], policy_name: str) -> kinds.Verdict:
         return verdict_record(str(task["id"]), policy, d)
     matrix = Matrix.from_record(record)
     vendors = author_vendors(matrix, attempts)
-    found = candidates(matrix, attempts, vendors)
+    found = candidates(matrix, attempts, vendors, suspicious)
     return verdict_record(str(task["id"]), policy, decide(matrix, found, policy, vendors))

@@ -163,7 +163,7 @@ def _record(
         record["run"] = outcome.run
     if outcome.error:
         record["error"] = outcome.error
-    for name in ("flags", "suspicious", "tampered"):
+    for name in ("flags", "tampered"):
         if getattr(outcome, name):
             record[name] = list(getattr(outcome, name))
     if outcome.crash is not None:

@@ -27,10 +27,15 @@ class JudgeSettings(TestLimits):
     use_cache: bool = True
     #: [judge] run-suite: every resolved patch also runs the whole suite at base.
     run_suite: bool = True
+    #: [judge] suspicious: ``exclude`` (a suspicious patch is counted apart, never picked)
+    #: or ``count`` (it counts as resolved).
+    suspicious: str = "exclude"
 
     def __post_init__(self) -> None:
         if self.policy not in POLICIES:
             raise UsageError(f"unknown policy {self.policy!r} (known: {', '.join(POLICIES)})")
+        if self.suspicious not in ("exclude", "count"):
+            raise UsageError(f"unknown [judge] suspicious {self.suspicious!r} (exclude or count)")
 
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
@@ -40,6 +45,7 @@ class JudgeSettings(TestLimits):
             "policy": config.judge.policy,
             "pytest_args": tuple(config.project.pytest_args),
             "run_suite": config.judge.run_suite,
+            "suspicious": config.judge.suspicious,
         }
 
     @property

@@ -24,6 +24,7 @@ from bb_core.config import Config
 from bb_core.errors import EnvironmentFailed
 from bb_core.stage import BenchStage, run_units
 from bb_core.store import Store
+from bb_core.suspicion import Finding
 from bb_core.testrun import run_pytest
 from bb_core.units import Failed, Unit
 from bb_core.workbench import Workbench
@@ -34,6 +35,7 @@ from bb_judge.judge import judge_task
 from bb_judge.score import Entry, crashed, entries, resolves, score_key, score_records
 from bb_judge.settings import JudgeSettings
 from bb_judge.suite import Ran, add_suite, suite_key
+from bb_judge.suspect import EXCLUDE, mark_suspicious, task_findings
 from bb_judge.tree import Outcome
 from bb_judge.work import JudgeWork, Runner, env_failure, remove_stale
 
@@ -220,28 +222,45 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
 
     # -- the records --------------------------------------------------------------------
 
+    def findings(self, record: Mapping[str, Any]) -> dict[str, list[Finding]]:
+        """By contestant: the static findings of its patch (:mod:`bb_judge.suspect`)."""
+        if not record.get("attempts") or "base_commit" not in record or "source" not in record:
+            return {}
+        return task_findings(self.bench.repo(record), record)
+
     def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
-        verdict = judge_task(record, self.settings.policy)
+        flagged = self.findings(record)
+        barred = flagged if self.settings.suspicious == EXCLUDE else {}
+        verdict = judge_task(record, self.settings.policy, barred)
         out = {**record, "verdict": verdict}
         if id(record) in self._plans:
-            out["scores"] = self.scores(record, verdict["pick"], results)
+            out["scores"] = self.scores(record, verdict["pick"], results, flagged)
             # Only now, the verdict made: where each resolved patch parts from the reference.
             add_divergence(record, out["scores"])
         return [out]
 
     def scores(
-        self, task: Mapping[str, Any], pick: str | None, results: Mapping[str, Any]
+        self,
+        task: Mapping[str, Any],
+        pick: str | None,
+        results: Mapping[str, Any],
+        flagged: Mapping[str, list[Finding]] | None = None,
     ) -> list[kinds.Score]:
-        """The score records of *task* (planned by :meth:`units`), given its units' results."""
+        """The score records of *task* (planned by :meth:`units`), given its units' results
+        and its contestants' static findings (*flagged*; read here when not given)."""
         plan = self._plans.pop(id(task), None)
         if plan is None:
             return []
         if plan.error is not None:
             raise plan.error
         todo = plan.todo
+        if flagged is None:
+            flagged = self.findings(task)
         if plan.env_error is not None:
             failed = Outcome(error=plan.env_error)
-            return score_records(task, todo, {e.patch: failed for e in todo}, pick)
+            records = score_records(task, todo, {e.patch: failed for e in todo}, pick)
+            mark_suspicious(records, flagged, self.settings.suspicious)
+            return records
         outcomes = dict(plan.known)
         for patch, key in plan.scored.items():
             found = results[key]
@@ -249,6 +268,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
                 crashed(found) if isinstance(found, Failed) else Outcome.from_json(found["outcome"])
             )
         records = score_records(task, todo, outcomes, pick)
+        mark_suspicious(records, flagged, self.settings.suspicious)
         if self.settings.run_suite and not records[0]["environment_broken"]:
             baseline = plan.baseline
             if baseline is None:

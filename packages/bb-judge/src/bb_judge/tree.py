@@ -18,7 +18,7 @@ from bb_core import kinds
 from bb_core.errors import UsageError
 from bb_core.git import Repo
 from bb_core.patch import apply_patch
-from bb_core.patchcheck import binary_files, outside_links, suspicious_lines
+from bb_core.patchcheck import binary_files, outside_links
 
 from bb_judge.grading import source_filter
 
@@ -35,7 +35,6 @@ class Outcome:
     #: What the patch's text gives away (links out of the tree, binary files) and, when
     #: the run was void, the evidence of tampering.
     flags: list[str] = field(default_factory=list)
-    suspicious: list[str] = field(default_factory=list)
     tampered: list[str] = field(default_factory=list)
     #: When no worker could finish the score: ``reason``, ``message`` and ``log``.
     crash: kinds.ScoreCrash | None = None
@@ -77,9 +76,7 @@ def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outc
     restore(repo, task["fix_commit"], dest, protected)
     flags = [f"symlink-outside:{path} -> {target}" for path, target in links.items()]
     flags += [f"binary-source:{path}" for path in binary_files(patch, keep)]
-    return Outcome(
-        applied=applied, dropped=dropped, flags=flags, suspicious=suspicious_lines(patch, keep)
-    )
+    return Outcome(applied=applied, dropped=dropped, flags=flags)
 
 
 def restore(repo: Repo, fix_commit: str, dest: Path, paths: Sequence[str]) -> None:

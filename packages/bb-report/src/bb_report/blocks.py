@@ -15,6 +15,7 @@ from bb_report.words import interval, percent, seconds, tokens
 CATEGORY_TONE = {
     "resolved": "good",
     "resolved-but-breaks-suite": "warn",
+    "resolved-but-suspicious": "bad",
     "fixed-but-broke": "warn",
     "wrong-fix": "bad",
     "no-fix": "muted",

@@ -29,10 +29,15 @@ BASE = "base"
 STAGES = ("mined", "grounded", "raced", "cross-examined", "judged", "scored")
 
 #: Categories of a score, best first. ``resolved-but-breaks-suite`` met the maintainers'
-#: tests but broke a repository test that passed at base: counted apart, never resolved.
-CATEGORIES = ("resolved", "resolved-but-breaks-suite", "fixed-but-broke", "wrong-fix", "no-fix")
+#: tests but broke a repository test that passed at base, ``resolved-but-suspicious`` met
+#: them with code that reads as suspicious: both counted apart, never resolved.
+CATEGORIES = (
+    "resolved", "resolved-but-breaks-suite", "resolved-but-suspicious", "fixed-but-broke",
+    "wrong-fix", "no-fix",
+)  # fmt: skip
 RESOLVED = "resolved"
 BREAKS_SUITE = "resolved-but-breaks-suite"
+SUSPICIOUS = "resolved-but-suspicious"
 #: A score no worker could finish: shown with its reason and log, never resolved. Kept out
 #: of :data:`CATEGORIES` (the columns every agent row counts): it is bugbout's failure,
 #: named in the headline, not an outcome of the agent's patch.

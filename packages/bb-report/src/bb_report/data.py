@@ -243,6 +243,7 @@ class AgentLine:
     name: str
     rate: Rate  # resolved / counted tasks scored; resolved-but-breaks-suite is not resolved
     breaks_suite: int = 0  # resolved-but-breaks-suite, counted apart from the rate
+    suspicious: int = 0  # resolved-but-suspicious, counted apart from the rate
 
 
 @dataclass(frozen=True)

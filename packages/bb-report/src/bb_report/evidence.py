@@ -269,6 +269,14 @@ def task_rows(bout: Bout) -> list[TaskRow]:
     return rows
 
 
+def finding_text(finding: Any) -> str:
+    """``dynamic-code at src/pkg/_compat.py:3: exec of ...``; older scores kept a line of text."""
+    if isinstance(finding, Mapping):
+        where = f"{finding.get('file')}:{finding.get('line')}"
+        return f"{finding.get('kind')} at {where}: {finding.get('evidence')}"
+    return str(finding)
+
+
 def _tampering(task: Task) -> dict[str, Any]:
     """Marks and evidence of tampering, suspicious source and charged authors of one task."""
     marks: dict[str, list[str]] = {}
@@ -291,7 +299,7 @@ def _tampering(task: Task) -> dict[str, Any]:
             lines.append(f"{name} tampered with its scoring run: {score['tampered'][0]}")
         if score.get("suspicious"):
             marks.setdefault(name, []).append("suspicious")
-            found = list(score["suspicious"])
+            found = [finding_text(f) for f in score["suspicious"]]
             more = f" (and {len(found) - 2} more)" if len(found) > 2 else ""
             lines.append(f"{name} is suspicious: {'; '.join(found[:2])}{more}")
         for flag in score.get("flags", ()):

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bb_report.bout import BREAKS_SUITE, PICK, SCORE_CRASHED, Bout, category_of
+from bb_report.bout import BREAKS_SUITE, PICK, SCORE_CRASHED, SUSPICIOUS, Bout, category_of
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -86,6 +86,8 @@ def _rate_phrase(line: AgentLine) -> str:
     text = f"{line.name} {rate_text(line.rate)}"
     if line.breaks_suite:
         text += f" and {line.breaks_suite} more {BREAKS_SUITE}, not counted"
+    if line.suspicious:
+        text += f" and {line.suspicious} more resolved but suspicious, not counted"
     return text
 
 
@@ -173,7 +175,13 @@ def headline(
     last = dated[-1] if dated else (None, None)
     counted = sum(1 for t in tasks if t.counted)
     lines = [
-        AgentLine(r.name, r.resolve_rate, r.categories.get(BREAKS_SUITE, 0)) for r in agents.rows
+        AgentLine(
+            r.name,
+            r.resolve_rate,
+            r.categories.get(BREAKS_SUITE, 0),
+            r.categories.get(SUSPICIOUS, 0),
+        )
+        for r in agents.rows
     ]
     leader, runner_up, significant, lead = _leader(agents, comparisons)
 

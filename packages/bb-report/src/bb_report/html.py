@@ -65,6 +65,8 @@ svg text.count { fill: #fff; font-weight: 600; }
 .seg.resolved, .cat.resolved, i.resolved { fill: var(--good); background: var(--good); }
 .seg.resolved-but-breaks-suite, .cat.resolved-but-breaks-suite, i.resolved-but-breaks-suite {
   fill: #f9a825; background: #f9a825; }
+.seg.resolved-but-suspicious, .cat.resolved-but-suspicious, i.resolved-but-suspicious {
+  fill: #8e24aa; background: #8e24aa; }
 .seg.fixed-but-broke, .cat.fixed-but-broke, i.fixed-but-broke { fill: var(--warn); background: var(--warn); }
 .seg.wrong-fix, .cat.wrong-fix, i.wrong-fix { fill: var(--bad); background: var(--bad); }
 .seg.no-fix, .cat.no-fix, i.no-fix { fill: var(--muted); background: var(--muted); }

@@ -42,7 +42,9 @@ def agents(report: Report) -> Section:
         "no pass-to-pass test fails (and, where the full-suite check ran, the repository's "
         "suite keeps passing). Resolved but breaks suite: the maintainers' tests pass but a "
         "repository test outside the fix's modules that passed at base does not; counted "
-        "apart, never in the resolve rate. Fixed but broke: the bug is fixed but a pass-to-pass test "
+        "apart, never in the resolve rate. Resolved but suspicious: the maintainers' tests "
+        "pass but the patch's code reads as suspicious (see Tasks for the evidence lines); "
+        "counted apart, never in the resolve rate. Fixed but broke: the bug is fixed but a pass-to-pass test "
         "fails. Wrong fix: some fail-to-pass test still fails. No fix: the agent ran to an end "
         "but changed nothing that fixes the bug, or its patch does not apply. Failed to run: "
         "the attempt crashed, timed out, ran out of quota or never ran (see Attempts); it "
@@ -59,6 +61,7 @@ def agents(report: Report) -> Section:
                     num(str(row.tasks)),
                     nonzero(c["resolved"], "good"),
                     nonzero(c["resolved-but-breaks-suite"], "warn"),
+                    nonzero(c["resolved-but-suspicious"], "bad"),
                     nonzero(c["fixed-but-broke"], "warn"),
                     nonzero(c["wrong-fix"], "bad"),
                     nonzero(c["no-fix"] - row.failed_to_run, "muted"),
@@ -73,6 +76,7 @@ def agents(report: Report) -> Section:
                     "tasks",
                     "resolved",
                     "resolved but breaks suite",
+                    "resolved but suspicious",
                     "fixed but broke",
                     "wrong fix",
                     "no fix",

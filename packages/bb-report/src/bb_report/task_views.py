@@ -51,7 +51,7 @@ class TaskRow:
     #: What the agents read: ``issue (export), 312 characters``; None without a task line.
     statement: str | None = None
     #: Per patch: ``tampered`` (its code tampered with a test run: never resolved, never
-    #: picked) and ``suspicious`` (its source reaches for the test machinery).
+    #: picked) and ``suspicious`` (its code reads as suspicious; never picked).
     marks: dict[str, list[str]] = field(default_factory=dict)
     #: The evidence behind the marks, charged authors and files scoring left out.
     evidence: list[str] = field(default_factory=list)

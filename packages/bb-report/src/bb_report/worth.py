@@ -6,7 +6,9 @@ A resolved patch met the maintainers' tests. This section says how much that is 
   every test written in the bout (``divergence`` of its score) and how many rest on a
   **weak oracle** (``oracle.strength`` flagged ``weak-oracle``); beside them, how many met
   the maintainers' tests but **break the repository's suite**
-  (``resolved-but-breaks-suite``, counted apart: not among its resolved);
+  (``resolved-but-breaks-suite``, counted apart: not among its resolved), and how many
+  met them with code that reads as suspicious (``resolved-but-suspicious``, counted apart
+  too);
 - per task, its oracle's strength: mutation score, changed-line coverage, hunks no test
   needs and the mutants that survived;
 - the headline: how many counted tasks rest on weak oracles.
@@ -23,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
-from bb_report.bout import BREAKS_SUITE, RESOLVED, Bout, Task, category_of
+from bb_report.bout import BREAKS_SUITE, RESOLVED, SUSPICIOUS, Bout, Task, category_of
 from bb_report.words import percent, plural
 
 WEAK = "weak-oracle"
@@ -51,6 +53,9 @@ class WorthRow:
     sound: int
     #: Per task it resolved or resolved-but-breaks-suite: ``resolved, diverges on 2 tests``.
     cells: dict[str, str] = field(default_factory=dict)
+    #: resolved-but-suspicious: the maintainers' tests met by code that reads as
+    #: suspicious. Not among ``resolved``.
+    suspicious: int = 0
 
 
 @dataclass(frozen=True)
@@ -97,7 +102,7 @@ def _weak(task: Task) -> bool:
 def cell(score: Mapping[str, Any]) -> str:
     """``resolved, diverges on 2 tests``; ``resolved-but-breaks-suite, agrees``..."""
     name = category_of(score)
-    if name not in (RESOLVED, BREAKS_SUITE):
+    if name not in (RESOLVED, BREAKS_SUITE, SUSPICIOUS):
         return name
     found = score.get("divergence")
     if isinstance(found, Mapping):
@@ -142,8 +147,9 @@ def worth_section(bout: Bout) -> WorthSection:
             (t, s)
             for t in counted
             if (s := t.contestant_scores().get(name)) is not None
-            and category_of(s) in (RESOLVED, BREAKS_SUITE)
+            and category_of(s) in (RESOLVED, BREAKS_SUITE, SUSPICIOUS)
         ]
+        suspicious = sum(1 for _, s in met if category_of(s) == SUSPICIOUS)
         resolved = [(t, s) for t, s in met if category_of(s) == RESOLVED]
         divergences = [s.get("divergence") for _, s in resolved]
         agrees = sum(1 for d in divergences if isinstance(d, Mapping) and not d.get("diverges"))
@@ -159,7 +165,8 @@ def worth_section(bout: Bout) -> WorthSection:
         rows.append(
             WorthRow(
                 name, len(resolved), agrees, diverges, len(resolved) - agrees - diverges,
-                on_weak, len(met) - len(resolved), sound, {t.id: cell(s) for t, s in met},
+                on_weak, len(met) - len(resolved) - suspicious, sound,
+                {t.id: cell(s) for t, s in met}, suspicious,
             )
         )  # fmt: skip
     if not counted:
@@ -202,6 +209,7 @@ def _agent_cells(r: WorthRow) -> list[Cell]:
         num(str(r.diverges), "warn" if r.diverges else "muted"),
         num(str(r.weak_oracle), "warn" if r.weak_oracle else "muted"),
         num(str(r.breaks_suite), "bad" if r.breaks_suite else "muted"),
+        num(str(r.suspicious), "bad" if r.suspicious else "muted"),
         num(str(r.sound), "good" if r.sound else "muted"),
     ]
 
@@ -227,6 +235,7 @@ AGENT_HEADERS = [
     "diverges",
     "on a weak oracle",
     "resolved but breaks the suite",
+    "resolved but suspicious",
     "all hold",
 ]
 TASK_HEADERS = [

@@ -86,6 +86,7 @@ def config_text(layout: Layout) -> str:
         "[judge]",
         '# policy = "majority"             # majority, unanimous, strict or cross-vendor',
         "# run-suite = true                # also run the repository's own tests on every patch",
+        '# suspicious = "exclude"          # or "count": suspicious patches count as resolved',
         "",
     ]
     found = set(layout.agents)

@@ -316,6 +316,14 @@ def _judged(found: Tally, _: None) -> str:
         and score.get("patch") not in ("reference", "pick")
     )
     apart = f"; {breaking} resolved-but-breaks-suite" if breaking else ""
+    suspicious = sum(
+        1
+        for task in found.tasks
+        for score in task.get("scores", ())
+        if score.get("category") == "resolved-but-suspicious"
+        and score.get("patch") not in ("reference", "pick")
+    )
+    apart += f"; {suspicious} resolved-but-suspicious" if suspicious else ""
     lost = sum(
         1
         for task in found.tasks
