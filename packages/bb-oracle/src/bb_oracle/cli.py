@@ -14,6 +14,7 @@ from bb_core.cli import (
     stage_executor,
     stage_progress,
     stage_setup,
+    strict_option,
     test_run_options,
     version_option,
 )
@@ -50,6 +51,7 @@ from bb_oracle.stage import run_oracle
 @test_run_options("one whole pytest run")
 @executor_options
 @refresh_option("Ignore cached results and run every task again (the new results replace them).")
+@strict_option
 @debug_option
 @version_option("bb-oracle")
 def main(
