@@ -271,7 +271,11 @@ def test_lines_from_the_wrong_stage_get_one_warning(demo_project: DemoPaths) -> 
                   stdin=mined.stdout)  # fmt: skip
     assert judged.returncode == 0, judged.stderr
     assert judged.stdout.count("\n") == mined.stdout.count("\n")  # every line handed on
-    [warning] = judged.stderr.splitlines()
+    said = judged.stderr.splitlines()
+    [warning] = [line for line in said if ": warning: " in line]
+    # Off a terminal, a line per task, then the closing line: nothing ran for them.
+    assert sum(" needed no run (" in line for line in said) == count
+    assert f"; {count} tasks needed no run" in said[-2]
     assert re.fullmatch(
         rf"bb-judge: warning: {count} task lines carry no matrix \([^)]+, \.\.\.\), so there "
         r"was nothing to do for them; expected bb-xexam's output: task lines with a "

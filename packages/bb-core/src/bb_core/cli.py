@@ -357,8 +357,8 @@ def stage_executor(chosen: ExecutorSettings, width: int | None = None) -> Iterat
 
 
 def stage_progress(prog: str, inputs: Sequence[str]) -> Progress:
-    """The progress line of a stage's command: its total counted from the input files only
-    when stderr is a terminal that shows it."""
+    """The progress of a stage's command (a bar on a terminal, a line per finished task off
+    one): its total counted from the input files (unknown for stdin)."""
     from bb_core.records import count_task_lines
 
-    return Progress(prog, count_task_lines(inputs) if sys.stderr.isatty() else None)
+    return Progress(prog, count_task_lines(inputs))

@@ -94,7 +94,8 @@ class Miner:
         self.repo = repo
         self.options = options
         self.warn = warn
-        self.progress = progress if progress is not None and progress.enabled else None
+        shown = progress is not None and (progress.enabled or progress.lines)
+        self.progress = progress if shown else None
         if repo.is_empty():
             raise GitError(f"{repo.location}: empty repository (no commits yet)")
         self.branch = options.branch or repo.default_branch()

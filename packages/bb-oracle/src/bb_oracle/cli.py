@@ -101,5 +101,5 @@ def main(
             inputs, config, settings, jobs=jobs, store=Store(config.root),
             progress=progress, executor=units,
         )  # fmt: skip
-    if stats.tasks and (debug or progress.enabled):
+    if stats.tasks:  # on a terminal or off one (a CI log): what the tasks came to
         click.echo(f"bb-oracle: {stats.line()}", err=True)

@@ -25,6 +25,7 @@ from pathlib import Path
 from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.errors import BadRecord
+from bb_core.progress import Progress
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox
 from bb_core.stage import run_stage
@@ -91,7 +92,10 @@ def run_race(
         stage.chosen()  # an unknown agent or none at all stops the race before it writes
     runner = executor or _executor(settings, executor_settings, stage)
     try:
-        return run_stage(inputs, stage, runner, None, out, lines=lines)
+        tasks = sum(1 for line in lines if line.known and line.kind == "task")
+        # The live view draws on a terminal; off one, a line per task and the closing tally.
+        progress = Progress(PROG, tasks, bar=False)
+        return run_stage(inputs, stage, runner, progress, out, lines=lines)
     finally:
         if executor is None:
             runner.close()
