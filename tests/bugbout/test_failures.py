@@ -289,11 +289,31 @@ def test_a_tests_folder_at_no_commit_names_the_key(demo_project: DemoPaths) -> N
     assert done.returncode == 2
     last = done.stderr.splitlines()[-1]
     assert re.fullmatch(
-        r"bb-mine: project.tests \(--tests\): 'tst' is not a folder at the tip of \S+ "
+        r"bb-mine: --tests: 'tst' is not a folder at the tip of \S+ "
         r"\([0-9a-f]{10}\) and no fix added a test under it, so no task was mined; folders at "
         r"the tip that look like tests: tests",
         last,
     ), last
+
+
+def test_a_bad_source_in_the_file_names_the_key_and_a_bad_flag_the_flag(
+    demo_project: DemoPaths,
+) -> None:
+    config = demo_project.config.read_text()
+    demo_project.config.write_text(re.sub(r"(?m)^source = .*$", 'source = "src/nothere"', config))
+    for command in (["bb-mine", "--config", "bugbout.toml"], ["bugbout", "tasks"]):
+        done = tool(*command, cwd=demo_project.root)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert re.fullmatch(
+            rf"{command[0]}: project.source: 'src/nothere' is not in the tree at the tip of main "
+            r"\([0-9a-f]{10}\); give the package directory, e.g. src/mypkg, or . for the whole tree\n",
+            done.stderr,
+        ), done.stderr
+    flagged = tool(
+        "bb-mine", "--config", "bugbout.toml", "--source", "src/zzz", cwd=demo_project.root
+    )
+    assert flagged.returncode == 2
+    assert flagged.stderr.startswith("bb-mine: --source: 'src/zzz' is not in the tree at the tip")
 
 
 def test_a_url_without_network_is_one_line(tmp_path: Path) -> None:

@@ -109,7 +109,8 @@ class Miner:
         for folder in self.sources:
             if folder and not repo.exists(self.head, folder):
                 raise UsageError(
-                    f"--source: {folder!r} is not in the tree at the tip of {self.branch} "
+                    f"{options.setting('source')}: {folder!r} is not in the tree at the tip of "
+                    f"{self.branch} "
                     f"({self.head[:10]}); give the package directory, e.g. src/mypkg, "
                     "or . for the whole tree"
                 )
@@ -170,7 +171,7 @@ class Miner:
             else ("no folder at the tip looks like tests")
         )
         raise UsageError(
-            f"project.tests (--tests): {self.tests!r} is not a folder at the tip of "
+            f"{self.options.setting('tests')}: {self.tests!r} is not a folder at the tip of "
             f"{self.branch} ({self.head[:10]}) and no fix added a test under it, so no task "
             f"was mined; {found}"
         )
