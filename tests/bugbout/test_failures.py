@@ -232,6 +232,44 @@ def test_a_full_disk_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.stderr == "bb-report: cannot write the report to stdout: No space left on device\n"
 
 
+def small_disk(folder: Path, *command: str | Path) -> subprocess.CompletedProcess[str]:
+    """*command* run with *folder* on an 8 KiB tmpfs (a disk that fills up at once)."""
+    folder.mkdir(exist_ok=True)
+    done = subprocess.run(
+        ["bwrap", "--dev-bind", "/", "/", "--size", "8192", "--tmpfs", str(folder),
+         *map(str, command)],
+        cwd=folder.parent, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if "bwrap" in done.stderr and (
+        "Operation not permitted" in done.stderr or "--size" in done.stderr
+    ):
+        pytest.skip("bubblewrap cannot mount a sized tmpfs here")
+    return done
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a small tmpfs")
+def test_a_full_disk_names_the_file_it_was_writing(demo_project: DemoPaths) -> None:
+    results = demo_project.root / ".bugbout"
+    done = small_disk(results, BIN / "bugbout", "tasks")
+    assert (done.returncode, done.stdout) == (1, "")
+    [said] = [line for line in done.stderr.splitlines() if "mining:" not in line]
+    assert re.fullmatch(
+        rf"bugbout: cannot write {re.escape(str(results))}/[^ :]+: No space left on device; "
+        r"finished work is kept, run again once it is fixed",
+        said,
+    ), said
+    # A tool's stdout redirected to a file on the full disk: the file is named too.
+    out = demo_project.root / "out"
+    piped = small_disk(
+        out, "sh", "-c", f"{BIN / 'bb-mine'} --config bugbout.toml > {out}/tasks.jsonl"
+    )
+    assert piped.returncode == 1
+    assert piped.stderr.splitlines()[-1] == (
+        f"bb-mine: cannot write stdout ({out}/tasks.jsonl): No space left on device; finished "
+        "work is kept, run again once it is fixed"
+    )
+
+
 # -- mistakes on the command line ------------------------------------------------------------
 
 

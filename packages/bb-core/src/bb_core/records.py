@@ -9,6 +9,7 @@ its line and its kind (:func:`set_strict` makes it a bad line instead). A bad li
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -199,6 +200,19 @@ def dumps(record: dict[str, Any]) -> bytes:
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
 
+def _target(stream: IO[bytes]) -> str:
+    """What *stream* writes to, for a message: its file's path (standard output's too,
+    where the system tells it: ``stdout (/data/tasks.jsonl)``), else its name."""
+    name = str(getattr(stream, "name", "") or "the output")
+    try:
+        path = os.readlink(f"/proc/self/fd/{stream.fileno()}")
+    except (OSError, ValueError, AttributeError):
+        path = ""
+    if name in ("<stdout>", "1") or name.isdigit():
+        return f"stdout ({path})" if path.startswith("/") else "stdout"
+    return name
+
+
 class Writer:
     """Writes records to a binary stream, one validated JSON line each, flushed per line."""
 
@@ -221,6 +235,13 @@ class Writer:
         self._emit(line.raw + b"\n")
 
     def _emit(self, data: bytes) -> None:
-        self.stream.write(data)
-        self.stream.flush()
+        try:
+            self.stream.write(data)
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk: say where it was writing
+            if exc.filename is not None or exc.errno is None:
+                raise
+            raise OSError(exc.errno, exc.strerror or str(exc), _target(self.stream)) from exc
         self.count += 1
