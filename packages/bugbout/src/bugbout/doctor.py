@@ -23,6 +23,7 @@ from typing import Any
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.agentstart import start_check
+from bb_core.causes import cause, setting_hint
 from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
@@ -374,15 +375,10 @@ class Doctor:
         if run.collection_errors:
             first = run.collection_errors[0]
             more = len(run.collection_errors) - 1
-            detail = f"{first} does not collect {at}: {first.summary}"
+            detail = f"{first} does not collect {at}: {cause(first)}"
             if more:
                 detail += f" (and {more} more)"
-            return problem(
-                "suite",
-                detail,
-                f"make the suite import cleanly, or add what it needs to [project] "
-                f"test-dependencies; log: {log}",
-            )
+            return problem("suite", detail, f"{setting_hint(cause(first))}; log: {log}")
         if run.timed_out or run.problem:
             why = "timed out" if run.timed_out else run.problem
             return problem("suite", f"collecting the tests {at} failed: {why}", f"log: {log}")
