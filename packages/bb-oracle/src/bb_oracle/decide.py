@@ -83,9 +83,9 @@ def decide(oracle: kinds.Oracle, after: Sequence[TestRun]) -> None:
             )
         else:
             what = "no test passes on the fix"
-        broken = broken_modules(e for r in after for e in r.collection_errors)
-        if broken:
-            what += f"; {broken}"
+        unimported = broken_modules(e for r in after for e in r.collection_errors)
+        if unimported:
+            what += f"; {unimported}"
         raise Skip("after-does-not-pass", what, detail)
     if oracle["flaky"]:
         raise Skip(
