@@ -22,7 +22,7 @@ from typing import Any
 
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
-from bb_core.agentstart import start_check
+from bb_core.agentstart import Started, start_check
 from bb_core.causes import cause, setting_hint
 from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env, find_uv
@@ -250,7 +250,10 @@ class Doctor:
         for what, how in agent.requirements(os.environ.get("PATH")):
             return problem(name, f"{found}: {what}", how)
         if self.sandbox is not None:  # started where the race starts it, confined
-            started = start_check(agent, self.sandbox, entry=entry.origin or name)
+            try:
+                started = start_check(agent, self.sandbox, entry=entry.origin or name)
+            except Exception as exc:  # an adapter's own invocation must not stop the doctor
+                started = Started(WARNING, f"it could not be started to check it ({exc})")
             if started.status == PROBLEM:
                 return problem(name, started.detail, started.fix)
             checked = self._login(name, agent, found)
