@@ -34,6 +34,24 @@ shard of the tasks, or replaced by a script of your own:
   of a task line and still be read on its own.
 - **stdout carries data only.** Progress bars, warnings and logs go to stderr, so
   `bb-mine > tasks.jsonl` stays clean even with a progress bar on the terminal.
+- **Progress shows off a terminal too.** On a terminal each stage draws a progress bar
+  (the race its live view). Off one (CI, `2> log`) nothing is redrawn: every stage
+  writes one line per finished task - what finished, its own time (since it was read, or
+  since the task before it finished) and what remains - and one closing line that splits
+  the work reused from earlier runs from the work that ran (the race counts attempts):
+
+      bb-oracle: repo-6d9178f66c done in 0:42 (3/10; 7 left, about 4:54)
+      bb-oracle: repo-3593795a17 reused from an earlier run (4/10; 6 left)
+      bb-oracle: repo-59a45472ab needed no run (5/10; 5 left)
+      ...
+      bb-oracle: finished 10 tasks in 5:20: 4 tasks reused from earlier runs, 5 run; 1 task needed no run
+      bb-race: finished 5 tasks in 12:04: 8 attempts reused from earlier runs, 2 run
+
+  "needed no run" is a task whose answer was clear without running anything (a commit
+  that does not exist, a task without the section the stage works on). With the input
+  on stdin the total is unknown, so a line says how many tasks read are still in
+  progress instead (`(3 done; 2 in progress)`). bb-mine writes a line each time it finds
+  a task (`bb-mine: mining: 250 commits, 12 tasks (0:42)`).
 - **Every line read and every line written is validated** against the schemas in
   [`schemas/`](../schemas). A bad line stops the tool with one line on stderr and exit
   status 2:
@@ -44,7 +62,15 @@ shard of the tasks, or replaced by a script of your own:
   object (`attempts[1].status`, `$` for the line as a whole), then the problem. Lines
   before the bad one are finished and written first: nothing already done is lost.
 - **Unknown kinds pass through unchanged**, byte for byte and in order. A stage touches
-  only the kinds it handles; everything else flows on to the next.
+  only the kinds it handles; everything else flows on to the next. A kind this release
+  does not know (a typo, a newer release's record) gets one warning on stderr, at the
+  first line of that kind, naming the line and the kind:
+
+      bb-judge: warning: tasks.jsonl:7: unknown record kind 'verdicts', passed on unchanged (this release knows task, skip, summary, oracle, attempt, matrix, verdict, score, report; --strict stops on it)
+
+  With `--strict` (every command that reads records: `bb-oracle`, `bb-race`, `bb-xexam`,
+  `bb-judge`, `bb-report`) such a line is bad input instead: one line naming it, after the
+  lines before it are finished and written, and exit status 2.
 - **Blank lines are skipped; empty input is valid** and gives empty output.
 - **Exit status:** 0 done, 1 a failure while working, 2 bad usage or bad input.
 - A stage whose reader goes away (`bb-mine | head -3`) stops quietly.

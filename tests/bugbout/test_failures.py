@@ -232,6 +232,44 @@ def test_a_full_disk_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert done.stderr == "bb-report: cannot write the report to stdout: No space left on device\n"
 
 
+def small_disk(folder: Path, *command: str | Path) -> subprocess.CompletedProcess[str]:
+    """*command* run with *folder* on an 8 KiB tmpfs (a disk that fills up at once)."""
+    folder.mkdir(exist_ok=True)
+    done = subprocess.run(
+        ["bwrap", "--dev-bind", "/", "/", "--size", "8192", "--tmpfs", str(folder),
+         *map(str, command)],
+        cwd=folder.parent, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if "bwrap" in done.stderr and (
+        "Operation not permitted" in done.stderr or "--size" in done.stderr
+    ):
+        pytest.skip("bubblewrap cannot mount a sized tmpfs here")
+    return done
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap for a small tmpfs")
+def test_a_full_disk_names_the_file_it_was_writing(demo_project: DemoPaths) -> None:
+    results = demo_project.root / ".bugbout"
+    done = small_disk(results, BIN / "bugbout", "tasks")
+    assert (done.returncode, done.stdout) == (1, "")
+    [said] = [line for line in done.stderr.splitlines() if "mining:" not in line]
+    assert re.fullmatch(
+        rf"bugbout: cannot write {re.escape(str(results))}/[^ :]+: No space left on device; "
+        r"finished work is kept, run again once it is fixed",
+        said,
+    ), said
+    # A tool's stdout redirected to a file on the full disk: the file is named too.
+    out = demo_project.root / "out"
+    piped = small_disk(
+        out, "sh", "-c", f"{BIN / 'bb-mine'} --config bugbout.toml > {out}/tasks.jsonl"
+    )
+    assert piped.returncode == 1
+    assert piped.stderr.splitlines()[-1] == (
+        f"bb-mine: cannot write stdout ({out}/tasks.jsonl): No space left on device; finished "
+        "work is kept, run again once it is fixed"
+    )
+
+
 # -- mistakes on the command line ------------------------------------------------------------
 
 
@@ -271,7 +309,11 @@ def test_lines_from_the_wrong_stage_get_one_warning(demo_project: DemoPaths) -> 
                   stdin=mined.stdout)  # fmt: skip
     assert judged.returncode == 0, judged.stderr
     assert judged.stdout.count("\n") == mined.stdout.count("\n")  # every line handed on
-    [warning] = judged.stderr.splitlines()
+    said = judged.stderr.splitlines()
+    [warning] = [line for line in said if ": warning: " in line]
+    # Off a terminal, a line per task, then the closing line: nothing ran for them.
+    assert sum(" needed no run (" in line for line in said) == count
+    assert f"; {count} tasks needed no run" in said[-2]
     assert re.fullmatch(
         rf"bb-judge: warning: {count} task lines carry no matrix \([^)]+, \.\.\.\), so there "
         r"was nothing to do for them; expected bb-xexam's output: task lines with a "
@@ -285,11 +327,31 @@ def test_a_tests_folder_at_no_commit_names_the_key(demo_project: DemoPaths) -> N
     assert done.returncode == 2
     last = done.stderr.splitlines()[-1]
     assert re.fullmatch(
-        r"bb-mine: project.tests \(--tests\): 'tst' is not a folder at the tip of \S+ "
+        r"bb-mine: --tests: 'tst' is not a folder at the tip of \S+ "
         r"\([0-9a-f]{10}\) and no fix added a test under it, so no task was mined; folders at "
         r"the tip that look like tests: tests",
         last,
     ), last
+
+
+def test_a_bad_source_in_the_file_names_the_key_and_a_bad_flag_the_flag(
+    demo_project: DemoPaths,
+) -> None:
+    config = demo_project.config.read_text()
+    demo_project.config.write_text(re.sub(r"(?m)^source = .*$", 'source = "src/nothere"', config))
+    for command in (["bb-mine", "--config", "bugbout.toml"], ["bugbout", "tasks"]):
+        done = tool(*command, cwd=demo_project.root)
+        assert (done.returncode, done.stdout) == (2, "")
+        assert re.fullmatch(
+            rf"{command[0]}: project.source: 'src/nothere' is not in the tree at the tip of main "
+            r"\([0-9a-f]{10}\); give the package directory, e.g. src/mypkg, or . for the whole tree\n",
+            done.stderr,
+        ), done.stderr
+    flagged = tool(
+        "bb-mine", "--config", "bugbout.toml", "--source", "src/zzz", cwd=demo_project.root
+    )
+    assert flagged.returncode == 2
+    assert flagged.stderr.startswith("bb-mine: --source: 'src/zzz' is not in the tree at the tip")
 
 
 def test_a_url_without_network_is_one_line(tmp_path: Path) -> None:

@@ -178,6 +178,26 @@ def test_init_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
     assert load_config(repo / "bugbout.toml").project.source == "src/my_pkg"
 
 
+def test_init_in_a_repository_without_a_commit_writes_with_a_warning(tmp_path: Path) -> None:
+    """The choice: write the file (the working tree says what the project is) and warn
+    that nothing can be mined until there is history; with a commit, no warning."""
+    repo = make_tree(tmp_path / "repo", SRC_LAYOUT)
+    done = init(repo, path=str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    warnings = [line for line in done.stderr.splitlines() if "warning" in line]
+    assert warnings == [
+        "bugbout: warning: the repository has no commit yet, so there is no history to mine: "
+        "commit the project (bugbout mines fixes from its history), then run `bugbout doctor`"
+    ]
+    assert load_config(repo / "bugbout.toml").project.source == "src/my_pkg"
+    from dulwich import porcelain
+
+    porcelain.add(str(repo), paths=[str(repo / name) for name in SRC_LAYOUT])
+    porcelain.commit(str(repo), message=b"Start", author=b"A <a@b.c>", committer=b"A <a@b.c>")
+    again = init(repo, "--force", path=str(tmp_path))
+    assert again.returncode == 0 and "warning" not in again.stderr, again.stderr
+
+
 def test_init_without_a_package_says_so_in_one_line(tmp_path: Path) -> None:
     repo = make_tree(tmp_path / "repo", {"README.md": "nothing here\n"})
     done = init(repo, path=str(tmp_path))

@@ -2,8 +2,9 @@
 
 Every stage that reads records must: accept empty input, skip blank lines, name the file,
 line and field of a bad line in one stderr line with exit status 2 (after writing what it
-finished), pass lines of kinds it does not handle through unchanged and in order, and end
-quietly when its reader closes the pipe early.
+finished), pass lines of kinds it does not handle through unchanged and in order - with
+one warning a kind this release does not know, or exit status 2 under ``--strict`` - and
+end quietly when its reader closes the pipe early.
 """
 
 from __future__ import annotations
@@ -19,7 +20,18 @@ STAGES = ["bb-oracle", "bb-race", "bb-xexam", "bb-judge"]
 READERS = [*STAGES, "bb-report"]
 TOOLS = ["bb-mine", *READERS, "bugbout"]
 
-NOTE = orjson.dumps({"kind": "note", "v": 1, "text": "kept as is"})
+#: A line of a known kind no stage handles: passed on without a word.
+NOTE = orjson.dumps(
+    {
+        "kind": "skip",
+        "v": 1,
+        "stage": "mine",
+        "reason": "not-a-fix",
+        "message": "the title does not read like a fix",
+        "commit": "3f1c2a9b7d0e4f5a6b7c8d9e0f1a2b3c4d5e6f70",
+        "title": "Add wrap()",
+    }
+)
 TASK_WITHOUT_STATEMENT = orjson.dumps(
     {
         "kind": "task",
@@ -64,6 +76,40 @@ def test_unknown_kinds_pass_through_in_order(tool: str, tmp_path: Path) -> None:
     done = run_tool(tool, cwd=tmp_path, stdin=b"\n".join(lines) + b"\n", timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines() == lines
+
+
+@pytest.mark.parametrize("tool", READERS)
+def test_unknown_kinds_get_one_warning_a_kind(tool: str, tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    note = orjson.dumps({"kind": "note", "v": 1})
+    source.write_bytes(b"\n".join([NOTE, note, note, b'{"kind": "zap"}', note]) + b"\n")
+    done = run_tool(tool, str(source), cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stderr
+    warnings = [w for w in done.stderr.decode().splitlines() if "unknown record kind" in w]
+    assert warnings == [
+        f"{tool}: warning: {source}:2: unknown record kind 'note', passed on unchanged "
+        f"(this release knows task, skip, summary, oracle, attempt, matrix, verdict, score, "
+        f"report; --strict stops on it)",
+        f"{tool}: warning: {source}:4: unknown record kind 'zap', passed on unchanged "
+        f"(this release knows task, skip, summary, oracle, attempt, matrix, verdict, score, "
+        f"report; --strict stops on it)",
+    ]
+    if tool != "bb-report":
+        assert done.stdout == source.read_bytes()
+
+
+@pytest.mark.parametrize("tool", READERS)
+def test_strict_stops_at_an_unknown_kind(tool: str, tmp_path: Path) -> None:
+    stdin = NOTE + b"\n" + orjson.dumps({"kind": "note", "v": 1}) + b"\n" + NOTE + b"\n"
+    done = run_tool(tool, "--strict", cwd=tmp_path, stdin=stdin, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"{tool}: <stdin>:2: kind: unknown record kind 'note' (this release knows task, skip, "
+        "summary, oracle, attempt, matrix, verdict, score, report; without --strict it is "
+        "passed on unchanged)\n"
+    )
+    if tool != "bb-report":
+        assert done.stdout.splitlines() == [NOTE]
 
 
 @pytest.mark.parametrize("tool", READERS)

@@ -148,11 +148,21 @@ def test_bundles_are_unpacked_once_per_node_by_concurrent_workers(
     assert len(list((worker_home / "portable").iterdir())) == 1
 
 
+def test_a_malformed_address_in_the_file_names_the_key(tmp_path: Path) -> None:
+    config_file(tmp_path, 'ray-address = "nonsense"\n')
+    done = run_tool("bb-oracle", "--executor", "ray", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "bb-oracle: bugbout.toml: run.ray-address: 'nonsense': expected auto, ray://host:port "
+        "or host:port\n"
+    )
+
+
 @pytest.mark.parametrize(
     ("address", "said"),
     [
         ("127.0.0.1:1", "bb-oracle: cannot reach the Ray cluster at 127.0.0.1:1: "),
-        ("nonsense", "bb-oracle: --ray-address nonsense: expected auto, ray://host:port or "),
+        ("nonsense", "bb-oracle: --ray-address: 'nonsense': expected auto, ray://host:port or "),
     ],
 )
 def test_a_cluster_that_cannot_be_reached_is_one_line_and_exit_2(

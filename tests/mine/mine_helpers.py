@@ -17,6 +17,10 @@ from support.tools import run_tool
 BB_MINE = str(Path(sys.executable).with_name("bb-mine"))
 
 
+#: How bb-mine's progress lines start off a terminal.
+PROGRESS = "bb-mine: mining: "
+
+
 @dataclass
 class Mined:
     code: int
@@ -35,6 +39,11 @@ class Mined:
     def summary(self) -> dict[str, Any]:
         assert self.records[-1]["kind"] == "summary"
         return self.records[-1]
+
+    @property
+    def said(self) -> list[str]:
+        """The lines of stderr other than the progress lines (written off a terminal)."""
+        return [line for line in self.stderr.splitlines() if not line.startswith(PROGRESS)]
 
     def skip_reasons(self) -> dict[str, str]:
         return {s["title"]: s["reason"] for s in self.skips}

@@ -76,7 +76,7 @@ def test_test_files_in_bugbout_toml_replace_the_projects_names(
     # Without the setting no test module is found, and the missing tests folder is named.
     unset = invoke(str(repo.path), "--refresh", "--limit", "0", "--source", "pkg")
     assert unset.code == 2 and unset.tasks == []
-    assert "project.tests (--tests): 'tests' is not a folder at the tip" in unset.stderr
+    assert "bb-mine: project.tests: 'tests' is not a folder at the tip" in unset.stderr
     config = '[project]\nsource = "pkg"\ntest-files = ["checks.py"]\n'
     (task,) = mine(repo, config=config, tmp=tmp_path).tasks
     assert task["new_tests"] == ["checks.py::test_none"]

@@ -81,7 +81,7 @@ def test_a_pull_request_gives_way_to_the_issue_it_closes(widgets: GitRepo) -> No
     with serve(FakeGitHub()) as fake:
         serve_widgets(fake)
         result = mine(widgets, fake)
-    assert result.code == 0 and result.stderr == ""
+    assert result.code == 0 and result.said == []
     task = titles_to_tasks(result)["Fix crash on empty lists (#12)"]
     assert task["statement_source"] == "github"
     assert task["statement_issue"] == {"number": 5, "via_pull_request": 12}
@@ -137,7 +137,7 @@ def test_a_rate_limit_warns_once_with_the_reset_time_and_mining_goes_on(widgets:
     assert len(result.tasks) == 2
     assert {t["statement_source"] for t in result.tasks} == {"commit"}
     assert len(fake.requests) == 1  # no request after the first refusal
-    lines = result.stderr.splitlines()
+    lines = result.said
     assert len(lines) == 1
     when = time.strftime("%H:%M", time.localtime(reset))
     assert re.fullmatch(
@@ -167,7 +167,7 @@ def test_a_silent_server_times_out_instead_of_hanging(widgets: GitRepo) -> None:
     # The server would keep each request 30 s; mining gave up on it long before.
     assert time.monotonic() - started < 15
     assert result.code == 0 and len(result.tasks) == 2
-    assert result.stderr.count("\n") == 1 and "did not answer" in result.stderr
+    assert len(result.said) == 1 and "did not answer" in result.stderr
     assert {t["statement_source"] for t in result.tasks} == {"commit"}
 
 

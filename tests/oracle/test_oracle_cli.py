@@ -44,7 +44,7 @@ def test_a_bad_task_line_is_one_line_error_and_exit_2(
     small_project, field: str, value: Any, problem: str
 ) -> None:
     project = small_project()
-    note = {"kind": "note", "v": 1}
+    note = {"kind": "skip", "v": 1, "stage": "mine", "reason": "not-a-fix", "message": "m"}
     bad = {**simple_fix(project), field: value}
     tasks = project.write_tasks(note, bad)
     done = run_tool("bb-oracle", str(tasks), cwd=project.root)

@@ -170,6 +170,26 @@ def config_option(func: F) -> F:
     )(func)
 
 
+def strict_option(func: F) -> F:
+    """``--strict``: a line of a record kind this release does not know is bad input (exit
+    status 2) instead of a warning; either way nothing of it is changed."""
+
+    def strict(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+        from bb_core.records import set_strict
+
+        set_strict(value)
+        return value
+
+    return click.option(
+        "--strict",
+        is_flag=True,
+        expose_value=False,
+        callback=strict,
+        help="Stop with exit status 2 at a line of a record kind this release does not know "
+        "(by default it is passed on unchanged, with one warning a kind).",
+    )(func)
+
+
 def debug_option(func: F) -> F:
     return click.option(
         "--debug", is_flag=True, help="Show tracebacks on errors, and extra detail on stderr."
@@ -337,8 +357,8 @@ def stage_executor(chosen: ExecutorSettings, width: int | None = None) -> Iterat
 
 
 def stage_progress(prog: str, inputs: Sequence[str]) -> Progress:
-    """The progress line of a stage's command: its total counted from the input files only
-    when stderr is a terminal that shows it."""
+    """The progress of a stage's command (a bar on a terminal, a line per finished task off
+    one): its total counted from the input files (unknown for stdin)."""
     from bb_core.records import count_task_lines
 
-    return Progress(prog, count_task_lines(inputs) if sys.stderr.isatty() else None)
+    return Progress(prog, count_task_lines(inputs))

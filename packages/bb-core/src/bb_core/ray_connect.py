@@ -79,6 +79,12 @@ def connect(ray: Any, address: str | None) -> bool:
     return True
 
 
+def malformed(address: str) -> bool:
+    """Whether *address* is none of ``auto``, ``ray://host:port`` and ``host:port``."""
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    return address != "auto" and (not host or not port.isdigit())
+
+
 def reachable(address: str, timeout: float = 10) -> None:
     """Stop with one line when nothing listens at *address* (``host:port``,
     ``ray://host:port``), rather than letting Ray retry for minutes; ``auto`` is Ray's."""

@@ -2,12 +2,14 @@
 
 Every line is one JSON object with ``kind`` and ``v``. Lines of a kind this release knows
 are validated against its schema; lines of other kinds pass through untouched, byte for
-byte and in order. A bad line raises :class:`~bb_core.errors.BadRecord`, whose message is
-``<file>:<line>: <json-path>: <problem>``.
+byte and in order, and the first line of each such kind gets one warning on stderr naming
+its line and its kind (:func:`set_strict` makes it a bad line instead). A bad line raises
+:class:`~bb_core.errors.BadRecord`, whose message is ``<file>:<line>: <json-path>: <problem>``.
 """
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
@@ -21,9 +23,54 @@ from bb_core.errors import BadRecord, StageFailed, UsageError
 from bb_core.schema_errors import explain, json_type, path_text
 from bb_core.schemas import KINDS, VERSION, quick_check, validator
 
-__all__ = ["STDIN", "Line", "Writer", "check", "json_type", "parse_line", "read_lines"]
+__all__ = [
+    "STDIN",
+    "Line",
+    "Writer",
+    "check",
+    "json_type",
+    "parse_line",
+    "read_lines",
+    "set_strict",
+]
 
 STDIN = "-"
+
+#: Whether a line of a kind this release does not know is bad input (``--strict``).
+_STRICT = False
+#: The unknown kinds already warned about by this process: one warning a kind.
+_WARNED: set[str] = set()
+
+
+def set_strict(strict: bool) -> None:
+    """Make lines of unknown kinds bad input (``--strict``), or warnings again."""
+    global _STRICT
+    _STRICT = strict
+
+
+def unknown_kind(line: Line) -> None:
+    """Say that *line* is of a kind this release does not know: one warning on stderr for
+    the first line of each kind (it is still passed on unchanged); with ``--strict``, a
+    :class:`BadRecord` (exit status 2)."""
+    known = ", ".join(KINDS)
+    if _STRICT:
+        raise BadRecord(
+            line.source,
+            line.lineno,
+            "kind",
+            f"unknown record kind {line.kind!r} (this release knows {known}; "
+            "without --strict it is passed on unchanged)",
+        )
+    if line.kind in _WARNED:
+        return
+    _WARNED.add(line.kind)
+    prog = Path(sys.argv[0]).name or "bugbout"
+    print(
+        f"{prog}: warning: {line.source}:{line.lineno}: unknown record kind {line.kind!r}, "
+        f"passed on unchanged (this release knows {known}; --strict stops on it)",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +186,10 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
         try:
             for lineno, raw in enumerate(stream, 1):
                 if raw.strip():
-                    yield parse_line(raw.rstrip(b"\r\n"), source, lineno)
+                    line = parse_line(raw.rstrip(b"\r\n"), source, lineno)
+                    if not line.known:
+                        unknown_kind(line)
+                    yield line
         finally:
             if stream is not sys.stdin.buffer:
                 stream.close()
@@ -148,6 +198,19 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
 def dumps(record: dict[str, Any]) -> bytes:
     """One record as a JSON line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _target(stream: IO[bytes]) -> str:
+    """What *stream* writes to, for a message: its file's path (standard output's too,
+    where the system tells it: ``stdout (/data/tasks.jsonl)``), else its name."""
+    name = str(getattr(stream, "name", "") or "the output")
+    try:
+        path = os.readlink(f"/proc/self/fd/{stream.fileno()}")
+    except (OSError, ValueError, AttributeError):
+        path = ""
+    if name in ("<stdout>", "1") or name.isdigit():
+        return f"stdout ({path})" if path.startswith("/") else "stdout"
+    return name
 
 
 class Writer:
@@ -172,6 +235,13 @@ class Writer:
         self._emit(line.raw + b"\n")
 
     def _emit(self, data: bytes) -> None:
-        self.stream.write(data)
-        self.stream.flush()
+        try:
+            self.stream.write(data)
+            self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:  # a full disk: say where it was writing
+            if exc.filename is not None or exc.errno is None:
+                raise
+            raise OSError(exc.errno, exc.strerror or str(exc), _target(self.stream)) from exc
         self.count += 1

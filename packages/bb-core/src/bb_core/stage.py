@@ -20,6 +20,7 @@ stage:
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
@@ -29,7 +30,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from bb_core.config import Config
 from bb_core.errors import BadRecord
 from bb_core.limits import TestLimits
-from bb_core.progress import Progress, warn
+from bb_core.progress import NO_RUN, RAN, REUSED, Progress, warn
 from bb_core.records import Line, Writer, read_lines
 from bb_core.units import Executor, LocalExecutor, Unit, Work
 from bb_core.workbench import Workbench
@@ -68,6 +69,10 @@ class Stage(Protocol):
     def close(self) -> None:
         """Release what the stage opened; called once, however the run ended."""
         ...
+
+    # Optional: ``kept(record) -> bool``, whether a record that needed no unit had its
+    # answer kept from an earlier run (said as "reused" by the progress lines); and
+    # ``unit_noun`` with ``reused``, to count the units reused and run instead of tasks.
 
 
 class BenchWork(Protocol):
@@ -140,6 +145,7 @@ class _Pending:
 
     record: dict[str, Any]
     futures: dict[str, Future[Any]] = field(default_factory=dict)
+    read: float = field(default_factory=time.monotonic)
 
     def done(self) -> bool:
         return all(f.done() for f in self.futures.values())
@@ -170,8 +176,10 @@ def run_stage(
     queued: dict[str, Future[Any]] = {}
     handled = 0
     work: Work | None = None
+    last = time.monotonic()
 
     def flush(*, wait: bool) -> None:
+        nonlocal last
         while pending:
             head = pending[0]
             if isinstance(head, _Pending):
@@ -181,7 +189,15 @@ def run_stage(
                 for line in stage.combine(head.record, results):
                     out.write(line)
                 if progress:
-                    progress.update(advance=1)
+                    # Its own time: since it was read, or since the task before it finished.
+                    now = time.monotonic()
+                    progress.finished(
+                        str(head.record.get("id", "")),
+                        now - max(head.read, last),
+                        how=_how(stage, head),
+                        waiting=sum(isinstance(p, _Pending) for p in pending) - 1,
+                    )
+                    last = now
             else:
                 out.passthrough(head)
             pending.popleft()
@@ -223,7 +239,8 @@ def run_stage(
             runner.close()
         stage.close()
     if progress:
-        progress.close()
+        noun = getattr(stage, "unit_noun", None)
+        progress.close((noun, int(getattr(stage, "reused", 0)), len(queued)) if noun else None)
     if lacking:
         _say_lacking(stage, lacking)
     return handled
@@ -278,6 +295,15 @@ def _submit(executor: Executor, stage: Stage, work: Work, unit: Unit) -> Future[
 
     executor.submit(work, unit).add_done_callback(finished)
     return landed
+
+
+def _how(stage: Stage, pending: _Pending) -> str:
+    """How *pending*'s record finished: it ran units, or - by the stage's optional
+    ``kept(record)`` - its answer was kept from an earlier run, or it needed no run."""
+    if pending.futures:
+        return RAN
+    kept = getattr(stage, "kept", None)
+    return REUSED if callable(kept) and kept(pending.record) else NO_RUN
 
 
 def _say_lacking(stage: Stage, lacking: list[str]) -> None:

@@ -66,9 +66,20 @@ def atomic_output(path: Path, *, sweep: bool = False, durable: bool = True) -> I
             if durable:
                 os.fsync(handle.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise named(exc, path) from exc
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def named(exc: OSError, path: Path | str) -> OSError:
+    """*exc* naming *path* when it names no file: a write that fails on a full disk
+    (ENOSPC) says which file it was writing, as a failed open does."""
+    if exc.filename is not None or exc.errno is None:
+        return exc
+    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno), str(path))
 
 
 def _remove_if_orphaned(path: Path) -> None:

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from bb_core import kinds
 from bb_core.config import Config
-from bb_core.errors import ConfigError
+from bb_core.errors import ConfigError, UsageError
 from bb_core.lanes import Lanes, LaneState
 
 #: The executors ``--executor`` and ``[run] executor`` accept.
@@ -154,10 +154,17 @@ def executor_settings(
 ) -> ExecutorSettings:
     """The executor a stage runs on: *kind* and *address* as given (``--executor``,
     ``--ray-address``), else ``[run] executor`` and ``[run] ray-address``; lanes as wide
-    as ``[run] quotas`` and the shared one as *jobs*."""
+    as ``[run] quotas`` and the shared one as *jobs*. A malformed address is named by
+    the flag that gave it, else by its key."""
+    from bb_core.ray_connect import malformed
+
+    chosen = address or config.run.ray_address
+    if chosen and malformed(chosen):
+        named = "--ray-address" if address else f"{config.label}: run.ray-address"
+        raise UsageError(f"{named}: {chosen!r}: expected auto, ray://host:port or host:port")
     return ExecutorSettings(
         kind=kind or config.run.executor,
-        address=address or config.run.ray_address,
+        address=chosen,
         jobs=jobs,
         quotas=dict(config.run.quotas),
         cap=cap,

@@ -14,6 +14,7 @@ from bb_core.cli import (
     stage_executor,
     stage_progress,
     stage_setup,
+    strict_option,
     version_option,
 )
 from bb_core.kinds import POLICIES
@@ -40,6 +41,7 @@ from bb_judge.settings import JudgeSettings
 )
 @executor_options
 @refresh_option("Score every patch again instead of reusing .bugbout/cache/score/.")
+@strict_option
 @debug_option
 @version_option("bb-judge")
 def main(

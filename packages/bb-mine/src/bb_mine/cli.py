@@ -177,6 +177,6 @@ def main(
     )
     location = repo if repo is not None else str(config.repository_path())
     writer = Writer()
-    with Progress("mining", stream=sys.stderr) as progress:
+    with Progress("bb-mine: mining", stream=sys.stderr) as progress:
         for record in mine(location, options, warn=_warn, progress=progress):
             writer.write(record)

@@ -94,7 +94,8 @@ class Miner:
         self.repo = repo
         self.options = options
         self.warn = warn
-        self.progress = progress if progress is not None and progress.enabled else None
+        shown = progress is not None and (progress.enabled or progress.lines)
+        self.progress = progress if shown else None
         if repo.is_empty():
             raise GitError(f"{repo.location}: empty repository (no commits yet)")
         self.branch = options.branch or repo.default_branch()
@@ -108,7 +109,8 @@ class Miner:
         for folder in self.sources:
             if folder and not repo.exists(self.head, folder):
                 raise UsageError(
-                    f"--source: {folder!r} is not in the tree at the tip of {self.branch} "
+                    f"{options.setting('source')}: {folder!r} is not in the tree at the tip of "
+                    f"{self.branch} "
                     f"({self.head[:10]}); give the package directory, e.g. src/mypkg, "
                     "or . for the whole tree"
                 )
@@ -169,7 +171,7 @@ class Miner:
             else ("no folder at the tip looks like tests")
         )
         raise UsageError(
-            f"project.tests (--tests): {self.tests!r} is not a folder at the tip of "
+            f"{self.options.setting('tests')}: {self.tests!r} is not a folder at the tip of "
             f"{self.branch} ({self.head[:10]}) and no fix added a test under it, so no task "
             f"was mined; {found}"
         )

@@ -17,6 +17,19 @@ REASONS = MINE_SKIP_REASONS
 #: ``[tasks] new-tests``: which test changes make a fix gradable, loosest first.
 NEW_TESTS: tuple[str, ...] = kinds.NEW_TESTS
 
+#: The options that are keys of bugbout.toml and flags of bb-mine: (key, flag).
+SETTINGS = {
+    "source": ("project.source", "--source"),
+    "tests": ("project.tests", "--tests"),
+}
+
+
+def setting_name(name: str, *, flagged: bool) -> str:
+    """The flag of option *name* when the command line gave it, else its key."""
+    key, flag = SETTINGS[name]
+    return flag if flagged else key
+
+
 #: ``[tasks] categories`` when not given: bugs, and fixes whose wording says neither.
 DEFAULT_CATEGORIES = ("bug", "unknown")
 
@@ -46,6 +59,14 @@ class MineOptions:
     categories: tuple[str, ...] = DEFAULT_CATEGORIES
     exclude: tuple[str, ...] = ()  # shas (or their first 7+ digits) or task ids
     include: tuple[str, ...] = ()
+    #: The options given on the command line (by their field names), so that a message
+    #: about a value names the flag the user passed, else the key of bugbout.toml.
+    flags: frozenset[str] = frozenset()
+
+    def setting(self, name: str) -> str:
+        """How a message names option *name*: ``--source`` when the flag gave it, else
+        ``project.source`` (or ``--tests``, ``project.tests``)."""
+        return setting_name(name, flagged=name in self.flags)
 
     @property
     def tests_rule(self) -> str:
@@ -74,4 +95,6 @@ class MineOptions:
             "exclude": tuple(config.tasks.exclude),
             "include": tuple(config.tasks.include),
         }
-        return cls(**{**configured, **{k: v for k, v in given.items() if v is not None}})
+        flagged = {k: v for k, v in given.items() if v is not None}
+        flags = frozenset(k for k in flagged if k in SETTINGS)
+        return cls(**{**configured, **flagged, "flags": flags})

@@ -48,6 +48,6 @@ def guess_source(repo: Repo, head: str) -> str:
         if len(packages) == 1:
             return f"{folder}/{packages[0]}" if folder else packages[0]
     raise UsageError(
-        "--source: cannot tell which folder holds the package; give it with --source "
-        "or project.source in bugbout.toml"
+        "cannot tell which folder holds the package; set project.source in bugbout.toml, "
+        "or give it with --source"
     )

@@ -14,6 +14,7 @@ from bb_core.cli import (
     stage_executor,
     stage_progress,
     stage_setup,
+    strict_option,
     test_run_options,
     version_option,
 )
@@ -50,6 +51,7 @@ from bb_oracle.stage import run_oracle
 @test_run_options("one whole pytest run")
 @executor_options
 @refresh_option("Ignore cached results and run every task again (the new results replace them).")
+@strict_option
 @debug_option
 @version_option("bb-oracle")
 def main(
@@ -99,5 +101,5 @@ def main(
             inputs, config, settings, jobs=jobs, store=Store(config.root),
             progress=progress, executor=units,
         )  # fmt: skip
-    if stats.tasks and (debug or progress.enabled):
+    if stats.tasks:  # on a terminal or off one (a CI log): what the tasks came to
         click.echo(f"bb-oracle: {stats.line()}", err=True)

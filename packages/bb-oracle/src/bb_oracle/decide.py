@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core import kinds
+from bb_core.causes import broken_modules
 from bb_core.schemas import VERSION
 from bb_core.steady import steadily_passing
 from bb_core.testrun import TestRun
@@ -82,9 +83,9 @@ def decide(oracle: kinds.Oracle, after: Sequence[TestRun]) -> None:
             )
         else:
             what = "no test passes on the fix"
-        errors = sorted({str(e) for r in after for e in r.collection_errors})
-        if errors:
-            what += f"; collection errors in {', '.join(errors)}"
+        unimported = broken_modules(e for r in after for e in r.collection_errors)
+        if unimported:
+            what += f"; {unimported}"
         raise Skip("after-does-not-pass", what, detail)
     if oracle["flaky"]:
         raise Skip(

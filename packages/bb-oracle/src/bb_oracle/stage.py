@@ -49,6 +49,8 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         self.stats = Stats()
         #: Answers known without running anything, by task id: a cached result or a skip.
         self._known: dict[str, dict[str, Any]] = {}
+        #: The tasks whose answer came from the cache.
+        self._kept: set[str] = set()
 
     def make_work(self, bench: Workbench) -> OracleWork:
         remove_stale()
@@ -73,11 +75,16 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
                 with self._lock:
                     self.stats.cached += 1
                 self._known[task_id] = cached
+                self._kept.add(task_id)
                 return []
         else:
             self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the stage
         self._known.pop(task_id, None)
         return [Unit(task_id, {"task": record, "key": key}, label=task_id)]
+
+    def kept(self, record: dict[str, Any]) -> bool:
+        """Whether *record*'s answer came from the cache of an earlier run."""
+        return str(record["id"]) in self._kept
 
     def land(self, unit: Unit, result: Any) -> None:
         if isinstance(result, Failed):

@@ -14,6 +14,7 @@ from bb_core.cli import (
     jobs_option,
     refresh_option,
     retry_failed_option,
+    strict_option,
     terminate_as_interrupt,
     version_option,
 )
@@ -36,6 +37,7 @@ from bb_race.settings import RaceSettings
 @refresh_option(REFRESH_ATTEMPTS_HELP)
 @jobs_option("agent runs across all quotas", default=None, default_text="each quota's own limit")
 @executor_options
+@strict_option
 @debug_option
 @version_option("bb-race")
 def main(

@@ -25,6 +25,7 @@ from pathlib import Path
 from bb_core.agents import CodingAgent
 from bb_core.config import Config
 from bb_core.errors import BadRecord
+from bb_core.progress import Progress
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox
 from bb_core.stage import run_stage
@@ -77,11 +78,13 @@ def run_race(
     executor_settings: ExecutorSettings | None = None,
     environ: Mapping[str, str] | None = None,
     sandbox: Sandbox | None = None,
+    label: str = PROG,
 ) -> int:
     """:func:`race` with its settings made: every task of *inputs* through
     :class:`RaceStage` on *executor*, or on one made from *executor_settings* (``ray``: a
     cluster), each quota's lane as wide as ``[run] quotas`` and at most ``settings.jobs``
-    at once; this machine's threads when neither is given."""
+    at once; this machine's threads when neither is given. *label* starts the progress
+    lines written off a terminal."""
     out = writer or Writer()
     lines = read_all(inputs or (STDIN,), out)
     stage = RaceStage(
@@ -91,7 +94,10 @@ def run_race(
         stage.chosen()  # an unknown agent or none at all stops the race before it writes
     runner = executor or _executor(settings, executor_settings, stage)
     try:
-        return run_stage(inputs, stage, runner, None, out, lines=lines)
+        tasks = sum(1 for line in lines if line.known and line.kind == "task")
+        # The live view draws on a terminal; off one, a line per task and the closing tally.
+        progress = Progress(label, tasks, bar=False)
+        return run_stage(inputs, stage, runner, progress, out, lines=lines)
     finally:
         if executor is None:
             runner.close()

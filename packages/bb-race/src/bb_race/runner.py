@@ -33,6 +33,7 @@ from bb_core.sandbox import (
     program_roots,
     tree_size,
 )
+from bb_core.sandbox.shims import follow_argv
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
@@ -272,7 +273,9 @@ def _run(
         return used + tree_size(dirs.home) + sum(tree_size(folder) for folder in temps)
 
     env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=temp)
-    argv = list(invocation.argv)
+    # A version manager's shim (pyenv's python3) cannot start inside the sandbox: its
+    # real executable runs in its place.
+    argv = follow_argv(invocation.argv, cwd=dirs.work) if invocation.confine else [*invocation.argv]
     network, proxy, net_flags = _egress(ctx, invocation, stack)
     extra: list[Path] = []
     if proxy is not None:

@@ -56,6 +56,8 @@ class RaceStage:
     kinds = frozenset({"task"})
     requires: str | None = None
     expected = ""
+    #: What the closing progress line counts as reused (``reused``) and run (units).
+    unit_noun = "attempt"
 
     def __init__(
         self,
@@ -183,6 +185,10 @@ class RaceStage:
         if units:
             self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the race
         return units
+
+    def kept(self, record: dict[str, Any]) -> bool:
+        """A task that needs no run has every attempt kept from earlier races."""
+        return True
 
     def land(self, unit: Unit, result: Any) -> None:
         if isinstance(result, Failed):

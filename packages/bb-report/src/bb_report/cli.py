@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
-from bb_core.cli import BbCommand, debug_option, inputs_argument, version_option
+from bb_core.cli import BbCommand, debug_option, inputs_argument, strict_option, version_option
 from bb_core.records import read_lines
 
 from bb_report.model import build_report
@@ -43,6 +43,7 @@ def report_text(
 @output_option
 @color_option
 @width_option
+@strict_option
 @debug_option
 @version_option("bb-report")
 def main(

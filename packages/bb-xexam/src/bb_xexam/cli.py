@@ -14,6 +14,7 @@ from bb_core.cli import (
     stage_executor,
     stage_progress,
     stage_setup,
+    strict_option,
     test_run_options,
     version_option,
 )
@@ -36,6 +37,7 @@ from bb_xexam.stage import run_xexam
 @test_run_options("one column's whole pytest run")
 @executor_options
 @refresh_option("Ignore the matrices kept in .bugbout/matrices/ and run every column again.")
+@strict_option
 @debug_option
 @version_option("bb-xexam")
 def main(

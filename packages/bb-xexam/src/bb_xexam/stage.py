@@ -117,6 +117,10 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             for p in wanted
         ]
 
+    def kept(self, record: dict[str, Any]) -> bool:
+        """A raced task that needs no run has its matrix kept from an earlier run."""
+        return "attempts" in record
+
     def _plan(self, task: dict[str, Any]) -> _Plan:
         authors = authors_of(task, run_suite=self.settings.run_suite)
         columns = columns_of(task)

@@ -35,12 +35,18 @@ from bb_report.options import (
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
-from bugbout.listing import explain_table, redactions_text, tasks_table
+from bugbout.listing import explain_table, redactions_text, tasks_json, tasks_table
 from bugbout.stages import mine_stage, tally
 
 
 def _err(message: str) -> None:
     click.echo(f"bugbout: {message}", err=True)
+
+
+def _json_line(record: object) -> str:
+    import json
+
+    return json.dumps(record, ensure_ascii=False)
 
 
 @click.group(cls=BbGroup)
@@ -79,13 +85,23 @@ def init_command(path: str, force: bool, debug: bool) -> None:
     help="Print what an attempt of each agent and a test run can see, write and reach, "
     "instead of the checks.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object per check on stdout (check, status, detail, fix, blocking) "
+    "instead of the text lines.",
+)
 @debug_option
-def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None:
+def doctor(config_path: str | None, show_confinement: bool, as_json: bool, debug: bool) -> None:
     """Check that a bout can run here: git, uv, Python, the sandbox, each agent, the
     test environment and the suite at HEAD.
 
     One line per check: ok, warning, skipped (it needs something that failed) or
-    problem with its fix. Exits 1 when any problem blocks a bout. Spends no agent quota.
+    problem with its fix. Each agent's program is started inside the race's sandbox with
+    a harmless invocation (an interpreter runs an empty program, any other program is
+    asked --version; 30 s at most). Exits 1 when any problem blocks a bout. Spends no
+    agent quota.
     """
     if show_confinement:
         from bugbout.confinement import show_confinement as show
@@ -100,8 +116,10 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
         doc = Doctor(build({}, path=None, root=Path.cwd().resolve()), config_problem=exc)
     blocking = 0
     for check in doc.checks():
-        click.echo(check.line())
+        click.echo(_json_line(check.record()) if as_json else check.line())
         blocking += check.blocking
+    if as_json:
+        click.get_current_context().exit(1 if blocking else 0)
     if blocking:
         noun = "problem" if blocking == 1 else "problems"
         them = "it" if blocking == 1 else "them"
@@ -124,9 +142,20 @@ def doctor(config_path: str | None, show_confinement: bool, debug: bool) -> None
     help="After the table, every task's statement as the agents read it, and each piece "
     "redaction removed from it with the rule that removed it.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object per task (kind task: the table's columns) and per skip line "
+    "(kind skip: commit, title, reason, message) on stdout instead of the tables.",
+)
 @debug_option
 def tasks(
-    explain_ref: str | None, config_path: str | None, show_redactions: bool, debug: bool
+    explain_ref: str | None,
+    config_path: str | None,
+    show_redactions: bool,
+    as_json: bool,
+    debug: bool,
 ) -> None:
     """Mine the tasks (or reuse the mining) and show them with the funnel that found them.
 
@@ -154,6 +183,10 @@ def tasks(
     results.record("mine", mined.digest)
     _err(f"mine: {said}")
     oracles = tally(results.stream("oracle")) if "oracle" in results.finished() else None
+    if as_json:
+        for row in tasks_json(mined, oracles):
+            click.echo(_json_line(row))
+        return
     click.echo(tasks_table(mined, oracles), nl=False)
     if show_redactions:
         click.echo("\n" + redactions_text(mined), nl=False)

@@ -2,8 +2,9 @@
 
 Each check gives one :class:`Check`: ok, a warning, or a problem with its fix. A problem
 is *blocking* when a bout could not give a result without fixing it. Nothing here asks
-an agent anything: agents are checked by their executable, their version against the one
-bugbout was tested with, a dry run of the adapter's exact command line that makes no
+an agent anything: agents are checked by their executable, started inside the race's
+sandbox with a harmless invocation (:mod:`bb_core.agentstart`), their version against
+the one bugbout was tested with, a dry run of the adapter's exact command line that makes no
 model call (:mod:`bb_core.agentcheck`) and, where the CLI can tell without a model call,
 their login.
 """
@@ -15,12 +16,14 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
+from bb_core.agentstart import Started, start_check
+from bb_core.causes import cause, setting_hint
 from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
@@ -45,6 +48,16 @@ class Check:
     detail: str
     fix: str | None = None
     blocking: bool = False
+
+    def record(self) -> dict[str, Any]:
+        """The check as ``bugbout doctor --json`` writes it."""
+        return {
+            "check": self.name,
+            "status": self.status,
+            "detail": self.detail,
+            "fix": self.fix,
+            "blocking": self.blocking,
+        }
 
     def line(self) -> str:
         text = f"{self.status:<8} {self.name}: {self.detail}"
@@ -236,6 +249,20 @@ class Doctor:
             )
         for what, how in agent.requirements(os.environ.get("PATH")):
             return problem(name, f"{found}: {what}", how)
+        if self.sandbox is not None:  # started where the race starts it, confined
+            try:
+                started = start_check(agent, self.sandbox, entry=entry.origin or name)
+            except Exception as exc:  # an adapter's own invocation must not stop the doctor
+                started = Started(WARNING, f"it could not be started to check it ({exc})")
+            if started.status == PROBLEM:
+                return problem(name, started.detail, started.fix)
+            checked = self._login(name, agent, found)
+            slow = started.status == WARNING and checked.status == OK
+            return replace(
+                checked,
+                status=WARNING if slow else checked.status,
+                detail=f"{checked.detail}; {started.detail}",
+            )
         return self._login(name, agent, found)
 
     def _login(self, name: str, agent: CodingAgent, found: str) -> Check:
@@ -351,15 +378,10 @@ class Doctor:
         if run.collection_errors:
             first = run.collection_errors[0]
             more = len(run.collection_errors) - 1
-            detail = f"{first} does not collect {at}: {first.summary}"
+            detail = f"{first} does not collect {at}: {cause(first)}"
             if more:
                 detail += f" (and {more} more)"
-            return problem(
-                "suite",
-                detail,
-                f"make the suite import cleanly, or add what it needs to [project] "
-                f"test-dependencies; log: {log}",
-            )
+            return problem("suite", detail, f"{setting_hint(cause(first))}; log: {log}")
         if run.timed_out or run.problem:
             why = "timed out" if run.timed_out else run.problem
             return problem("suite", f"collecting the tests {at} failed: {why}", f"log: {log}")

@@ -161,7 +161,25 @@ def init(
     text = config_text(layout)
     build(tomllib.loads(text), path=target, root=root.resolve())  # it must load as written
     atomic_write(target, text)
+    if _no_commit(root):
+        layout.notes.append(
+            "warning: the repository has no commit yet, so there is no history to mine: "
+            "commit the project (bugbout mines fixes from its history), then run "
+            "`bugbout doctor`"
+        )
     return target, layout
+
+
+def _no_commit(root: Path) -> bool:
+    """Whether the repository at *root* has no commit on any branch yet."""
+    from bb_core.errors import BbError
+    from bb_core.git import open_repo
+
+    try:
+        with open_repo(root) as repo:
+            return repo.is_empty()
+    except BbError:
+        return False
 
 
 def describe(layout: Layout) -> list[str]:

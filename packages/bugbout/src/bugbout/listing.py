@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from tabulate import tabulate
@@ -113,6 +113,48 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
         parts.append("No task was mined.")
     parts.append(funnel_table(mined, oracles if grounded is not None else None))
     return "\n\n".join(parts) + "\n"
+
+
+def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[dict[str, Any]]:
+    """``bugbout tasks --json``: one object per task (the table's row) and per skip line
+    the mining wrote, in the mining's order of tasks then skips."""
+    grounded = grounded_by_id(oracles, mined)
+    for task in mined.tasks:
+        task_id = str(task["id"])
+        truth: dict[str, Any] | None = None
+        entry = (grounded or {}).get(task_id)
+        if entry is not None and entry.get("kind") == "skip":
+            truth = {"set_aside": entry.get("reason"), "message": entry.get("message")}
+        elif entry is not None:
+            oracle = entry.get("oracle") or {}
+            truth = {
+                "fail_to_pass": len(oracle.get("fail_to_pass", ())),
+                "pass_to_pass": len(oracle.get("pass_to_pass", ())),
+            }
+        yield {
+            "kind": "task",
+            "id": task_id,
+            "landed": str(task.get("date", ""))[:10] or None,
+            "title": task.get("title"),
+            "refs": [ref["number"] for ref in task.get("issue_refs", ())],
+            "category": task.get("category", "unknown"),
+            "statement": {
+                "kind": task.get("statement_kind"),
+                "source": task.get("statement_source"),
+                "length": task.get("statement_length", len(str(task.get("statement", "")))),
+            },
+            "source_files": len(task.get("source_files", ())),
+            "new_tests": len(task.get("new_tests", ())),
+            "ground_truth": truth,
+        }
+    for skip in mined.skip_lines:
+        yield {
+            "kind": "skip",
+            "commit": skip.get("commit"),
+            "title": skip.get("title"),
+            "reason": skip.get("reason"),
+            "message": skip.get("message"),
+        }
 
 
 def funnel_table(mined: Tally, oracles: Tally | None) -> str:

@@ -234,7 +234,7 @@ def _race(run: BoutRun, inputs: list[str], writer: Writer) -> None:
     )
     run_race(
         inputs, run.config, settings, agents=run.agents, writer=writer,
-        executor_settings=run.executor,
+        executor_settings=run.executor, label="bugbout: racing",
     )  # fmt: skip
 
 

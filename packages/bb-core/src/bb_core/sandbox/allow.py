@@ -11,6 +11,7 @@ host - its other folders, its home, its sockets - exists inside.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import os
 import pwd
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bb_core.sandbox.base import SANDBOX_HOME, Confinement
+from bb_core.sandbox.shims import ShimError, follow
 
 #: Read-only system folders (those that exist; a symlink stays a symlink).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -161,7 +163,8 @@ def _node_modules(path: str) -> str | None:
 def program_roots(argv: Sequence[str], *, depth: int = 3) -> list[Path]:
     """The folders (or files) the program of *argv* needs to run: its install folder and
     its interpreter's, through symlinks and ``#!`` lines; for an interpreter, the folder
-    of the script it is given. A leading ``env NAME=value ...`` is looked through. For a
+    of the script it is given. A leading ``env NAME=value ...`` is looked through, and a
+    version manager's shim is followed to the executable it starts. For a
     program of an npm package, the whole ``node_modules`` it lives in as well (its native
     binary is in a sibling package, which the program's own folder leaves out). Folders
     that are too wide to show are narrowed."""
@@ -171,6 +174,8 @@ def program_roots(argv: Sequence[str], *, depth: int = 3) -> list[Path]:
     first = argv[0] if "/" in argv[0] else shutil.which(argv[0])
     if not first:
         return []
+    with contextlib.suppress(ShimError):  # a version manager's shim: what it starts
+        first = follow(first)
     shown: list[str] = []
     packages: list[str] = []
     todo = [first]
