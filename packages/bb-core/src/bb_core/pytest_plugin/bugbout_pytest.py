@@ -25,6 +25,11 @@ imported, so the code under test does not see them:
     ``collected`` ids (and its own ``tamper`` and ``integrity`` events) there, with its
     own ``n`` sequence under the same key, and exits; the run goes on once it has.
     bugbout compares the two (see ``bb_core.testrun.crosscheck``).
+``BUGBOUT_TOUCHED``
+    A JSON object ``{"files": {path: [[first, last], ...]}}``: the lines the patch under
+    test added or changed, by checkout path. Audited events (tracing, ``gc`` walks,
+    ``ctypes``) are then charged to the patch's code only, wherever it is on the stack;
+    without it, to any code of the checkout (see ``bugbout_charge``).
 ``BUGBOUT_SELECTION``
     A JSON file ``{"select": [...], "deselect": [...], "ignore": [...]}``. ``select``:
     node ids or their prefixes (a module, a class, a test without its parameters); only
@@ -54,6 +59,7 @@ import time
 import warnings
 
 import pytest
+from bugbout_charge import load_touched as _load_touched
 from bugbout_emit import make_emitter as _make_emitter
 from bugbout_emit import text as _text
 from bugbout_guard import changes as _changes
@@ -68,6 +74,7 @@ _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
 _ENV_SELECTION = "BUGBOUT_SELECTION"
 _ENV_KEY = "BUGBOUT_REPORT_KEY"
 _ENV_COLLECT = "BUGBOUT_COLLECT_FD"
+_ENV_TOUCHED = "BUGBOUT_TOUCHED"
 
 
 class BugboutTimeout(BaseException):
@@ -116,7 +123,7 @@ del _make_emitter
 
 
 # Before anything of the checkout is imported (bugbout_guard).
-sys.addaudithook(_make_audit_hook(_emit))
+sys.addaudithook(_make_audit_hook(_emit, touched=_load_touched(os.environ.pop(_ENV_TOUCHED, ""))))
 
 
 # --- the time limit ---------------------------------------------------------------------
