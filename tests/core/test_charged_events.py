@@ -112,6 +112,10 @@ HOSTILE = {
         "import threading\n\nfrom pkg import tracer\n\n_t = threading.Thread(target=tracer.plain)\n"
         "_t.start()\n_t.join()\n\n\ndef double(x):\n    return x * 2\n"
     ),
+    "stdlib-wrapper": (
+        "import trace\n\n\ndef double(x):\n    trace.Trace(count=1, trace=0).runfunc(int, 0)\n"
+        "    return x * 2\n"
+    ),
     "borrowed-file": (
         "import types\n\nfrom pkg import tracer\n\n"
         "_code = compile('def hook():\\n    import sys\\n    sys.settrace(None)\\n', "
@@ -127,6 +131,7 @@ EVIDENCE = {
     "decoded-stdlib-name": "sys.settrace from code the patch ran (",
     "decoded-callback": "sys.settrace from code the patch ran",
     "thread": "sys.settrace from a thread the patch started",
+    "stdlib-wrapper": "sys.settrace from src/pkg/core.py:5",
     "borrowed-file": "sys.settrace from code claiming src/pkg/tracer.py:1, which does not define hook",
 }
 
@@ -168,6 +173,18 @@ def test_the_project_may_trace_profile_and_load_ctypes(
     assert touched == {"src/pkg/core.py": [(2, 2)]}
     result = run(tmp_path, repo, host_env, bwrap_sandbox, touched=touched)
     assert result.tampered == [] and result.problem is None, result.tampered
+    assert result.outcomes == dict.fromkeys(IDS, "passed")
+
+
+def test_a_patch_line_that_calls_the_project_tracer_is_only_its_caller(
+    tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
+) -> None:
+    """An honest fix of a tracer runs on the stack of every trace it makes: the lines
+    decide at the nearest frame past the standard library, here the project's own."""
+    fix = "from pkg import tracer\n\n\ndef double(x):\n    tracer.plain()\n    return x * 2\n"
+    repo, patch = patched(tmp_path, fix)
+    result = run(tmp_path, repo, host_env, bwrap_sandbox, touched=touched_lines(patch))
+    assert result.tampered == [], result.tampered
     assert result.outcomes == dict.fromkeys(IDS, "passed")
 
 

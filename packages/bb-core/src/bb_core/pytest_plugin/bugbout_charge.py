@@ -3,10 +3,11 @@
 Imported by ``bugbout_guard``; standard library only, Python 3.8+.
 
 A run is handed the lines the patch under test added or changed (``BUGBOUT_TOUCHED``).
-An event is the patch's when any frame of the stack that caused it - not only the nearest
-caller - is running one of those lines, or is code that claims a file it was not compiled
-from, or runs code the patch handed to ``exec`` or swapped in as a function's ``__code__``,
-or runs in a thread the patch started. Code the project's own code compiled and ran with
+An event is the patch's when the nearest frame that caused it, past the standard library
+and the import machinery, is running one of those lines; or when any frame of the whole
+stack is code that claims a file it was not compiled from, or runs code the patch handed
+to ``exec`` or swapped in as a function's ``__code__``; or when it runs in a thread the
+patch started. Code the project's own code compiled and ran with
 ``exec`` is the project's, whatever file it names. Everything else - the base tree's own files, the
 maintainers' fix in the oracle, installed libraries - is the project's behaviour.
 """
@@ -74,9 +75,7 @@ class Charger:
     def _checked(self, path):
         """Files whose code objects are checked against their source: the checkout's and
         the standard library's (not installed packages)."""
-        if path.startswith(self.root):
-            return True
-        return path.startswith(_STDLIB) and not any(p in path for p in _INSTALLED)
+        return path.startswith(self.root) or self._library(path)
 
     # -- code that lies about where it comes from --------------------------------------
 
@@ -121,8 +120,22 @@ class Charger:
 
     # -- the stack ---------------------------------------------------------------------
 
+    def _library(self, path):
+        """Whether *path* is the standard library's (its installed packages aside)."""
+        return path.startswith(_STDLIB) and not any(p in path for p in _INSTALLED)
+
     def patch_code(self, frame):
-        """Where on the stack from *frame* up the patch's code is, or None."""
+        """Where on the stack from *frame* up the patch's code is, or None.
+
+        Every frame is checked for code the patch ran (``exec``, ``__code__``) and for
+        code that lies about its file. The lines decide at the nearest frame past the
+        standard library (its wrappers, the import machinery), the plugin and code named
+        ``<...>``: when that frame runs a line the patch wrote, the event is the patch's;
+        when it is the project's own code or an installed library, it is theirs - a
+        patch's line further up the stack is only a caller of theirs, as the honest fix
+        of a tracer is of every trace.
+        """
+        deciding = True
         while frame is not None:
             code = frame.f_code
             if frame.f_globals.get("__name__") in self.plugin_modules:
@@ -137,13 +150,15 @@ class Charger:
             name = code.co_filename
             if not name.startswith("<"):
                 path = self._real(name)
-                relative = self._relative(path)
-                line = frame.f_lineno or 0
-                if relative is not None and self._touched(relative, line):
-                    return "%s:%d" % (relative, frame.f_lineno)
                 lie = self._lie(frame, path)
                 if lie is not None:
                     return lie
+                if deciding and not self._library(path):
+                    deciding = False
+                    relative = self._relative(path)
+                    line = frame.f_lineno or 0
+                    if relative is not None and self._touched(relative, line):
+                        return "%s:%d" % (relative, line)
             frame = frame.f_back
         threading = sys.modules.get("threading")
         if self.threads and threading is not None:
