@@ -174,6 +174,11 @@ def test_the_project_may_trace_profile_and_load_ctypes(
     result = run(tmp_path, repo, host_env, bwrap_sandbox, touched=touched)
     assert result.tampered == [] and result.problem is None, result.tampered
     assert result.outcomes == dict.fromkeys(IDS, "passed")
+    # As in cross-examination, where the tests are the author's own files too: a test
+    # that calls the project's tracer is only its caller.
+    authored = merged(touched, whole_files(["tests/test_double.py"]))
+    again = run(tmp_path / "again", repo, host_env, bwrap_sandbox, touched=authored)
+    assert again.tampered == [] and again.outcomes == dict.fromkeys(IDS, "passed")
 
 
 def test_a_patch_line_that_calls_the_project_tracer_is_only_its_caller(
