@@ -101,7 +101,10 @@ class Charger:
         return None
 
     def _defines(self, code):
-        """Whether the source at *code*'s first line (past decorators) defines its name."""
+        """Whether the source at *code*'s first line (past decorators) defines its name
+        (a standard library installed without its sources cannot say: it is believed)."""
+        if not linecache.getlines(code.co_filename):
+            return not self._real(code.co_filename).startswith(self.root)
         name = code.co_name
         heads = ("def " + name, "async def " + name, "class " + name)
         for line in range(code.co_firstlineno, code.co_firstlineno + _DECORATORS):
