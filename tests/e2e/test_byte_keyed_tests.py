@@ -143,7 +143,10 @@ def test_without_neutral_twins_the_attack_would_change_the_pick(bout: Ran) -> No
         ],
     }
     picks = {p: judge_task({**task, "matrix": matrix}, p)["pick"] for p in POLICIES}
-    assert any(pick != "careful" for pick in picks.values()), picks
+    # The careful fixer's support drops to a third: the unanimous policies abstain, and
+    # the others pick a wrong fix.
+    assert picks["unanimous"] is None and picks["strict"] is None, picks
+    assert picks["majority"] in ATTACKERS and picks["cross-vendor"] in ATTACKERS, picks
 
 
 def test_the_report_shows_the_flag(bout: Ran) -> None:
