@@ -5,8 +5,9 @@ profiles, walks ``gc``, loads ``ctypes`` and runs decoded code named after a sta
 file - plainly, through a computed name, and through ``exec``. A run told the patch's lines
 (``touched``) takes none of that as tampering. The same calls from the patch's own lines - or
 from code the patch decoded and handed to the project to call later, from a thread the patch
-started, from a function the patch built around a file it was not compiled from - void the
-run, with the evidence. A run not told the patch's lines holds the whole checkout to account.
+started, from a function the patch built around a file it was not compiled from or ran
+with globals of its own - void the run, with the evidence. A run not told the patch's
+lines holds the whole checkout to account.
 """
 
 from __future__ import annotations
@@ -116,6 +117,11 @@ HOSTILE = {
         "import trace\n\n\ndef double(x):\n    trace.Trace(count=1, trace=0).runfunc(int, 0)\n"
         "    return x * 2\n"
     ),
+    "foreign-globals": (
+        "import sys\nimport types\n\nfrom pkg import tracer\n\n"
+        "tracer.CALLBACKS.append(types.FunctionType(tracer.plain.__code__, globals()))\n\n\n"
+        "def double(x):\n    return x * 2\n"
+    ),
     "borrowed-file": (
         "import types\n\nfrom pkg import tracer\n\n"
         "_code = compile('def hook():\\n    import sys\\n    sys.settrace(None)\\n', "
@@ -132,6 +138,7 @@ EVIDENCE = {
     "decoded-callback": "sys.settrace from code the patch ran",
     "thread": "sys.settrace from a thread the patch started",
     "stdlib-wrapper": "sys.settrace from src/pkg/core.py:5",
+    "foreign-globals": "sys.settrace from code claiming src/pkg/tracer.py run as src/pkg/core.py",
     "borrowed-file": "sys.settrace from code claiming src/pkg/tracer.py:1, which does not define hook",
 }
 

@@ -7,8 +7,8 @@ An event is the patch's when the nearest frame that caused it, past the standard
 and the import machinery, is running one of those lines; or when any frame of the whole
 stack is code that claims a file it was not compiled from, or runs code the patch handed
 to ``exec`` or swapped in as a function's ``__code__``; or when it runs in a thread the
-patch started. Code the project's own code compiled and ran with
-``exec`` is the project's, whatever file it names. Everything else - the base tree's own files, the
+patch started. Code the project's own code compiled and ran with ``exec`` is the
+project's, whatever file it names. Everything else - the base tree's own files, the
 maintainers' fix in the oracle, installed libraries - is the project's behaviour.
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
@@ -53,6 +53,7 @@ class Charger:
         # project's own generated code (run through exec by code that is not the patch's).
         self.codes = {}
         self.vouched = {}
+        self.defined = {}  # code objects whose file's source was found to define them
         self.threads = []  # threads the patch started
         self._paths = {}
 
@@ -82,22 +83,21 @@ class Charger:
     def _lie(self, frame, path):
         """Why *frame*'s code is not what its file says, or None."""
         code = frame.f_code
-        if not self._checked(path):
+        if id(code) in self.vouched or not self._checked(path):
             return None
         owner = frame.f_globals.get("__file__")
         sourced = isinstance(owner, str) and owner and not owner.endswith((".pyc", ".pyo"))
         if sourced and self._real(owner) != path:
             return "code claiming %s run as %s" % (self._shown(path), self._shown(owner))
-        if code.co_name.startswith("<") or id(code) in self.vouched:
+        if code.co_name.startswith("<") or id(code) in self.defined:
             return None
-        if self._defines(code):
-            self.vouched[id(code)] = code  # checked once: its source defines it
-        else:
+        if not self._defines(code):
             return "code claiming %s:%d, which does not define %s" % (
                 self._shown(path),
                 code.co_firstlineno,
                 code.co_name,
             )
+        self.defined[id(code)] = code  # its source defines it: checked once
         return None
 
     def _defines(self, code):
