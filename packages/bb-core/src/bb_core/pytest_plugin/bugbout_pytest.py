@@ -40,14 +40,15 @@ imported, so the code under test does not see them:
 
 Self-protection (see docs/test-runs.md and ``bugbout_guard``): before any project code is
 imported, the plugin installs an audit hook that reports, as ``tamper`` events, attempts to
-change pytest, pluggy or the plugin, and - from code in the checkout - to walk objects,
-trace, read other frames or load ``ctypes``. At the end of the session it compares the
+change pytest, pluggy or the plugin, and - from the patch's code (``bugbout_charge``;
+any code of the checkout when ``BUGBOUT_TOUCHED`` is not given) - to walk objects, trace or
+load ``ctypes``. At the end of the session it compares the
 runner's functions, pluggy's calling machinery and its own hooks and emitter with the
 originals it noted at import, and writes the differences in an ``integrity`` event.
 
 The plugin's other modules sit beside it and are found the same way: ``bugbout_guard``
-(self-protection), ``bugbout_emit`` (the report's lines) and ``bugbout_select`` (the
-selection).
+(self-protection), ``bugbout_charge`` (whose code an event is), ``bugbout_emit`` (the
+report's lines) and ``bugbout_select`` (the selection).
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
