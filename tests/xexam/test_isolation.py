@@ -102,13 +102,16 @@ def test_same_named_tests_conftests_and_modules_each_run_their_own(
     # A module that never imports anywhere still has its row: one error per column.
     assert grid["scribbler", "tests/test_broken.py", "base"] == "error"
     assert grid["scribbler", "tests/test_broken.py", "adder"] == "error"
-    # One pytest run, one process, per author with tests per column - not per cell - and,
-    # for the hidden reference column kept beside the matrix, one per author written in
-    # the bout (that column never runs the suite).
+    # One pytest run, one process, per author with tests per column - not per cell - one
+    # more for the contestant with a column of its own (its neutral twin) and, for the
+    # hidden reference column kept beside the matrix, one per author written in the bout
+    # (that column never runs the suite).
     assert [c["name"] for c in matrix["columns"]] == ["base", "adder"]
     authors = [a for a in matrix["authors"] if "error" not in a]
     bout = [a for a in authors if a["name"] != "suite"]
-    assert counted.calls == counted.processes == len(authors) * len(matrix["columns"]) + len(bout)
+    assert [a["name"] for a in authors if "neutral" in a] == ["adder"]
+    expected = len(authors) * len(matrix["columns"]) + 1 + len(bout)
+    assert counted.calls == counted.processes == expected
     assert len(matrix["cells"]) == sum(len(a["tests"]) for a in matrix["authors"]) * 2
 
 
@@ -119,15 +122,16 @@ def test_a_rerun_with_the_same_inputs_runs_nothing(
     task = {**raced_demo.tasks["camel-first-word"]}
     task["attempts"] = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
     first = cross(raced_demo, task, tmp_path, run_suite=False)
-    # Two authors in two columns, and both again in the hidden reference column.
-    assert counted.calls == 6
+    # Two authors in two columns, the careful fixer once more on its column's neutral twin,
+    # and both again in the hidden reference column.
+    assert counted.calls == 7
     assert cross(raced_demo, task, tmp_path, run_suite=False) == first
-    assert counted.calls == 6
+    assert counted.calls == 7
     # Anything the matrix depends on - here the suite - makes it run again (the hidden
     # column, which never runs the suite, is kept).
     with_suite = cross(raced_demo, task, tmp_path)
-    assert counted.calls == 12
+    assert counted.calls == 14
     assert [a["name"] for a in with_suite["authors"]] == ["careful", "examiner", "suite"]
     # --refresh ignores what is kept.
     cross(raced_demo, task, tmp_path, use_cache=False)
-    assert counted.calls == 20
+    assert counted.calls == 23

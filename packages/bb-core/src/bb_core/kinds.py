@@ -193,6 +193,8 @@ OracleStrengthMutationSurvivorOperator = Literal[
 
 MatrixAuthorRole = Literal["contestant", "examiner", "suite"]
 
+MatrixAuthorFlag = Literal["brittle-tests"]
+
 VerdictRankingGate = Literal["approve", "reject"]
 
 VerdictGateValue = Literal["approve", "reject"]
@@ -481,6 +483,24 @@ class Attempt(TypedDict, total=False):
     given: AttemptGiven
 
 
+class MatrixAuthorNeutral(TypedDict, total=False):
+    """A contestant's tests on its own column's neutral twin: the same tree with a comment line appended to each changed source file and a harmless module added, drawn at random for the run."""
+
+    duration: Required[Seconds]
+    exit_code: Required[int | None]
+    timed_out: Required[bool]
+    log: Required[str]
+    error: str
+    tampered: list[str]
+
+
+class MatrixAuthorBrittle(TypedDict, total=False):
+    """matrix.json /properties/authors/items/properties/brittle/items."""
+
+    test: Required[str]
+    why: Required[str]
+
+
 class MatrixAuthor(TypedDict, total=False):
     """matrix.json /properties/authors/items."""
 
@@ -494,6 +514,9 @@ class MatrixAuthor(TypedDict, total=False):
     charged: str
     crashed: UnitLost
     log: str
+    neutral: MatrixAuthorNeutral
+    brittle: list[MatrixAuthorBrittle]
+    flags: list[MatrixAuthorFlag]
 
 
 class MatrixColumnRun(TypedDict, total=False):

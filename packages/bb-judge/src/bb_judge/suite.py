@@ -37,6 +37,7 @@ from bb_core.patchcheck import outside_links
 from bb_core.steady import flaky, steadily_passing
 from bb_core.store import cache_key, home_dir
 from bb_core.testrun import TestRun
+from bb_core.testrun.touched import touched_lines
 from bb_core.units import Failed
 
 from bb_judge.grading import BREAKS_SUITE, RESOLVED, SCORE_CRASHED, source_filter
@@ -89,7 +90,7 @@ def run_baseline(
         repo.materialize(str(task["base_commit"]), dest)
         logs = home_dir("logs", "judge", str(task["id"]))
         for n in (1, 2):
-            runs.append(run(dest, env, [tests], log_path=logs / f"suite-base-{n}.log"))
+            runs.append(run(dest, env, [tests], log_path=logs / f"suite-base-{n}.log", touched={}))
     passing, flaky = steady([r.outcomes for r in runs], fix_modules(task))
     return {
         "passing": passing,
@@ -119,10 +120,14 @@ def run_patch(
 
     with checkout(str(task["id"])) as dest:
         repo.materialize(str(task["base_commit"]), dest)
+        applied: list[str] = []
         if patch.strip():
-            apply_patch(patch, dest, include=keep)
+            applied, _ = apply_patch(patch, dest, include=keep)
         logs = home_dir("logs", "judge", str(task["id"]))
-        done = run(dest, env, [str(task["tests"])], log_path=logs / f"suite-{key[:16]}.log")
+        done = run(
+            dest, env, [str(task["tests"])], log_path=logs / f"suite-{key[:16]}.log",
+            touched=touched_lines(patch, include=applied),
+        )  # fmt: skip
     # A void run (the patch tampered with it) errors every test: it breaks the suite.
     return {
         "outcomes": dict(done.outcomes),

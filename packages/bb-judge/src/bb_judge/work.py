@@ -29,13 +29,14 @@ from bb_core.patch import PatchError
 from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
+from bb_core.testrun.touched import Touched, touched_lines
 from bb_core.units import Unit
 from bb_core.workbench import Workbench
 
 from bb_judge.score import resolves
 from bb_judge.settings import JudgeSettings
 from bb_judge.suite import run_baseline, run_patch
-from bb_judge.tree import Outcome, hidden_modules, prepare
+from bb_judge.tree import Outcome, hidden_modules, prepare, protected_paths
 
 Runner = Callable[..., TestRun]
 
@@ -124,11 +125,20 @@ class JudgeWork:
                 hidden_modules(task),
                 nodeids=[*oracle["fail_to_pass"], *oracle["pass_to_pass"]],
                 log_path=log,
+                touched=patch_lines(task, patch, outcome.applied),
             )
         outcome.outcomes = dict(done.outcomes)
         outcome.run = done.record()
         outcome.tampered = list(done.tampered)
         return outcome
+
+
+def patch_lines(task: Mapping[str, Any], patch: str, applied: Sequence[str]) -> Touched | None:
+    """What a scoring run charges audited events to: the lines *patch* wrote in the files
+    it *applied* (none of the maintainers' fix, nor of the files restored from it)."""
+    if patch == str(task.get("reference_patch") or ""):
+        return {}
+    return touched_lines(patch, include=set(applied) - set(protected_paths(task)))
 
 
 class _Counted:

@@ -144,6 +144,9 @@ class OracleWork:
     ) -> TestRun:
         counter.add()
         extra = (*self.settings.pytest_args, *given.pop("extra_args", ()))
+        # Every tree here is the project's own - the unfixed tree, the maintainers' fix:
+        # its tracing, profiling or ctypes is never tamper evidence (see docs/test-runs.md).
+        given.setdefault("touched", {})
         return self.runner(
             folder,
             env,

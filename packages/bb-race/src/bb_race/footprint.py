@@ -94,6 +94,7 @@ class Footprints:
                 timeout=self.timeout,
                 test_timeout=self.test_timeout,
                 log_path=folder / "tests.log",
+                touched={},  # the unfixed tree: all of it the project's
             )
             created = frozenset(set(read_tree(tree).entries) - before)
         finally:

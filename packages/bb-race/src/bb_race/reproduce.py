@@ -40,6 +40,7 @@ def reproduce(
 ) -> dict[str, str]:
     """Node id -> outcome of the examiner's tests on the unfixed tree."""
     from bb_core.testrun import run_pytest
+    from bb_core.testrun.touched import whole_files
 
     tests = [str(t) for t in record.get("tests") or []]
     files = [str(f) for f in record.get("test_files") or []]
@@ -50,7 +51,7 @@ def reproduce(
     remove_tree(checkout)
     checkouts.materialize(location, str(task["base_commit"]), checkout, [])
     tests_dir = str(task["tests"])
-    apply_patch(
+    applied, _ = apply_patch(
         str(record.get("test_patch") or ""), checkout, include=lambda p: in_test_part(p, tests_dir)
     )
     run = run_pytest(
@@ -61,6 +62,7 @@ def reproduce(
         timeout=timeout,
         test_timeout=test_timeout,
         log_path=folder / "logs" / "reproduce.log",
+        touched=whole_files(applied),  # the examiner's files; the rest is the project's
     )
     wanted = set(tests)
     outcomes: dict[str, str] = {}

@@ -218,13 +218,23 @@ def _missing(task: Task) -> list[str]:
 SHOWN_FLAGS = ("leak:", "refused:", "unconfined", "over-cap:")
 
 
+def _author_flags(task: Any, name: str) -> list[str]:
+    """The flags cross-examination put on *name* as an author (``brittle-tests``)."""
+    for author in (getattr(task, "matrix", None) or {}).get("authors", ()):
+        if author.get("name") == name:
+            return [str(f) for f in author.get("flags", ())]
+    return []
+
+
 def attempt_flags(task: Any) -> dict[str, list[str]]:
-    """Each contestant's flags worth showing beside its score (none are scored)."""
+    """Each contestant's flags worth showing beside its score (none are scored): leaks,
+    weak confinement, and its tests' ``brittle-tests``."""
     found = {}
     for name, attempt in task.attempts.items():
         if attempt.get("role") != "contestant":
             continue
         flags = [str(f) for f in attempt.get("flags") or () if str(f).startswith(SHOWN_FLAGS)]
+        flags += _author_flags(task, name)
         if flags:
             found[name] = flags
     return found

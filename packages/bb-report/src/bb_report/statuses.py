@@ -54,6 +54,15 @@ def _reason(attempt: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _author_flags(task: Task, agent: str) -> list[str]:
+    """The flags cross-examination put on *agent* as an author (``brittle-tests``)."""
+    matrix: Mapping[str, Any] = task.matrix or {}
+    for author in matrix.get("authors", ()):
+        if author.get("name") == agent:
+            return [str(f) for f in author.get("flags", ())]
+    return []
+
+
 def attempt_view(task: Task, agent: str, attempt: Mapping[str, Any] | None) -> AttemptView:
     score: Mapping[str, Any] = task.scores.get(agent) or {}
     flags = [str(f) for f in score.get("flags", ())]
@@ -62,7 +71,7 @@ def attempt_view(task: Task, agent: str, attempt: Mapping[str, Any] | None) -> A
             task.id, agent, "contestant", "not-run", None,
             "no attempt was recorded for this scored patch", None, flags,
         )  # fmt: skip
-    flags = [str(f) for f in attempt.get("flags", ())] + flags
+    flags = [str(f) for f in attempt.get("flags", ())] + _author_flags(task, agent) + flags
     code = attempt.get("exit_code")
     return AttemptView(
         task=task.id,

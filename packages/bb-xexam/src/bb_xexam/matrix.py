@@ -5,7 +5,10 @@ machine that drives the stage, they are put together: each column's record from 
 authors' runs, whoever broke a run charged for it - the author, or the patch (see
 :mod:`bb_xexam.blame`) - and the complete grid of cells (:mod:`bb_xexam.cells`). An
 author whose unit no worker could finish stands in the matrix with the reason and the
-log: its tests are error cells in every column, and it is charged with nothing.
+log: its tests are error cells in every column, and it is charged with nothing. A
+contestant's tests that passed on its own column and not on its neutral twin are listed
+as ``brittle`` on its record, which is flagged ``brittle-tests`` (see
+:mod:`bb_xexam.neutral`).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from bb_xexam.authors import SUITE, Author, Column
 from bb_xexam.blame import AuthorRun, charge, run_of
 from bb_xexam.cells import build_grid
 from bb_xexam.install import Placed
+from bb_xexam.neutral import BRITTLE, brittle_entries, brittle_tests
 from bb_xexam.runs import column_record
 
 
@@ -48,6 +52,7 @@ def assemble(
     placed: list[Placed] = []
     results: dict[tuple[str, str], AuthorRun | str] = {}
     lost: dict[str, Lost] = {}
+    twins: dict[str, AuthorRun | str] = {}
     for author in authors:
         entry = found[author.name]
         if isinstance(entry, Lost):
@@ -58,6 +63,8 @@ def assemble(
         placed.append(Placed.of(author, entry["placed"]))
         for column, run in entry["runs"]:
             results[str(column), author.name] = run_of(run)
+        if "neutral" in entry:
+            twins[author.name] = run_of(entry["neutral"])
     records: list[kinds.MatrixColumn] = []
     runs: dict[tuple[str, str], AuthorRun] = {}
     for column in columns:
@@ -73,6 +80,8 @@ def assemble(
         if name in lost:
             author_record["crashed"] = lost[name].reason
             author_record["log"] = lost[name].log
+        if name in twins:
+            _neutral(author_record, twins[name], results, charges.columns)
     for record in records:
         record["counts"] = counts.get(record["name"], {})
         found_charge = charges.columns.get(record["name"])
@@ -88,6 +97,34 @@ def assemble(
         "columns": records,
         "cells": cells,
     }
+
+
+def _neutral(
+    record: kinds.MatrixAuthor,
+    twin: AuthorRun | str,
+    results: Mapping[tuple[str, str], AuthorRun | str],
+    charged: Mapping[str, Any],
+) -> None:
+    """The author's neutral twin run on *record*, and its brittle tests if any."""
+    name = record["name"]
+    if not isinstance(twin, str):
+        summary: kinds.MatrixAuthorNeutral = {
+            "duration": twin.summary["duration"], "exit_code": twin.summary["exit_code"],
+            "timed_out": twin.summary["timed_out"], "log": twin.summary["log"],
+        }  # fmt: skip
+        if "error" in twin.summary:
+            summary["error"] = twin.summary["error"]
+        if "tampered" in twin.summary:
+            summary["tampered"] = twin.summary["tampered"]
+        record["neutral"] = summary
+    own = results.get((name, name))
+    if own is None or name in charged or "charged" in record:
+        return
+    rows = set(record["tests"])
+    brittle = {t: why for t, why in brittle_tests(name, own, twin).items() if t in rows}
+    if brittle:
+        record["brittle"] = brittle_entries(brittle)
+        record["flags"] = [BRITTLE]
 
 
 def hidden_column(

@@ -9,6 +9,10 @@ the column's source changes; after each run the server has killed every process 
 left and emptied the sandbox's scratch folders. So one column's code never sees
 another's tree, and one author's tests never see another author's - each author's runs
 happen in a sandbox no other author's code ever ran in.
+
+A contestant's tests run once more on its own column's neutral twin - the same tree
+with a change that cannot matter (:mod:`bb_xexam.neutral`) - so tests keyed to the
+patch's bytes rather than its behaviour show.
 """
 
 from __future__ import annotations
@@ -27,10 +31,12 @@ from bb_core.paths import file_kind
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
+from bb_core.testrun.touched import merged, touched_lines, whole_files
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
+from bb_xexam.neutral import make_neutral
 
 
 def run_author(
@@ -46,9 +52,10 @@ def run_author(
     pythonpath: list[str],
     logs: Path,
     fork_server: bool = True,
-) -> dict[str, AuthorRun | str]:
+) -> tuple[dict[str, AuthorRun | str], AuthorRun | str | None]:
     """Every column's run of one author's tests, by column name (a string: why the
-    column's patch does not apply). ``fork_server`` False - or a sandbox that gives no
+    column's patch does not apply), and the run on its own column's neutral twin (None
+    when the author has no column of its own among *columns*). ``fork_server`` False - or a sandbox that gives no
     process namespace of its own, where a server could not clear up between runs - each
     run a new sandbox and interpreter instead (the same isolation, at the cost of a
     start-up per run)."""
@@ -60,15 +67,26 @@ def run_author(
         env=run_environment(env.python, root, pythonpath, env.env),
     )  # fmt: skip
     found: dict[str, AuthorRun | str] = {}
+    twin: AuthorRun | str | None = None
+    served = fork_server and sandbox.name in OWN_NAMESPACES
     with server:
         for column in columns:
             found[column.name] = _run_column(
                 task, column, item, stage, root, server, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=pythonpath, logs=logs / slug(column.name),
-                served=fork_server and sandbox.name in OWN_NAMESPACES,
+                served=served,
             )  # fmt: skip
+        own = next((c for c in columns if c.patch_of == item.author.name), None)
+        if own is not None and item.author.role == "contestant":
+            ran = found[own.name]
+            if not isinstance(ran, str) and ran.ok:
+                twin = _run_column(
+                    task, own, item, stage, root, server, env=env, sandbox=sandbox,
+                    settings=settings, pythonpath=pythonpath, logs=logs / slug(own.name),
+                    served=served, neutral=True,
+                )  # fmt: skip
     shutil.rmtree(root, ignore_errors=True)
-    return found
+    return found, twin
 
 
 def _run_column(
@@ -85,8 +103,10 @@ def _run_column(
     pythonpath: list[str],
     logs: Path,
     served: bool = True,
+    neutral: bool = False,
 ) -> AuthorRun | str:
-    """One author's tests on one column, in a tree of their own."""
+    """One author's tests on one column, in a tree of their own; ``neutral``: on the
+    column's neutral twin (:func:`bb_xexam.neutral.make_neutral`), logged apart."""
     if column.name != BASE and column.error is not None:
         return column.error
     source, tests = str(task["source"]), str(task["tests"])
@@ -94,24 +114,38 @@ def _run_column(
     tree = root / (slug(column.name) or "column")
     _author_tree(stage, tree, item)
     try:
+        # The author's own files are all its code; the column's patch, the lines it wrote.
+        touched = merged(whole_files(_installed(tree, item)))
         if column.name != BASE:
             try:
                 links = outside_links(column.patch)  # as scoring: never applied
-                apply_patch(
+                applied, _ = apply_patch(
                     column.patch,
                     tree,
                     include=lambda p: file_kind(p, source, tests) == "source" and p not in links,
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"
+            touched = merged(touched, touched_lines(column.patch, include=applied))
+        if neutral:
+            make_neutral(tree, column.source_files, source)
+        log_name = f"{slug(item.author.name)}{'.neutral' if neutral else ''}.log"
         result = run_pytest(
             tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
-            test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
-            pythonpath=pythonpath, server=server if served else None,
+            test_timeout=settings.test_timeout, log_path=logs / log_name,
+            pythonpath=pythonpath, server=server if served else None, touched=touched,
         )  # fmt: skip
     finally:
         _empty(root)
     return author_run(column.name, item, result)
+
+
+def _installed(tree: Path, item: Placed) -> list[str]:
+    """The author's installed files in *tree*, by checkout path (none for the suite)."""
+    folder = item.author.folder
+    if not folder or not (tree / folder).is_dir():
+        return []
+    return sorted(p.relative_to(tree).as_posix() for p in (tree / folder).rglob("*") if p.is_file())
 
 
 def _empty(root: Path) -> None:

@@ -50,17 +50,21 @@ def author_entry(
     logs: Path,
     fork_server: bool = True,
 ) -> dict[str, Any]:
-    """One author's placement and its run on each of *columns*, as plain data."""
+    """One author's placement and its run on each of *columns* (and on its own column's
+    neutral twin, ``neutral``, when it has one), as plain data."""
     runs: list[list[Any]] = []
+    entry: dict[str, Any] = {"name": item.author.name, "placed": item.plain()}
     if item.targets:
         with staged.workspace() as own:
-            found = run_author(
+            found, twin = run_author(
                 task, columns, item, staged.tree, own, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=staged.pythonpath, logs=logs,
                 fork_server=fork_server,
             )  # fmt: skip
         runs = [[name, plain_run(run)] for name, run in found.items()]
-    return {"name": item.author.name, "placed": item.plain(), "runs": runs}
+        if twin is not None:
+            entry["neutral"] = plain_run(twin)
+    return {**entry, "runs": runs}
 
 
 @dataclass

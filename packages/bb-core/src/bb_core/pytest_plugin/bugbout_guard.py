@@ -5,9 +5,10 @@ like it, standard library only, Python 3.8+.
 
 - :func:`make_audit_hook`: an audit hook (:func:`sys.addaudithook`; code cannot remove
   one) that reports at once, as ``tamper`` events, attempts to set attributes of pytest's,
-  pluggy's or the plugin's classes and functions, and - from code in the checkout - to
-  walk objects with ``gc``, to set a trace or profile function, to read other frames'
-  stacks, or to load ``ctypes``.
+  pluggy's or the plugin's classes and functions, and - from the patch's code, anywhere
+  on the stack (``bugbout_charge``), or from any code in the checkout when the run was
+  not told the patch's lines - to walk objects with ``gc``, to set a trace or profile
+  function, or to load ``ctypes``.
 - :func:`note` and :func:`changes`: the runner's functions, pluggy's calling machinery and
   the plugin's own functions as they were at import, and which of them are no longer so.
 - :func:`hook_changes`: the plugin's hooks that pytest would no longer call as written.
@@ -19,7 +20,13 @@ import os
 import sys
 
 #: The modules of the plugin, this one included: all of them are guarded and noted.
-PLUGIN_MODULES = ("bugbout_pytest", "bugbout_emit", "bugbout_guard", "bugbout_select")
+PLUGIN_MODULES = (
+    "bugbout_pytest",
+    "bugbout_emit",
+    "bugbout_guard",
+    "bugbout_select",
+    "bugbout_charge",
+)
 #: Modules whose objects the code under test has no business changing.
 _GUARDED = ("_pytest", "pytest", "pluggy", *PLUGIN_MODULES)
 #: Modules whose functions and classes are noted at import and checked at the end.
@@ -43,6 +50,8 @@ _WALKS = frozenset({"gc.get_objects", "gc.get_referrers", "gc.get_referents"})
 _TRACING = frozenset({"sys.settrace", "sys.setprofile"})
 _CTYPES = frozenset({"ctypes.dlopen", "ctypes.dlsym", "ctypes.addressof"})
 _WATCHED = _WALKS | _TRACING | _CTYPES | {"object.__setattr__", "object.__delattr__"}
+#: With the patch's lines known, also what hands the patch's code on: exec, threads.
+_HANDING = _WATCHED | {"exec", "_thread.start_new_thread"}
 
 
 def _guarded_name(obj):
@@ -54,10 +63,23 @@ def _guarded_name(obj):
     return None
 
 
-def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
-    """The audit hook, reporting what it sees through *emit*."""
+def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, touched=None):
+    """The audit hook, reporting what it sees through *emit*.
+
+    *touched*: the lines the patch under test added or changed, by checkout path
+    (``bugbout_charge.load_touched``). With them, an event is charged to the code that
+    produced it - the patch's, anywhere on the stack (``bugbout_charge.Charger``) - and
+    the project's own code may trace, profile, walk ``gc`` and load ``ctypes``. Without
+    them, the nearest caller in the checkout is held to account.
+    """
     busy = [False]
     seen = set()
+    charger = None
+    if touched is not None:
+        from bugbout_charge import Charger
+
+        charger = Charger(touched, _ROOT, PLUGIN_MODULES, realpath)
+        charger.watch_threads(getframe)
 
     def from_checkout():
         """Where the code that caused the event is, when it is in the checkout.
@@ -77,7 +99,7 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
             frame = frame.f_back
         return None
 
-    def hook(event, args, watched=_WATCHED):
+    def hook(event, args, watched=_HANDING if charger is not None else _WATCHED):
         # Called for every audited event (each open, import, exec...): leave fast.
         if busy[0] or (
             event not in watched
@@ -87,11 +109,22 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
         what = None
         busy[0] = True
         try:
-            if event in ("object.__setattr__", "object.__delattr__") and len(args) >= 2:
+            if charger is not None and event == "exec" and args:
+                charger.on_exec(getframe(1), args[0])
+            elif charger is not None and event == "_thread.start_new_thread" and args:
+                charger.on_thread(getframe(1), args[0])
+            elif event in ("object.__setattr__", "object.__delattr__") and len(args) >= 2:
                 target = _guarded_name(args[0])
                 if target is not None:
                     verb = "set" if event == "object.__setattr__" else "delete"
                     what = "%s %s.%s" % (verb, target, args[1])
+                elif (
+                    charger is not None
+                    and args[1] == "__code__"
+                    and len(args) >= 3
+                    and charger.patch_code(getframe(1))
+                ):
+                    charger.taint(args[2])
             elif (
                 event in _WALKS
                 or event in _TRACING
@@ -102,7 +135,7 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath):
                     and str(args[0]).split(".")[0] in ("ctypes", "_ctypes")
                 )
             ):
-                where = from_checkout()
+                where = from_checkout() if charger is None else charger.patch_code(getframe(1))
                 if where is not None:
                     what = "%s from %s" % (
                         "import ctypes" if event == "import" else event,

@@ -25,6 +25,11 @@ imported, so the code under test does not see them:
     ``collected`` ids (and its own ``tamper`` and ``integrity`` events) there, with its
     own ``n`` sequence under the same key, and exits; the run goes on once it has.
     bugbout compares the two (see ``bb_core.testrun.crosscheck``).
+``BUGBOUT_TOUCHED``
+    A JSON object ``{"files": {path: [[first, last], ...]}}``: the lines the patch under
+    test added or changed, by checkout path. Audited events (tracing, ``gc`` walks,
+    ``ctypes``) are then charged to the patch's code only, wherever it is on the stack;
+    without it, to any code of the checkout (see ``bugbout_charge``).
 ``BUGBOUT_SELECTION``
     A JSON file ``{"select": [...], "deselect": [...], "ignore": [...]}``. ``select``:
     node ids or their prefixes (a module, a class, a test without its parameters); only
@@ -35,14 +40,15 @@ imported, so the code under test does not see them:
 
 Self-protection (see docs/test-runs.md and ``bugbout_guard``): before any project code is
 imported, the plugin installs an audit hook that reports, as ``tamper`` events, attempts to
-change pytest, pluggy or the plugin, and - from code in the checkout - to walk objects,
-trace, read other frames or load ``ctypes``. At the end of the session it compares the
+change pytest, pluggy or the plugin, and - from the patch's code (``bugbout_charge``;
+any code of the checkout when ``BUGBOUT_TOUCHED`` is not given) - to walk objects, trace or
+load ``ctypes``. At the end of the session it compares the
 runner's functions, pluggy's calling machinery and its own hooks and emitter with the
 originals it noted at import, and writes the differences in an ``integrity`` event.
 
 The plugin's other modules sit beside it and are found the same way: ``bugbout_guard``
-(self-protection), ``bugbout_emit`` (the report's lines) and ``bugbout_select`` (the
-selection).
+(self-protection), ``bugbout_charge`` (whose code an event is), ``bugbout_emit`` (the
+report's lines) and ``bugbout_select`` (the selection).
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
@@ -54,6 +60,7 @@ import time
 import warnings
 
 import pytest
+from bugbout_charge import load_touched as _load_touched
 from bugbout_emit import make_emitter as _make_emitter
 from bugbout_emit import text as _text
 from bugbout_guard import changes as _changes
@@ -68,6 +75,7 @@ _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
 _ENV_SELECTION = "BUGBOUT_SELECTION"
 _ENV_KEY = "BUGBOUT_REPORT_KEY"
 _ENV_COLLECT = "BUGBOUT_COLLECT_FD"
+_ENV_TOUCHED = "BUGBOUT_TOUCHED"
 
 
 class BugboutTimeout(BaseException):
@@ -116,7 +124,7 @@ del _make_emitter
 
 
 # Before anything of the checkout is imported (bugbout_guard).
-sys.addaudithook(_make_audit_hook(_emit))
+sys.addaudithook(_make_audit_hook(_emit, touched=_load_touched(os.environ.pop(_ENV_TOUCHED, ""))))
 
 
 # --- the time limit ---------------------------------------------------------------------

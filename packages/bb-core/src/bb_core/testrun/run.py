@@ -20,6 +20,7 @@ from bb_core.testrun.command import PLUGIN_DIR, plan_targets, pytest_argv, run_e
 from bb_core.testrun.report import Report, ReportedTest, inconsistency, tampering
 from bb_core.testrun.result import TestRun
 from bb_core.testrun.served import ForkServer, ServedRun
+from bb_core.testrun.touched import environment_value
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
 
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
@@ -41,6 +42,7 @@ def run_pytest(
     pythonpath: Sequence[str] | None = None,
     canaries: bool = True,
     server: ForkServer | None = None,
+    touched: Mapping[str, Sequence[tuple[int, int]]] | None = None,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
@@ -49,7 +51,12 @@ def run_pytest(
     ``missing``. ``nodeids``: the tests to report on; None reports every test the run
     collected. ``readable``: more folders the run may read (tools bound in read-only).
     ``pythonpath``: checkout-relative folders put on PYTHONPATH, by default
-    ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). Arguments are
+    ``env.pythonpath`` (the checkout and, for a src layout, its ``src``). ``touched``:
+    the lines the code under test added or changed, by checkout path
+    (:mod:`bb_core.testrun.touched`) - tracing, ``gc`` walks and ``ctypes`` are tamper
+    evidence only from them, anywhere on the stack (an empty mapping: from no file, the
+    whole tree being the project's); None holds every file of the checkout to account.
+    Arguments are
     ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
     the plugin's report beside it (``<log>.report.jsonl``, its collection pass's in
     ``<log>.collection.jsonl``). ``canaries``: add canary tests (:mod:`bb_core.canaries`)
@@ -89,6 +96,9 @@ def run_pytest(
     base_env = run_environment(Path(env.python), checkout, entries, getattr(env, "env", {}))
     if test_timeout:
         base_env["BUGBOUT_TEST_TIMEOUT"] = str(test_timeout)
+    handed = None if touched is None else environment_value(touched)
+    if handed is not None:
+        base_env["BUGBOUT_TOUCHED"] = handed
     if server is not None:
         selection = server.selection_file(secrets.token_hex(8))
         selection.write_bytes(b"{}")
