@@ -267,3 +267,39 @@ def test_an_adapter_without_a_reader_gets_its_log_lines(tmp_path: Path) -> None:
     agent = agent_class("command")(name="x", options={"command": ["true"]})
     found, flags = attempt_tried(agent, dirs, TASK, {"patch": ""})
     assert [(f["kind"], f["source"]) for f in found] == [("own-package", "log")] and not flags
+
+
+# -- the real CLIs' trajectories of the reach step (captures/tried/) ---------------------
+
+
+@pytest.mark.parametrize(
+    ("harness", "name", "capture"),
+    [
+        ("codex", "stdout.log", "codex-0.171.0-reach.jsonl"),
+        ("gemini-cli", "", "gemini-0.61.0-reach.session.jsonl"),
+    ],
+)
+def test_a_real_clis_reaches_are_read_and_shown_stopped(
+    tmp_path: Path, harness: str, name: str, capture: str
+) -> None:
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    home = tmp_path / "home"
+    if name:
+        shutil.copyfile(TRIED / capture, logs / name)
+    else:  # Gemini CLI records its chat in its home
+        chats = home / ".gemini" / "tmp" / "work" / "chats"
+        chats.mkdir(parents=True)
+        shutil.copyfile(TRIED / capture, chats / "session-2026-12-03T12-54-5fa672f1.jsonl")
+    actions = list(agent_class(harness)().actions(logs, home))
+    commands = [a.text for a in actions if a.tool == "shell"]
+    assert any("git log --oneline -3" in c for c in commands)
+    assert any("python -m pytest" in c for c in commands)  # the test command, run as told
+    scope = Scope(checkout=Path("/nowhere"), packages=("textkit",))
+    found = read_actions(actions, scope, "trajectory")
+    assert {f["kind"] for f in found} == {"git-history", "own-package", "outside-read", "network"}
+    assert all(f["stopped"] for f in found), found
+    if harness == "gemini-cli":  # kept with the logs, since the home goes with the attempt
+        assert [p.name for p in (logs / "gemini-chats").iterdir()] == [
+            "session-2026-12-03T12-54-5fa672f1.jsonl"
+        ]

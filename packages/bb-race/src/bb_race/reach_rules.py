@@ -202,7 +202,8 @@ REFUSED = re.compile(
     r"not a git repository|No such file or directory|Permission denied|Operation not permitted"
     r"|Read-only file system|Could not resolve host|Failed to resolve|name resolution"
     r"|Name or service not known|Network is unreachable|Connection refused|out of reach from this"
-    r"|403 Forbidden|command not found|not found in the package registry"
+    r"|403 Forbidden|response 403|Couldn't connect|Failed to connect|No module named"
+    r"|command not found|not found in the package registry"
     r"|No matching distribution|Could not find a version|cannot access|does not exist"
     r"|ENOENT|EACCES|EAI_AGAIN|ENOTFOUND|ECONNREFUSED|\[Errno -?(?:1|2|3|13|101|111)\]"
     r"|unknown revision|bad revision|fatal: ",

@@ -219,6 +219,8 @@ def gemini_messages(text: str) -> list[dict[str, Any]]:
             return [m for m in whole["messages"] if isinstance(m, dict)]
     by_id: dict[str, dict[str, Any]] = {}
     for record in _objects(text):
+        if isinstance(record.get("$set"), dict):  # the JSONL form's update of whole fields
+            record = record["$set"]
         if isinstance(record.get("messages"), list):
             for message in record["messages"]:
                 if isinstance(message, dict):
@@ -244,9 +246,30 @@ def gemini_action(call: Mapping[str, Any]) -> Action | None:
     return Action(tool, text, output, content)
 
 
-def gemini_actions(home: Path) -> list[Action]:
-    found: list[Action] = []
+#: Where the chats Gemini CLI recorded are kept with the attempt's logs.
+GEMINI_CHATS = "gemini-chats"
+
+
+def keep_gemini_sessions(home: Path, logdir: Path) -> list[Path]:
+    """Copy the chats Gemini CLI recorded in the attempt's home (which goes once the
+    attempt ends) into ``logdir/gemini-chats/``, each cut to :data:`READ_LIMIT` bytes."""
+    kept = []
     for path in gemini_sessions(home):
+        dest = logdir / GEMINI_CHATS / path.name
+        try:
+            dest.parent.mkdir(exist_ok=True)
+            dest.write_bytes(read_untrusted(path, READ_LIMIT))
+        except OSError:
+            continue
+        kept.append(dest)
+    return kept
+
+
+def gemini_actions(home: Path, logdir: Path | None = None) -> list[Action]:
+    """Each tool call of the chats Gemini CLI recorded (kept in *logdir* when given)."""
+    found: list[Action] = []
+    paths = keep_gemini_sessions(home, logdir) if logdir is not None else gemini_sessions(home)
+    for path in paths:
         for message in gemini_messages(read_text(path)):
             for call in message.get("toolCalls") or []:
                 action = gemini_action(call) if isinstance(call, dict) else None

@@ -217,8 +217,9 @@ class GeminiCliAgent(CodingAgent):
 
     def actions(self, logdir: Path, home: Path) -> list[Action]:
         """Each tool call with its result, from the chat Gemini CLI records in the
-        attempt's home (``-o json`` prints none of them)."""
-        return gemini_actions(home)
+        attempt's home (``-o json`` prints none of them); the chat is kept with the logs,
+        in ``gemini-chats/``."""
+        return gemini_actions(home, logdir)
 
     def quota_message(self, logdir: Path) -> str | None:
         for output in self.outputs(logdir):
