@@ -276,6 +276,8 @@ def test_an_adapter_without_a_reader_gets_its_log_lines(tmp_path: Path) -> None:
     ("harness", "name", "capture"),
     [
         ("codex", "stdout.log", "codex-0.171.0-reach.jsonl"),
+        ("claude-code", "stdout.log", "claude-2.1.197-reach.jsonl"),
+        ("mini-swe-agent", "trajectory.json", "mini-2.4.6-reach.traj.json"),
         ("gemini-cli", "", "gemini-0.61.0-reach.session.jsonl"),
     ],
 )
@@ -291,7 +293,8 @@ def test_a_real_clis_reaches_are_read_and_shown_stopped(
         chats = home / ".gemini" / "tmp" / "work" / "chats"
         chats.mkdir(parents=True)
         shutil.copyfile(TRIED / capture, chats / "session-2026-12-03T12-54-5fa672f1.jsonl")
-    actions = list(agent_class(harness)().actions(logs, home))
+    agent = agent_class(harness)("openai/gpt-5" if harness == "mini-swe-agent" else None)
+    actions = list(agent.actions(logs, home))
     commands = [a.text for a in actions if a.tool == "shell"]
     assert any("git log --oneline -3" in c for c in commands)
     assert any("python -m pytest" in c for c in commands)  # the test command, run as told

@@ -27,6 +27,29 @@ import binascii
 import re
 from collections.abc import Iterable
 
+#: Words of a line, to skip the rules that cannot match it.
+WORDS = re.compile(r"[a-z0-9_.+-]+")
+#: Words without which no network rule matches.
+NETWORK_WORDS = frozenset(
+    [
+        "curl",
+        "wget",
+        "aria2c",
+        "lynx",
+        "w3m",
+        "nc",
+        "ncat",
+        "netcat",
+        "telnet",
+        "ssh",
+        "scp",
+        "sftp",
+        "rsync",
+        "ftp",
+        "socat",
+        "git",
+    ]
+)
 #: Word separators once quotes are gone: spaces, list and call punctuation.
 SEP = r"[\s,\[\](){};|&=]+"
 
@@ -41,6 +64,8 @@ _JOIN = re.compile(r"(['\"])\1\s*\.\s*join\s*\(\s*[\[(]([^\])]*)[\])]\s*\)")
 _CHR = re.compile(r"chr\s*\(\s*(\d{2,3})\s*\)")
 _BLOB = re.compile(r"[A-Za-z0-9+/]{8,}={0,2}")
 _HEX = re.compile(r"(?:fromhex|unhexlify)\s*\(\s*['\"]?([0-9a-fA-F]{6,})")
+#: What turns a blob back into text: without one of these, blobs are left alone.
+_DECODERS = re.compile(r"base64|b64|base32|b32|hex|decode|openssl|xxd", re.IGNORECASE)
 _ESCAPES = re.compile(r"\\x([0-9a-fA-F]{2})|\\([0-7]{3})")
 
 
@@ -99,6 +124,8 @@ def unveil(text: str) -> str:
         out = joined
     out = out.replace("''", "").replace('""', "")
     out = re.sub(r"['\"`\\]", "", out)
+    if not _DECODERS.search(text):
+        return out
     return "\n".join([out, *_decoded(text)])
 
 
@@ -183,7 +210,7 @@ def package_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
 #: Secrets and state in a home folder, named through ``~`` or ``$HOME``.
 HOME_SECRETS = re.compile(
     r"(?:~[\w-]*|\$\{?HOME\}?)/+\.(?:ssh|aws|azure|netrc|pypirc|git-credentials|gitconfig|"
-    r"config|docker|kube|gnupg|cache|bugbout|codex|claude|gemini|local|npmrc|\w*_history)\b"
+    r"config|docker|kube|gnupg|cache|bugbout|codex|claude|gemini|npmrc|\w*_history)\b"
 )
 #: Kernel views of other processes and of the host's mounts.
 PROC = re.compile(r"/proc/(?:1|\d{2,}|self)/(?:mountinfo|mounts|cmdline|environ|root|cwd|fd)\b")
@@ -209,6 +236,40 @@ REFUSED = re.compile(
     r"|unknown revision|bad revision|fatal: ",
     re.IGNORECASE,
 )
+
+#: Each kind's refusals, as a log shows them wherever its output went (a command agent's
+#: commands on stdout, their errors on stderr).
+KIND_REFUSED = {
+    "git-history": re.compile(r"not a git repository|unknown revision|bad revision"),
+    "own-package": re.compile(
+        r"No matching distribution|Could not find a version|not found in the package registry"
+        r"|No module named pip|name resolution|Could not resolve|Network is unreachable"
+        r"|Failed to establish a new connection|out of reach from this"
+    ),
+    "network": re.compile(
+        r"Could not resolve host|Failed to resolve|name resolution|Name or service not known"
+        r"|Network is unreachable|Connection refused|out of reach from this|response 403"
+        r"|403 Forbidden|Couldn't connect|Failed to connect|ENOTFOUND|EAI_AGAIN|ECONNREFUSED"
+    ),
+    "outside-read": re.compile(
+        r"No such file or directory|Permission denied|Operation not permitted|cannot access"
+        r"|cannot open"
+    ),
+}
+
+#: Pieces of text without which :data:`REFUSED` cannot match (lower case).
+REFUSAL_HINTS = (
+    "not ", "no ", "denied", "refused", "read-only", "resol", "unreachable", "403", "out of reach",
+    "connect", "errno", "eno", "eac", "eai_", "fatal", "cannot", "does not", "unknown",
+    "bad revision", "module named", "permitted",
+)  # fmt: skip
+
+
+def refused(text: str) -> bool:
+    """Whether *text* (a command's output, a log line) says it was refused."""
+    low = text.lower()
+    return any(hint in low for hint in REFUSAL_HINTS) and bool(REFUSED.search(text))
+
 
 #: Commands that run a script file: the interpreter (or ``./``) and the path.
 RUNS_SCRIPT = re.compile(

@@ -43,8 +43,14 @@ KINDS = ("git-history", "own-package", "network", "outside-read", "test-edit")
 #: At most this many findings are kept per attempt (the first ones).
 MAX_FINDINGS = 50
 EVIDENCE_CHARS = 200
+#: How much of a command's output is searched for a refusal.
+OUTPUT_CHARS = 8000
 #: How much of a script the agent ran is read.
 SCRIPT_LIMIT = 256 * 1024
+#: How much of one command line, path or log line is read.
+TEXT_CHARS = 4000
+#: How many actions of one attempt are read (the first ones).
+MAX_ACTIONS = 20_000
 #: How many lines after a log line are searched for a refusal of it.
 LOOK_AHEAD = 3
 #: Test configuration a patch may not touch at all.
@@ -100,6 +106,10 @@ class _Reader:
     def __init__(self, scope: Scope) -> None:
         self.scope = scope
         self.package = rules.package_pattern(scope.packages)
+        # a piece of each name, without which the package rule cannot match
+        self.package_hints = [
+            re.split(r"[-_.]+", n.lower())[0] for n in scope.packages if n.strip("-_.")
+        ]
         self.found: dict[tuple[str, str], dict[str, Any]] = {}
         self.written: dict[str, str] = {}
 
@@ -116,18 +126,24 @@ class _Reader:
     def kinds_in(self, text: str, *, log: bool = False) -> list[str]:
         """The kinds of reach *text* (a command line, code or a log line) shows."""
         seen = rules.unveil(text)
+        low = seen.lower()
+        words = set(rules.WORDS.findall(low))
         kinds = []
-        if rules.GIT_HISTORY.search(seen):
+        if "git" in low and rules.GIT_HISTORY.search(seen):
             kinds.append("git-history")
-        if self.package is not None and self.package.search(seen):
+        if (
+            self.package is not None
+            and any(hint in low for hint in self.package_hints)
+            and self.package.search(seen)
+        ):
             kinds.append("own-package")
         if (
-            rules.NETWORK_TOOL.search(seen)
-            or (rules.NETWORK_API.search(seen) and rules.URL.search(seen))
+            (words & rules.NETWORK_WORDS and rules.NETWORK_TOOL.search(seen))
+            or ("://" in low and rules.NETWORK_API.search(seen) and rules.URL.search(seen))
             or (log and rules.NETWORK_REFUSED.search(text))
         ):
             kinds.append("network")
-        if self.reads_outside(seen):
+        if ("/" in seen or "bugbout" in low or "jsonl" in low) and self.reads_outside(seen):
             kinds.append("outside-read")
         return kinds
 
@@ -142,7 +158,9 @@ class _Reader:
 
     def script(self, text: str) -> list[tuple[str, str]]:
         """(kind, line) for each reach in the scripts *text* runs."""
-        found = []
+        found: list[tuple[str, str]] = []
+        if not ("/" in text or " " in text.strip()):
+            return found
         for match in rules.RUNS_SCRIPT.finditer(text):
             name = match.group(1) or match.group(2) or ""
             code = self.written.get(name) or self.written.get(str(self.resolve(name))) or ""
@@ -172,7 +190,7 @@ class _Reader:
             return ""
 
     def action(self, action: Action, stopped: bool, source: str) -> None:
-        text = action.text or ""
+        text = str(action.text or "")[:TEXT_CHARS]
         if action.tool in ("write", "edit") and action.content:
             self.written[text] = action.content
             if text.startswith(str(self.scope.checkout) + "/"):
@@ -196,20 +214,37 @@ class _Reader:
             self.add(kind, f"{evidence} -> {line}", stopped, source)
 
 
-def _stopped(action: Action, following: Sequence[Action]) -> bool:
+def _refused(action: Action) -> bool:
+    """Whether *action*'s output (a log line: the line itself) shows it refused."""
     if action.tool == "log":
-        near = [action.text, *(a.text for a in following[:LOOK_AHEAD])]
-        return any(rules.REFUSED.search(line) for line in near)
-    said = action.output or ""
-    return bool(rules.REFUSED.search(said) or TOOL_REFUSED.search(said[:300]))
+        return rules.refused(str(action.text)[:TEXT_CHARS])
+    said = str(action.output or "")[:OUTPUT_CHARS]
+    return rules.refused(said) or bool(TOOL_REFUSED.search(said[:300]))
 
 
 def read_actions(actions: Sequence[Action], scope: Scope, source: str) -> list[dict[str, Any]]:
-    """The findings of *actions* (read from *source*: the trajectory or the logs)."""
+    """The findings of *actions* (read from *source*: the trajectory or the logs); a log
+    line is stopped when it or one of the :data:`LOOK_AHEAD` lines after it says so."""
     reader = _Reader(scope)
+    actions = actions[:MAX_ACTIONS]
+    refused = [_refused(a) for a in actions]
     for index, action in enumerate(actions):
-        reader.action(action, _stopped(action, actions[index + 1 :]), source)
-    return list(reader.found.values())
+        if action.tool == "log":
+            stopped = any(refused[index : index + 1 + LOOK_AHEAD])
+        else:
+            stopped = refused[index]
+        reader.action(action, stopped, source)
+    found = list(reader.found.values())
+    if source == "log":
+        # A log keeps no order between streams: a reach of a kind is stopped when the
+        # logs show that kind refused anywhere.
+        said = "\n".join(str(a.text)[:TEXT_CHARS] for a in actions if a.tool == "log")
+        for kind, sign in rules.KIND_REFUSED.items():
+            if any(f["kind"] == kind and not f["stopped"] for f in found) and sign.search(said):
+                for finding in found:
+                    if finding["kind"] == kind:
+                        finding["stopped"] = True
+    return found
 
 
 def refused_hosts(hosts: Iterable[str]) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from bb_core.agents import Action, CodingAgent
 from bb_race.adapters._actions import READ_LIMIT, log_actions
 from bb_race.checkout import AttemptDirs
 from bb_race.tried import (
+    MAX_ACTIONS,
     Scope,
     edits_to_tests,
     project_names,
@@ -97,7 +98,13 @@ def attempt_tried(
         tests=str(task.get("tests") or "tests"),
     )
     actions, source, flags = own_actions(agent, dirs)
-    found = read_actions(actions, scope, source)
+    if len(actions) > MAX_ACTIONS:
+        flags.append(f"tried-unread: {len(actions):,} actions; the first {MAX_ACTIONS:,} were read")
+    try:
+        found = read_actions(actions, scope, source)
+    except Exception as exc:  # an action no rule foresaw: recorded, never fatal
+        flags.append(f"tried-unread: {type(exc).__name__}: {str(exc)[:200]}")
+        found = []
     found += refused_hosts(refused)
     found += edits_to_tests(str(record.get("patch") or ""), scope.tests)
     return summarise(found), flags
