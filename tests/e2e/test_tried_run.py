@@ -35,7 +35,9 @@ def reaching_run(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory
             '\n[[contestants]]\nagent = "command"\nname = "reacher"\nvendor = "wayne"\n'
             f"command = [{toml_value(sys.executable)}, {toml_value(str(AGENT))}]\n"
         )
-    ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
+    ran = bugbout(
+        "run", "--config", root / "bugbout.toml", "--color", "never", cwd=root, timeout=2400
+    )
     assert ran.returncode == 0, ran.stderr
     return ran
 
