@@ -32,6 +32,7 @@ KINDS = {
 #: How many lines of evidence are shown per agent.
 LINES_SHOWN = 3
 LINE_CHARS = 110
+TITLE_CHARS = 40
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,9 @@ def _findings(attempt: Mapping[str, Any]) -> list[Mapping[str, Any]] | None:
 
 
 def _line(task: str, finding: Mapping[str, Any]) -> str:
+    """``task: kind: evidence (stopped)``, the task's title cut to leave the evidence room."""
+    if len(task) > TITLE_CHARS:
+        task = task[: TITLE_CHARS - 3] + "..."
     mark = " (stopped)" if finding.get("stopped") else ""
     text = f"{task}: {finding['kind']}: {finding.get('evidence', '')}"
     if len(text) > LINE_CHARS - len(mark):
