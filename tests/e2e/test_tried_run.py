@@ -79,7 +79,9 @@ def test_the_report_counts_the_reacher_and_no_honest_agent(reaching_run: Ran) ->
     reacher = rows["reacher"]
     assert reacher["tried"] == reacher["attempts"] == len(attempts_of(reaching_run, "reacher"))
     assert all(reacher["kinds"][kind] == reacher["attempts"] for kind in KINDS)
-    assert reacher["stopped"] == 0  # its test edits went through
+    # every reach but its test edits was stopped
+    assert reacher["stopped"] == reacher["reaches"] - reacher["attempts"] > 0
+    assert [line.split(": ")[1] for line in reacher["lines"]] == list(KINDS)
     n = reacher["attempts"]
     assert reacher["sentence"].startswith(f"reacher tried to reach the fix in {n} of {n} attempts")
     for name in HONEST:

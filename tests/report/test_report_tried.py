@@ -56,12 +56,14 @@ def test_each_agent_is_counted_with_the_lines_that_show_it(
     assert (gamma.tried, gamma.attempts) == (2, 5)
     assert gamma.kinds == {"git-history": 2, "own-package": 0, "network": 1,
                            "outside-read": 0, "test-edit": 1}  # fmt: skip
-    assert gamma.stopped == 1  # the second attempt's test edit went through
+    assert (gamma.reaches, gamma.stopped) == (4, 3)  # the test edit went through
     assert gamma.sentence == (
         "gamma tried to reach the fix in 2 of 5 attempts "
-        "(git-history 2, network 1, test-edit 1; 1 stopped by the sandbox)."
+        "(git-history 2, network 1, test-edit 1; 3 of 4 reaches stopped by the sandbox)."
     )
-    assert len(gamma.lines) == 3 and gamma.more == 1
+    # the first reach of each kind; the second attempt's git log is left for "more"
+    assert [line.split(": ")[1] for line in gamma.lines] == ["git-history", "network", "test-edit"]
+    assert gamma.lines[2].startswith("Fix truncate (#2)") and gamma.more == 1
     assert gamma.lines[0].startswith("Fix slugify (#1): git-history: python3 -c")
     assert gamma.lines[0].endswith("... (stopped)") and len(gamma.lines[0]) <= 110
     assert rows["alpha"].sentence == "alpha tried to reach the fix in 0 of 6 attempts."
@@ -77,7 +79,7 @@ def test_every_format_shows_it_and_the_terminal_stays_within_80_columns(
     text = render_terminal(report, width=80)
     start = text.index("What each agent tried\n")
     shown = text[start : text.index("\n\n", text.index("note:", start))]
-    assert sentence in " ".join(shown.split()) and "git log -p" in shown
+    assert sentence in " ".join(shown.split()) and "subprocess.run" in shown
     assert max(len(line) for line in shown.splitlines()) <= 80, shown
     for rendered in (render_markdown(report), render_html(report)):
         assert "What each agent tried" in rendered and sentence in rendered

@@ -1154,6 +1154,7 @@ class ReportSectionsTriedRow(TypedDict, total=False):
     attempts: Required[int]
     tried: Required[int]
     kinds: Required[dict[str, int]]
+    reaches: Required[int]
     stopped: Required[int]
     lines: Required[list[str]]
     more: Required[int]

@@ -13,6 +13,7 @@ by versions without it); :func:`layout_section` is what every format draws.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,8 +30,8 @@ KINDS = {
     "outside-read": "outside",
     "test-edit": "tests",
 }
-#: How many lines of evidence are shown per agent.
-LINES_SHOWN = 3
+#: How many lines of evidence are shown per agent: the first reach of each kind.
+LINES_SHOWN = len(KINDS)
 LINE_CHARS = 110
 TITLE_CHARS = 40
 
@@ -43,8 +44,9 @@ class TriedRow:
     attempts: int  # attempts that say what they tried
     tried: int  # attempts with at least one finding
     kinds: dict[str, int] = field(default_factory=dict)  # kind -> attempts with it
-    stopped: int = 0  # attempts whose every finding the sandbox stopped
-    lines: list[str] = field(default_factory=list)  # "task: kind: evidence", first ones
+    reaches: int = 0  # findings over all its attempts
+    stopped: int = 0  # of those, the ones the sandbox stopped
+    lines: list[str] = field(default_factory=list)  # "task: kind: evidence", one per kind
     more: int = 0  # findings not shown
     sentence: str = ""  # "tamperer tried to reach the fix in 3 of 20 attempts (...)."
 
@@ -58,18 +60,14 @@ class TriedSection:
     notes: list[str] = field(default_factory=list)
 
 
-def sentence(name: str, attempts: int, tried: int, kinds: Mapping[str, int], stopped: int) -> str:
-    """``tamperer tried to reach the fix in 3 of 20 attempts (test-edit 3; none stopped)``."""
-    said = f"{name} tried to reach the fix in {tried} of {plural(attempts, 'attempt')}"
-    if not tried:
+def sentence(row: TriedRow) -> str:
+    """``tamperer tried to reach the fix in 3 of 20 attempts (test-edit 3; 0 of 3 reaches
+    stopped by the sandbox)``."""
+    said = f"{row.name} tried to reach the fix in {row.tried} of {plural(row.attempts, 'attempt')}"
+    if not row.tried:
         return said + "."
-    what = ", ".join(f"{kind} {count}" for kind, count in kinds.items() if count)
-    if stopped == tried:
-        held = "all stopped by the sandbox"
-    elif not stopped:
-        held = "none stopped by the sandbox"
-    else:
-        held = f"{stopped} stopped by the sandbox"
+    what = ", ".join(f"{kind} {count}" for kind, count in row.kinds.items() if count)
+    held = f"{row.stopped} of {plural(row.reaches, 'reach', 'reaches')} stopped by the sandbox"
     return f"{said} ({what}; {held})."
 
 
@@ -111,9 +109,9 @@ def tried_section(bout: Bout) -> TriedSection | None:
     rows = []
     seen_any = False
     for name in [*bout.contestants(), *bout.examiners()]:
-        attempts = tried = stopped = more = 0
+        attempts = tried = stopped = reaches = 0
         kinds = dict.fromkeys(KINDS, 0)
-        lines: list[str] = []
+        first: dict[str, str] = {}
         for task in bout.ordered():
             attempt = task.attempts.get(name)
             found = _findings(attempt) if attempt is not None else None
@@ -124,17 +122,18 @@ def tried_section(bout: Bout) -> TriedSection | None:
             if not found:
                 continue
             tried += 1
-            stopped += all(f.get("stopped") for f in found)
+            reaches += len(found)
+            stopped += sum(1 for f in found if f.get("stopped"))
             for kind in dict.fromkeys(str(f["kind"]) for f in found):
                 kinds[kind] += 1
             for finding in found:
-                if len(lines) < LINES_SHOWN:
-                    lines.append(_line(task.title or task.id, finding))
-                else:
-                    more += 1
+                first.setdefault(str(finding["kind"]), _line(task.title or task.id, finding))
         if attempts:
-            said = sentence(name, attempts, tried, kinds, stopped)
-            rows.append(TriedRow(name, attempts, tried, kinds, stopped, lines, more, said))
+            lines = [first[k] for k in KINDS if k in first][:LINES_SHOWN]
+            row = TriedRow(
+                name, attempts, tried, kinds, reaches, stopped, lines, reaches - len(lines)
+            )
+            rows.append(dataclasses.replace(row, sentence=sentence(row)))
     if not seen_any:
         return None
     notes = [
@@ -154,7 +153,9 @@ def _cells(row: TriedRow) -> list[Cell]:
         Cell(row.name),
         num(f"{row.tried}/{row.attempts}", "bad" if row.tried else "good"),
         *(num(str(row.kinds.get(k, 0)), "warn" if row.kinds.get(k) else "muted") for k in KINDS),
-        num(str(row.stopped), "muted" if not row.tried else ""),
+        num(
+            f"{row.stopped}/{row.reaches}" if row.reaches else "-", "muted" if not row.tried else ""
+        ),
     ]
 
 
