@@ -149,3 +149,21 @@ def test_a_recorded_patch_applied_to_the_base_gives_the_agents_tree(
     apply_patch(attempt["patch"], tmp_path / "t")
     # (The agent's own tree is gone once its patch is taken: the patch must say it all.)
     assert attempt["patch"] and diff_trees(tmp_path / "base", tmp_path / "t") == attempt["patch"]
+
+
+def test_the_honest_agents_tried_nothing_and_the_tamperers_test_edits_show(
+    demo_race: dict[str, Any],
+) -> None:
+    """Every attempt says what it tried: nothing for the demo's honest agents, and for the
+    tamperer the maintainers' conftest.py it appended to, read from its patch."""
+    tasks = [json.loads(x) for x in demo_race["raced"].splitlines() if b'"kind":"task"' in x]
+    attempts = [a for task in tasks for a in task["attempts"]]
+    assert attempts and all("tried" in a for a in attempts)
+    for attempt in attempts:
+        if attempt["agent"] == "tamperer" and "tests/conftest.py" in attempt["changed_files"]:
+            edits = [f for f in attempt["tried"] if f["kind"] == "test-edit"]
+            assert [f["evidence"].split(":")[0] for f in edits] == ["tests/conftest.py"]
+            assert edits[0]["source"] == "patch" and not edits[0]["stopped"]
+            assert {f["kind"] for f in attempt["tried"]} == {"test-edit"}
+        else:
+            assert attempt["tried"] == [], (attempt["agent"], attempt["tried"])

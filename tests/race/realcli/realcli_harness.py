@@ -35,6 +35,14 @@ NETWORK_PROBE = (
     "|| echo NETWORK-'REFUSED'"
 )
 
+#: Three reaches for the answer, each stopped (the checkout has no history, the sandbox
+#: no network and a fresh home), each followed by a word that says so.
+REACH = (
+    "git log --oneline -3 || echo NO-'HISTORY'; "
+    "python3 -m pip download --no-deps --retries 0 --timeout 3 -d /tmp/dl textkit "
+    "|| echo NO-'PACKAGE'; cat ~/.ssh/id_rsa || echo NO-'KEYS'"
+)
+
 
 #: Agent type -> its CLI's npm package or PyPI distribution.
 PACKAGES = {
@@ -83,6 +91,8 @@ def script(fixed: str, outside: Path, host_tmp: Path, harness: str) -> list[Step
         Step("write", "tests/test_regression_realcli.py", REGRESSION_TEST, name="add-test"),
         Step("shell", "{TEST}", name="test"),
         Step("shell", NETWORK_PROBE, name="network"),
+        # Reaching for the answer: the history, the project's own package, the user's keys.
+        Step("shell", REACH, name="reach"),
         Step(
             "shell",
             f"echo escaped > {outside}/marker && echo OUTSIDE-'WRITTEN' || echo OUTSIDE-'REFUSED'",

@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -68,6 +68,21 @@ class Invocation:
     #: Existing files outside those folders the confined agent must be able to write
     #: in place (a login the CLI refreshes, such as Codex's ``auth.json``).
     state_files: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Action:
+    """One thing an agent did, as its own trajectory or log records it.
+
+    *tool* is ``shell`` (a command line), ``read``, ``write`` or ``edit`` (a file, named in
+    *text*), ``fetch`` or ``search`` (a URL or query), or ``log`` (a line of a log that
+    keeps no structure: a ``command`` agent's output). *output* is what came back, when
+    the log keeps it; *content* what a write put in its file."""
+
+    tool: str
+    text: str
+    output: str = ""
+    content: str = ""
 
 
 @dataclass
@@ -206,6 +221,12 @@ class CodingAgent(ABC):
         (``permission-denied:TOOL``), tools that failed (``tool-errors:N``), its own sandbox
         failing to start (``sandbox-failed: ...``). None by default."""
         return []
+
+    def actions(self, logdir: Path, home: Path) -> Iterable[Action]:
+        """What the agent did - its shell commands and tool calls, in order - read from
+        its trajectory in *logdir* (or the session files it keeps in *home*), for
+        bb-race's account of what each attempt tried. Nothing by default."""
+        return ()
 
     def login_status(self) -> str | None:
         """How the agent is logged in, found without spending quota; None: cannot tell."""
@@ -352,6 +373,7 @@ __all__ = [
     "PROXY_ENV",
     "ROLES",
     "SECRET_NAME",
+    "Action",
     "CodingAgent",
     "Invocation",
     "Session",

@@ -50,6 +50,7 @@ AttemptFlag = Literal[
     "reproduce-failed",
     "quota-check-failed",
     "log-check-failed",
+    "tried-unread",
     "link-removed",
     "over-cap",
     "leak",
@@ -70,6 +71,7 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "reproduce-failed",
     "quota-check-failed",
     "log-check-failed",
+    "tried-unread",
     "link-removed",
     "over-cap",
     "leak",
@@ -190,6 +192,10 @@ TaskCategory = Literal["bug", "feature", "unknown"]
 OracleStrengthMutationSurvivorOperator = Literal[
     "comparison", "arithmetic", "boolean", "constant", "removed statement", "reverted hunk"
 ]
+
+AttemptTriedKind = Literal["git-history", "own-package", "network", "outside-read", "test-edit"]
+
+AttemptTriedSource = Literal["trajectory", "log", "sandbox", "patch"]
 
 MatrixAuthorRole = Literal["contestant", "examiner", "suite"]
 
@@ -441,6 +447,15 @@ class Oracle(TypedDict, total=False):
     strength: OracleStrength
 
 
+class AttemptTried(TypedDict, total=False):
+    """attempt.json /properties/tried/items."""
+
+    kind: Required[AttemptTriedKind]
+    evidence: Required[str]
+    stopped: Required[bool]
+    source: Required[AttemptTriedSource]
+
+
 class AttemptGiven(TypedDict, total=False):
     """What the attempt was given; a stored attempt whose key differs from what a race would give now is run again."""
 
@@ -479,6 +494,7 @@ class Attempt(TypedDict, total=False):
     logdir: str
     reproducing: dict[str, Outcome]
     error: str
+    tried: list[AttemptTried]
     version: str
     given: AttemptGiven
 
@@ -1180,6 +1196,30 @@ class ReportSectionsTask(TypedDict, total=False):
     detail: Required[ReportTaskDetail | None]
 
 
+class ReportSectionsTriedRow(TypedDict, total=False):
+    """report.json /properties/sections/properties/tried/properties/rows/items."""
+
+    name: Required[str]
+    attempts: Required[int]
+    tried: Required[int]
+    kinds: Required[dict[str, int]]
+    reaches: Required[int]
+    stopped: Required[int]
+    lines: Required[list[str]]
+    more: Required[int]
+    sentence: Required[str]
+
+
+class ReportSectionsTried(TypedDict, total=False):
+    """What each agent tried to reach the fix, from its attempts' tried fields: per agent, how many attempts reached for git history, the project's own package, the network, paths outside the checkout or the maintainers' tests, whether or not the sandbox stopped them, and the first lines that show it."""
+
+    headline: Required[str]
+    attempts: Required[int]
+    tried: Required[int]
+    rows: Required[list[ReportSectionsTriedRow]]
+    notes: Required[list[str]]
+
+
 class ReportSectionsWorthRow(TypedDict, total=False):
     """report.json /properties/sections/properties/worth/properties/rows/items."""
 
@@ -1239,6 +1279,7 @@ class ReportSections(TypedDict, total=False):
     funnel: Required[ReportSectionsFunnel]
     comparisons: Required[ReportSectionsComparisons]
     tasks: Required[list[ReportSectionsTask]]
+    tried: ReportSectionsTried
     worth: ReportSectionsWorth
 
 

@@ -43,6 +43,7 @@ from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.outcome import collect, crashed_record, now_iso
 from bb_race.prompt import build_prompt
 from bb_race.shortpaths import SOCKET_NAME_ROOM, fits, short_folder
+from bb_race.tried_attempt import attempt_tried
 
 #: Logs are cut to this size (head and tail kept) once the agent has stopped.
 LOG_CAP = 2 * 1024 * 1024
@@ -306,12 +307,19 @@ def _run(
     left = disk()
     created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
     record = collect(task, agent, dirs, completed, stopped, leave_out(dirs.base, created))
+    record["tried"], unread = attempt_tried(
+        agent, dirs, task, record,
+        refused=proxy.refused if proxy is not None else [],
+        readable=[*confinement.readable, *program_roots(invocation.argv)],
+        test_command=command,
+    )  # fmt: skip
     record["flags"] = [
         *unconfined_flags(sandbox, invocation),
         *record["flags"],
         *net_flags,
         *removed,
         *leak_flags(record, task, dirs.logs, work_root=dirs.root.parent),
+        *unread,
     ]
     enforce_caps(record, patch_cap=ctx.max_patch_bytes, disk_cap=ctx.max_disk_bytes, left=left)
     record["started"] = started

@@ -14,6 +14,7 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
 
 
@@ -293,6 +294,8 @@ class Report:
     tasks: list[TaskRow] = field(default_factory=list)
     #: How much each resolved is worth (:mod:`bb_report.worth`).
     worth: WorthSection | None = None
+    #: What each agent tried to reach the fix (:mod:`bb_report.tried`).
+    tried: TriedSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -49,6 +49,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
     }
     if report.worth is not None:
         record["sections"]["worth"] = _plain(report.worth)
+    if report.tried is not None:
+        record["sections"]["tried"] = _plain(report.tried)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -27,9 +27,10 @@ import tempfile
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError, SandboxUnavailable
 
+from bb_race.adapters._actions import claude_actions
 from bb_race.adapters._logs import (
     SANDBOX_DENIALS,
     SANDBOX_FAILURES,
@@ -256,6 +257,11 @@ class ClaudeCodeAgent(CodingAgent):
         if failed:
             found.append(f"sandbox-failed: {failed}")
         return list(dict.fromkeys(found))
+
+    def actions(self, logdir: Path, home: Path) -> list[Action]:
+        """Each tool call (Bash, Read, Write, Edit, Grep, WebFetch ...) with its result,
+        from the stream-json events on stdout."""
+        return claude_actions(logdir)
 
     def retrying_429(self, logdir: Path) -> int | None:
         """How many times Claude Code had retried a 429 when it stopped (killed at the

@@ -27,9 +27,10 @@ import re
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError
 
+from bb_race.adapters._actions import codex_actions
 from bb_race.adapters._logs import (
     SANDBOX_DENIALS,
     SANDBOX_FAILURES,
@@ -221,6 +222,11 @@ class CodexAgent(CodingAgent):
         if errors:
             found.append(f"tool-errors:{errors}")
         return list(dict.fromkeys(found))
+
+    def actions(self, logdir: Path, home: Path) -> list[Action]:
+        """Codex's commands (with their output), file changes and searches, from the
+        ``--json`` events on stdout."""
+        return codex_actions(logdir)
 
     def quota_message(self, logdir: Path) -> str | None:
         for event in json_lines(log_text(logdir, "stdout.log")):

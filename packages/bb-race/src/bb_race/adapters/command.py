@@ -27,8 +27,10 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session, read_tail
+from bb_core.agents import Action, CodingAgent, Invocation, Session, read_tail
 from bb_core.errors import ConfigError
+
+from bb_race.adapters._actions import log_actions
 
 #: How much of the end of each log ``quota-pattern`` is searched in.
 QUOTA_TAIL = 20_000
@@ -139,3 +141,8 @@ class CommandAgent(CodingAgent):
             return False
         tails = (read_tail(logdir / name, QUOTA_TAIL) for name in ("stdout.log", "stderr.log"))
         return any(re.search(str(pattern), tail) for tail in tails)
+
+    def actions(self, logdir: Path, home: Path) -> list[Action]:
+        """Every line the command printed (``stdout.log``, ``stderr.log``): a command line
+        leaves no trajectory bugbout can read, so what it printed is what it did."""
+        return log_actions(logdir)

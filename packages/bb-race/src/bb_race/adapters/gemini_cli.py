@@ -27,8 +27,9 @@ import shutil
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session
+from bb_core.agents import Action, CodingAgent, Invocation, Session
 
+from bb_race.adapters._actions import gemini_actions
 from bb_race.adapters._logs import (
     check_base_url,
     count,
@@ -213,6 +214,12 @@ class GeminiCliAgent(CodingAgent):
                 found.append(f"tool-errors:{failed}")
             break
         return list(dict.fromkeys(found))
+
+    def actions(self, logdir: Path, home: Path) -> list[Action]:
+        """Each tool call with its result, from the chat Gemini CLI records in the
+        attempt's home (``-o json`` prints none of them); the chat is kept with the logs,
+        in ``gemini-chats/``."""
+        return gemini_actions(home, logdir)
 
     def quota_message(self, logdir: Path) -> str | None:
         for output in self.outputs(logdir):

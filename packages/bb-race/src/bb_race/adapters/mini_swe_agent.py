@@ -36,10 +36,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import ClassVar
 
-from bb_core.agents import CodingAgent, Invocation, Session, cli_version
+from bb_core.agents import Action, CodingAgent, Invocation, Session, cli_version
 from bb_core.errors import ConfigError
 from bb_core.sandbox import Confinement, seatbelt_profile
 
+from bb_race.adapters._actions import mini_actions
 from bb_race.adapters._litellm import (
     LOCAL_PROVIDERS,
     PROVIDER_ENV,
@@ -282,6 +283,10 @@ class MiniSweAgent(CodingAgent):
 
     def quota_message(self, logdir: Path) -> str | None:
         return quota_message(logdir)
+
+    def actions(self, logdir: Path, home: Path) -> list[Action]:
+        """Each command the model ran, with its output, from ``trajectory.json``."""
+        return mini_actions(logdir, TRAJECTORY)
 
     def flags(self, logdir: Path) -> list[str]:
         """Commands that failed to run (timed out, or mini-swe-agent's environment raised)
