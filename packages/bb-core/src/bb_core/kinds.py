@@ -57,6 +57,8 @@ AttemptFlag = Literal[
     "unconfined",
     "sandbox-failed",
     "binary-source",
+    "odd-file-name",
+    "limit",
 ]
 ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "symlink-outside",
@@ -77,6 +79,8 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "unconfined",
     "sandbox-failed",
     "binary-source",
+    "odd-file-name",
+    "limit",
 )
 
 Category = Literal[
