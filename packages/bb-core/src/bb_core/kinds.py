@@ -177,7 +177,7 @@ NEW_TESTS: tuple[NewTests, ...] = ("changed", "cases", "functions")
 
 Tokens = dict[str, int]
 
-TestrunReason = Literal["setup-failed"]
+TestrunReason = Literal["setup-failed", "limit"]
 
 TaskStatementSource = Literal["export", "github", "commit"]
 

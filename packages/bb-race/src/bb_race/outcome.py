@@ -102,6 +102,8 @@ def collect(
         flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
     changed = bool(found.patch)
     status = decide_status(completed, changed, quota)
+    if completed.limit:
+        flags.append(f"limit:{completed.limit}")
     record: dict[str, Any] = {
         **base_record(task, agent),
         "status": status,
@@ -124,6 +126,9 @@ def collect(
         record["error"] = f"usage limit: {said}" if said else "usage limit reached"
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    elif status == "crashed" and completed.limit:
+        why = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
+        record["error"] = f"{completed.limit} ({why})"
     elif status == "crashed":
         record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record

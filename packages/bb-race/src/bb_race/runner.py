@@ -129,7 +129,9 @@ def _confinement(
     ctx: RaceContext, dirs: AttemptDirs, invocation: Invocation, network: bool, extra: list[Path]
 ) -> tuple[Sandbox, Confinement]:
     if not invocation.confine:
-        return NoSandbox(), Confinement()
+        unconfined = NoSandbox()
+        unconfined.limits = ctx.sandbox.limits  # the limits hold outside the sandbox too
+        return unconfined, Confinement()
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)

@@ -24,6 +24,7 @@ from typing import IO, Any
 from bb_core import procs
 from bb_core.sandbox.base import Completed, Confinement, Sandbox
 from bb_core.sandbox.bubblewrap import FD_WORD
+from bb_core.sandbox.resources import Guard
 from bb_core.store import atomic_write
 
 
@@ -93,6 +94,7 @@ class Confined:
                 self._files.append(stderr)
         self.timed_out = False
         self.leftovers = 0
+        self.guard = Guard(self.sandbox.limits)
         self.started = time.monotonic()
         try:
             self.proc = subprocess.Popen(
@@ -104,9 +106,11 @@ class Confined:
                 stderr=stderr,
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
+                preexec_fn=self.guard.preexec,
             )
         except BaseException:
             self.close()
+            self.guard.close()
             raise
         self.ended: float | None = None
         self._exited = threading.Event()
@@ -162,11 +166,18 @@ class Confined:
         self.close()
         ended = self.ended if self.ended is not None else time.monotonic()
         code = self.proc.wait()
+        code = code if code is not None else -9
+        outputs = [Path(p) for p in (self.stdout_path, self.stderr_path) if p is not None]
+        limit = self.guard.breach(
+            code, outputs=outputs, writable=[Path(p) for p in self.confinement.writable]
+        )
+        self.guard.close()
         return Completed(
-            exit_code=code if code is not None else -9,
+            exit_code=code,
             timed_out=self.timed_out,
             duration=ended - self.started,
             leftovers=self.leftovers,
+            limit=limit,
         )
 
     def close(self) -> None:
