@@ -83,6 +83,12 @@ def test_inside_credentials_are_blank_and_the_home_is_private(tmp_path: Path) ->
     allowed = system | installs | {"tmp", "var", "home", tmp_path.parts[1]}
     assert set(ast.literal_eval(lines[2])) <= allowed  # no /run (sockets), /srv, /mnt, /root...
     assert "--bind" not in lines[3] and str(home) not in lines[3]
+    # The command is no part of bwrap's line either: only the fixed trampoline is.
+    assert sys.executable not in lines[3] and "-c" in lines[3].split()
+    words = lines[3].split()
+    assert (
+        Path(words[0]).name == "bwrap" and words[1] == "--args" and words[3:5] == ["--", "/bin/sh"]
+    )
 
 
 def test_files_the_command_line_names_are_shown_by_their_folder(tmp_path: Path) -> None:
