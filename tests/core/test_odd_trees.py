@@ -190,3 +190,15 @@ def test_shown_name_is_git_quoting_for_odd_names_only() -> None:
     assert shown_name("pkg/café.py") == "pkg/café.py"
     assert shown_name(ODD) == '"caf\\351.py"'
     assert shown_name("a\tb") == '"a\\tb"'
+
+
+def test_ignore_rules_answer_for_a_1500_level_path_at_once(tmp_path: Path) -> None:
+    from bb_core.ignores import GitIgnores
+
+    (tmp_path / ".gitignore").write_bytes(b"__pycache__/\n*.egg-info/\n.coverage\n")
+    rules = GitIgnores.of(tmp_path)
+    deep_path = "/".join(["d"] * DEPTH) + "/bottom.py"
+    assert not rules.ignored(deep_path)
+    assert rules.ignored("d/__pycache__/x.pyc") and rules.ignored(
+        "/".join(["d"] * 60) + "/.coverage"
+    )
