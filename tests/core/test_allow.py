@@ -83,6 +83,12 @@ def test_inside_credentials_are_blank_and_the_home_is_private(tmp_path: Path) ->
     allowed = system | installs | {"tmp", "var", "home", tmp_path.parts[1]}
     assert set(ast.literal_eval(lines[2])) <= allowed  # no /run (sockets), /srv, /mnt, /root...
     assert "--bind" not in lines[3] and str(home) not in lines[3]
+    # The command is no part of bwrap's line either: only the fixed trampoline is.
+    assert sys.executable not in lines[3] and "-c" in lines[3].split()
+    words = lines[3].split()
+    assert (
+        Path(words[0]).name == "bwrap" and words[1] == "--args" and words[3:5] == ["--", "/bin/sh"]
+    )
 
 
 def test_files_the_command_line_names_are_shown_by_their_folder(tmp_path: Path) -> None:
@@ -96,3 +102,41 @@ def test_files_the_command_line_names_are_shown_by_their_folder(tmp_path: Path) 
     secret.write_text("x")
     # A file at the top of a repository is shown alone, never the repository.
     assert program_roots([sys.executable, "-c", "1", str(secret)])[-1] == secret
+
+
+@needs_bwrap
+def test_proc_names_only_what_is_bound(tmp_path: Path) -> None:
+    """/proc/1/cmdline names no host path at all; /proc/self/mountinfo names each bound
+    folder (its mount point and its root) and nothing else of the host: not the
+    repository beside the checkout, not another attempt, not the folder that holds them."""
+    home = tmp_path / "bugbout-home"
+    mine, other = home / "work" / "aaaa" / "work", home / "work" / "bbbb" / "work"
+    repo = tmp_path / "repo"
+    for folder in (mine, other, repo / ".git"):
+        folder.mkdir(parents=True)
+    code = (
+        "print(open('/proc/1/cmdline').read().replace(chr(0), ' '))\n"
+        "print(open('/proc/self/mountinfo').read())\n"
+    )
+    out = tmp_path / "out.log"
+    done = run_confined(
+        [sys.executable, "-c", code],
+        sandbox=get_sandbox("bubblewrap"),
+        confinement=Confinement(writable=[mine]),
+        cwd=mine,
+        env=None,
+        timeout=30,
+        stdout_path=out,
+        stderr_path=out,
+    )
+    cmdline, *mountinfo = out.read_text().splitlines()
+    assert done.exit_code == 0, cmdline
+    assert str(tmp_path) not in cmdline and sys.executable not in cmdline
+    assert not any(word.startswith("/") for word in cmdline.split()[1:4])
+    shown = {p for line in mountinfo if line for p in line.split()[3:5]}
+    assert str(mine) in shown  # the checkout is named: its root and its mount point
+    roots = {str(mine), *map(str, program_roots([sys.executable]))}
+    for path in shown:
+        assert str(repo) not in path and str(other) not in path
+        if path.startswith(str(tmp_path)):
+            assert any(path == r or path.startswith(r + "/") for r in roots), path

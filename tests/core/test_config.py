@@ -68,6 +68,9 @@ executor = "ray"
 ray-address = "ray://head:10001"
 max-patch-bytes = 1000000
 max-attempt-disk = 50000000
+memory = 1073741824
+processes = 256
+file-size = 0
 
 [judge]
 policy = "cross-vendor"
@@ -213,6 +216,9 @@ def test_every_key_is_read(folder: Path) -> None:
         ray_address="ray://head:10001",
         max_patch_bytes=1_000_000,
         max_attempt_disk=50_000_000,
+        memory=1024**3,
+        processes=256,
+        file_size=0,
     )
     assert config.judge == JudgeConfig(policy="cross-vendor", run_suite=False, suspicious="count")
     assert config.contestants == [

@@ -127,6 +127,10 @@ class RunConfig:
     ray_address: str | None = None
     max_patch_bytes: int = 8 * 1024 * 1024
     max_attempt_disk: int = 2 * 1024 * 1024 * 1024
+    #: Limits of every confined command (an attempt, a test run); 0: none.
+    memory: int = 8 * 1024 * 1024 * 1024
+    processes: int = 1024
+    file_size: int = 2 * 1024 * 1024 * 1024
 
 
 @dataclass(frozen=True)

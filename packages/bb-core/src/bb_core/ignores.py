@@ -17,6 +17,9 @@ from pathlib import Path, PurePosixPath
 from dulwich.ignore import IgnoreFilter
 
 #: Folders whose contents are never read for rules.
+#: How many leading folders of a path are matched against the rules as folders.
+MAX_FOLDERS = 64
+
 _SKIP = frozenset({".git", "__pycache__", ".venv", "node_modules"})
 
 
@@ -50,11 +53,16 @@ class GitIgnores:
         return bool(self.filters)
 
     def ignored(self, path: str) -> bool:
-        """Whether the file at *path* (relative, ``/``-separated) is ignored."""
+        """Whether the file at *path* (relative, ``/``-separated) is ignored.
+
+        Only the first :data:`MAX_FOLDERS` folders of a path are matched as folders:
+        matching every folder of a path costs the square of its length per rule, and an
+        agent can make a path 1,500 folders deep. A file deeper than that is ignored only
+        by a rule for the file itself - kept in a patch rather than hidden from it."""
         if not self.filters:
             return False
         parts = PurePosixPath(path).parts
-        for depth in range(1, len(parts)):
+        for depth in range(1, min(len(parts), MAX_FOLDERS + 1)):
             if self._match("/".join(parts[:depth]), is_dir=True):
                 return True
         return self._match(path, is_dir=False)

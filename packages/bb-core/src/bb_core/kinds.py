@@ -58,6 +58,8 @@ AttemptFlag = Literal[
     "unconfined",
     "sandbox-failed",
     "binary-source",
+    "odd-file-name",
+    "limit",
 ]
 ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "symlink-outside",
@@ -79,6 +81,8 @@ ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
     "unconfined",
     "sandbox-failed",
     "binary-source",
+    "odd-file-name",
+    "limit",
 )
 
 Category = Literal[
@@ -177,7 +181,7 @@ NEW_TESTS: tuple[NewTests, ...] = ("changed", "cases", "functions")
 
 Tokens = dict[str, int]
 
-TestrunReason = Literal["setup-failed"]
+TestrunReason = Literal["setup-failed", "limit"]
 
 TaskStatementSource = Literal["export", "github", "commit"]
 

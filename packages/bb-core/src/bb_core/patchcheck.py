@@ -9,10 +9,14 @@ from its syntax tree by :mod:`bb_core.suspicion`.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from bb_core.patch import MODE_LINK, FilePatch, PatchError, link_leaves_tree, parse_patch
+from bb_core.patch.links import disk_links, resolves_outside
+from bb_core.patch.names import shown_name
 
 #: Names of files that carry code or data no diff shows: archives, compiled modules.
 BINARY_SUFFIXES = (
@@ -63,16 +67,27 @@ def _added(item: FilePatch) -> str:
     return "".join(text for hunk in item.hunks for op, text in hunk.lines if op == "+")
 
 
-def outside_links(patch: str) -> dict[str, str]:
-    """Symlinks the patch creates (or points anew) whose target lies outside the tree."""
-    found = {}
+def outside_links(patch: str, root: Path | None = None) -> dict[str, str]:
+    """Symlinks the patch creates (or points anew) that resolve outside the tree: by their
+    text, or through the other links of the patch (and, given *root*, of the tree the
+    patch goes onto), every component followed (:mod:`bb_core.patch.links`). Paths and
+    targets are shown as :func:`~bb_core.patch.names.shown_name` spells them."""
+    made: dict[str, str] = {}
     for item in _items(patch):
         if item.new_path is None or item.new_mode != MODE_LINK:
             continue
-        target = (item.binary or b"").decode("utf-8", "replace") or _added(item).rstrip("\n")
-        if link_leaves_tree(item.new_path, target):
-            found[item.new_path] = target
-    return found
+        data = item.binary or _added(item).rstrip("\n").encode("utf-8", "surrogateescape")
+        made[item.new_path] = os.fsdecode(data)
+    on_disk = disk_links(root) if root is not None else (lambda path: None)
+
+    def read_link(path: str) -> str | None:
+        return made[path] if path in made else on_disk(path)
+
+    return {
+        shown_name(path): shown_name(target)
+        for path, target in made.items()
+        if link_leaves_tree(path, target) or resolves_outside(path, target, read_link)
+    }
 
 
 def binary_files(patch: str, inside: Callable[[str], bool] = lambda path: True) -> list[str]:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import stat
-import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
+from bb_core import treewalk
 from bb_core.procs import alive
 from bb_core.store import home_dir
 
@@ -41,26 +38,9 @@ def scratch_dir(area: str, label: str) -> Iterator[Path]:
 
 
 def remove_tree(path: Path) -> None:
-    """Remove *path* and everything in it, even folders an agent made read-only."""
-
-    def retry(func: Any, name: str, _exc: Any) -> None:
-        parent = os.path.dirname(name)
-        for target in (parent, name):
-            try:
-                mode = os.lstat(target).st_mode
-                if not stat.S_ISLNK(mode):
-                    os.chmod(target, mode | stat.S_IWUSR | stat.S_IRUSR | stat.S_IXUSR)
-            except OSError:
-                pass
-        func(name)
-
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        if sys.version_info >= (3, 12):
-            shutil.rmtree(path, onexc=retry)
-        else:
-            shutil.rmtree(path, onerror=retry)
+    """Remove *path* and everything in it, even folders an agent made read-only, however
+    deep (:func:`bb_core.treewalk.remove`)."""
+    treewalk.remove(path)
 
 
 def remove_stale(root: Path) -> int:

@@ -38,6 +38,7 @@ from bb_core.config import Config
 from bb_core.envs import TestEnv
 from bb_core.git import Repo, is_url, open_repo
 from bb_core.sandbox import Sandbox, get_sandbox
+from bb_core.sandbox.resources import Limits
 from bb_core.task_envs import TaskEnvs
 
 
@@ -166,7 +167,8 @@ class Workbench:
         """The sandbox, probed on first use; raises when it cannot start here."""
         with self._lock:
             if self._sandbox is None:
-                self._sandbox = get_sandbox(self._sandbox_kind)
+                limits = Limits.from_run(self.config.run)
+                self._sandbox = get_sandbox(self._sandbox_kind, limits=limits)
             return self._sandbox
 
     # -- the end ------------------------------------------------------------------------

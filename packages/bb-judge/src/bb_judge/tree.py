@@ -8,7 +8,6 @@ the fix unconditionally (a file the patch added at one is removed).
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -17,8 +16,10 @@ from typing import Any
 from bb_core import kinds
 from bb_core.errors import UsageError
 from bb_core.git import Repo
-from bb_core.patch import apply_patch
+from bb_core.patch import apply_patch, files_in_patch
+from bb_core.patch.names import odd_name, odd_name_flags
 from bb_core.patchcheck import binary_files, outside_links
+from bb_core.scratch import remove_tree
 
 from bb_judge.grading import source_filter
 
@@ -67,14 +68,16 @@ def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outc
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
     in_package = source_filter(task["source"], task["tests"], protected)
-    links = outside_links(patch)
+    links = outside_links(patch, dest)
 
     def keep(path: str) -> bool:
-        return in_package(path) and path not in links
+        # A name that is not UTF-8 is never applied (apply_patch drops it too).
+        return in_package(path) and path not in links and not odd_name(path)
 
     applied, dropped = apply_patch(patch, dest, include=keep) if patch.strip() else ([], [])
     restore(repo, task["fix_commit"], dest, protected)
     flags = [f"symlink-outside:{path} -> {target}" for path, target in links.items()]
+    flags += odd_name_flags(files_in_patch(patch)) if patch.strip() else []
     flags += [f"binary-source:{path}" for path in binary_files(patch, keep)]
     return Outcome(applied=applied, dropped=dropped, flags=flags)
 
@@ -89,7 +92,7 @@ def restore(repo: Repo, fix_commit: str, dest: Path, paths: Sequence[str]) -> No
         if target.is_symlink() or target.is_file():
             target.unlink()
         elif target.is_dir():
-            shutil.rmtree(target)
+            remove_tree(target)
         for name in repo.list_files(fix_commit, path):
             data = repo.read_blob(fix_commit, name)
             if data is None:

@@ -17,7 +17,6 @@ deserve a second look:
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 
 from bb_core.agents import Invocation
 from bb_core.sandbox import Sandbox, read_untrusted
+from bb_core.treewalk import walk
 
 #: How much of each log is searched.
 SCAN_LIMIT = 4 * 1024 * 1024
@@ -75,7 +75,7 @@ def log_flags(logs: Path, *, work_root: Path, own_id: str) -> list[str]:
     """The flags the agent's own logs earn (bugbout's prompt file left out)."""
     others = re.compile(re.escape(str(work_root)).encode() + rb"/([0-9a-f]{16})\b")
     flags: dict[str, None] = {}
-    for parent, _dirs, files in os.walk(logs, followlinks=False):
+    for parent, _dirs, files in walk(logs):
         for name in files:
             path = Path(parent, name)
             if path.parent == logs and name in OWN_FILES:

@@ -17,6 +17,7 @@ from typing import Any
 
 from bb_core.agents import CodingAgent, read_tail, scrub
 from bb_core.patch import compare_trees, files_in_patch, split_patch
+from bb_core.patch.names import odd_name
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
 from bb_core.paths import in_test_part
 from bb_core.records import check
@@ -76,7 +77,11 @@ def collect(
     flags = list(found.flags)
     source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
     tests_dir = str(task["tests"])
-    test_paths = [p for p in files_in_patch(test_patch) if in_test_part(p, tests_dir)]
+    # A test file whose name is not UTF-8 stays in the patch (flagged) but no later stage
+    # runs it: pytest could not import it, and no stage applies it.
+    test_paths = [
+        p for p in files_in_patch(test_patch) if in_test_part(p, tests_dir) and not odd_name(p)
+    ]
     test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
     try:
         summary, tokens = agent.parse(dirs.logs)
@@ -97,6 +102,8 @@ def collect(
         flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
     changed = bool(found.patch)
     status = decide_status(completed, changed, quota)
+    if completed.limit:
+        flags.append(f"limit:{completed.limit}")
     record: dict[str, Any] = {
         **base_record(task, agent),
         "status": status,
@@ -119,6 +126,9 @@ def collect(
         record["error"] = f"usage limit: {said}" if said else "usage limit reached"
     elif status == "timed-out":
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
+    elif status == "crashed" and completed.limit:
+        why = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
+        record["error"] = f"{completed.limit} ({why})"
     elif status == "crashed":
         record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record
@@ -155,7 +165,26 @@ def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
         for key in ("patch", "source_patch", "test_patch"):
             if key in record:
                 record[key] = redact_patch(str(record[key]), secrets)
+    record = json_safe(record)
     problem = check(record, "attempt")
     if problem is not None:
         raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")
     return record
+
+
+def json_safe(value: Any) -> Any:
+    """*value* with every string that holds bytes that are not UTF-8 (surrogate-escaped
+    names an agent made, read from its logs or tree) spelled with ``\\x..`` escapes, so
+    the record can always be written. Paths are already in git's quoted form where they
+    are recorded; this is the net under everything else."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        return value
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_safe(v) for v in value]
+    return value

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import shutil
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -132,7 +131,9 @@ def _confinement(
     ctx: RaceContext, dirs: AttemptDirs, invocation: Invocation, network: bool, extra: list[Path]
 ) -> tuple[Sandbox, Confinement]:
     if not invocation.confine:
-        return NoSandbox(), Confinement()
+        unconfined = NoSandbox()
+        unconfined.limits = ctx.sandbox.limits  # the limits hold outside the sandbox too
+        return unconfined, Confinement()
     state = [Path(d) for d in invocation.state_dirs]
     for folder in state:
         folder.mkdir(parents=True, exist_ok=True)
@@ -160,7 +161,7 @@ def _egress(
         return True, None, [f"network-not-narrowed: {ctx.sandbox.name} cannot limit it to hosts"]
     # A short folder: the socket's path must fit in sun_path however deep TMPDIR is.
     folder = short_folder("bb-egress-")
-    stack.callback(shutil.rmtree, folder, True)
+    stack.callback(remove_tree, folder)
     upstream = Upstream.from_environment(ctx.environ)
     proxy = stack.enter_context(EgressProxy(folder / "proxy.sock", list(network), upstream))
     return False, proxy, []
@@ -173,7 +174,7 @@ def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
     if fits(dirs.tmp / ("x" * SOCKET_NAME_ROOM)):
         return dirs.tmp
     folder = short_folder("bb-tmp-")
-    stack.callback(shutil.rmtree, folder, True)
+    stack.callback(remove_tree, folder)
     return folder
 
 

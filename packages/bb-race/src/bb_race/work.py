@@ -24,6 +24,7 @@ from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import AgentConfig
 from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home
+from bb_core.treewalk import make_dirs, walk
 from bb_core.units import Unit
 from bb_core.workbench import Workbench
 
@@ -239,8 +240,7 @@ def pack(root: Path) -> dict[str, bytes]:
     """Every regular file under *root*, by its path relative to *root* (links skipped:
     nothing an agent left is followed)."""
     files: dict[str, bytes] = {}
-    for folder, dirs, names in os.walk(root, followlinks=False):
-        dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(folder, d))]
+    for folder, _dirs, names in walk(root):
         for name in names:
             path = Path(folder, name)
             if path.is_file() and not path.is_symlink():
@@ -257,5 +257,5 @@ def unpack(files: Mapping[str, bytes], root: Path) -> None:
         if relative.is_absolute() or ".." in relative.parts or not relative.parts:
             raise ValueError(f"an attempt's file {name!r} is outside its folder")
         target = root.joinpath(*relative.parts)
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(target.parent)
         target.write_bytes(data)

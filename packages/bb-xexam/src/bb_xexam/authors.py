@@ -24,6 +24,7 @@ from bb_core import kinds
 from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
+from bb_core.patch.names import odd_name
 from bb_core.paths import file_kind
 
 #: The column of the unfixed tree.
@@ -159,7 +160,8 @@ def columns_of(task: Mapping[str, Any]) -> list[Column]:
 def _paths(patch: str) -> tuple[list[str], str | None]:
     """The files *patch* touches, or why it cannot be read."""
     try:
-        paths = files_in_patch(patch)
+        # A name that is not UTF-8 is never applied, so it is no file of the column.
+        paths = [p for p in files_in_patch(patch) if not odd_name(p)]
     except PatchError as exc:
         return [], f"its patch cannot be read: {exc}"
     for path in paths:

@@ -32,6 +32,7 @@ from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
+from bb_core.treewalk import copy_tree
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
@@ -195,4 +196,4 @@ def _author_tree(stage: Path, tree: Path, item: Placed) -> None:
             return [n for n in names if n not in (own, "__init__.py")]
         return []
 
-    shutil.copytree(stage, tree, symlinks=True, ignore=ignore)
+    copy_tree(stage, tree, ignore=ignore)

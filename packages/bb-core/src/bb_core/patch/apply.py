@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
 from bb_core.patch.lines import split_lines
+from bb_core.patch.links import resolves_outside
 from bb_core.patch.model import (
     MODE_EXEC,
     MODE_FILE,
@@ -22,7 +23,9 @@ from bb_core.patch.model import (
     PatchError,
     blob_sha,
 )
+from bb_core.patch.names import odd_name, shown_name
 from bb_core.patch.parse import FilePatch, Hunk, parse_patch
+from bb_core.treewalk import make_dirs
 
 
 def _check_path(path: str) -> str:
@@ -73,6 +76,27 @@ class _Overlay:
     def plan(self, path: str, entry: Entry | None) -> None:
         self._check_parents(path)
         self.planned[path] = entry
+
+    def link_at(self, path: str) -> str | None:
+        """The target of the symlink at *path* once the plan is carried out, else None."""
+        if path in self.planned:
+            entry = self.planned[path]
+            return os.fsdecode(entry.data) if entry is not None and entry.is_link else None
+        try:
+            return os.readlink(self.root / path)
+        except OSError:
+            return None
+
+    def escaping_links(self) -> list[str]:
+        """Planned symlinks that would resolve outside the tree (every component followed,
+        through the tree's links and the patch's alike)."""
+        return [
+            path
+            for path, entry in self.planned.items()
+            if entry is not None
+            and entry.is_link
+            and resolves_outside(path, os.fsdecode(entry.data), self.link_at)
+        ]
 
 
 def _raw(path: str, text: str) -> bytes:
@@ -138,7 +162,7 @@ def _write(root: Path, path: str, entry: Entry) -> None:
     target = root / path
     if target.is_symlink() or target.is_file():
         target.unlink()
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(target.parent)
     if entry.is_link:
         os.symlink(os.fsdecode(entry.data), target)
         return
@@ -187,10 +211,16 @@ def apply_patch(
     applied: dict[str, None] = {}
     dropped: dict[str, None] = {}
     for item in parse_patch(patch):
-        wanted = {_check_path(p): include is None or include(p) for p in item.paths}
+        wanted = {
+            _check_path(p): not odd_name(p) and (include is None or include(p)) for p in item.paths
+        }
         _plan(item, overlay, wanted)
         for path, keep in wanted.items():
-            (applied if keep else dropped).setdefault(path, None)
+            (applied if keep else dropped).setdefault(shown_name(path), None)
+    for path in overlay.escaping_links():
+        del overlay.planned[path]
+        applied.pop(path, None)
+        dropped.setdefault(path, None)
     for path, entry in overlay.planned.items():
         if entry is None:
             _remove(root, path)

@@ -14,7 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bb_core.patch.links import disk_links, resolves_outside
 from bb_core.patch.model import MODE_EXEC, MODE_FILE, MODE_LINK, Entry
+from bb_core.patch.names import odd_name, shown_name
 from bb_core.patch.parse import files_in_patch
 from bb_core.patch.write import Side, pair_renames, write_file_diff
 
@@ -52,57 +54,73 @@ def _ignored(name: str, ignore: tuple[str, ...]) -> bool:
 
 
 def read_tree(root: Path, *, ignore: tuple[str, ...] = DEFAULT_IGNORE) -> Tree:
-    """Every file and symlink under *root*, never following a symlink.
+    """Every file and symlink under *root*, never following a symlink, however deep.
 
-    A symlink whose target lies outside *root* is kept (as a link) and flagged
-    ``symlink-outside:<path> -> <target>``; special files, unreadable and oversized files
-    are left out and flagged.
+    A symlink that resolves outside *root* - by its text, or through other links of the
+    tree (every component resolved, :mod:`bb_core.patch.links`) - is kept (as a link) and
+    flagged ``symlink-outside:<path> -> <target>``; a name that is not UTF-8 is kept and
+    flagged ``odd-file-name:<quoted name>``; special files, unreadable and oversized files
+    are left out and flagged. Paths in flags are shown as :func:`shown_name` spells them.
     """
     tree = Tree()
     root = Path(root)
-
-    def walk(folder: Path, prefix: str) -> None:
+    links: list[tuple[str, str]] = []
+    stack: list[tuple[str, str]] = [(os.fspath(root), "")]
+    while stack:
+        folder, prefix = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as listed:
+                entries = sorted(listed, key=lambda e: e.name)
         except OSError as exc:
-            tree.flags.append(f"unreadable:{prefix.rstrip('/') or '.'}: {exc.strerror}")
-            return
+            tree.flags.append(f"unreadable:{shown_name(prefix.rstrip('/')) or '.'}: {exc.strerror}")
+            continue
+        below: list[tuple[str, str]] = []
         for item in entries:
             if _ignored(item.name, ignore):
                 continue
             rel = prefix + item.name
+            shown = shown_name(rel)
             try:
                 info = item.stat(follow_symlinks=False)
             except OSError as exc:
-                tree.flags.append(f"unreadable:{rel}: {exc.strerror}")
+                tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
                 continue
+            if odd_name(item.name):
+                tree.flags.append(f"odd-file-name:{shown}")
             if stat.S_ISLNK(info.st_mode):
-                target = os.readlink(item.path)
+                try:
+                    target = os.readlink(item.path)
+                except OSError as exc:
+                    tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
+                    continue
                 tree.entries[rel] = Entry(MODE_LINK, os.fsencode(target))
-                if link_leaves_tree(rel, target):
-                    tree.flags.append(f"symlink-outside:{rel} -> {target}")
+                links.append((rel, target))
             elif stat.S_ISDIR(info.st_mode):
-                walk(Path(item.path), rel + "/")
+                below.append((item.path, rel + "/"))
             elif stat.S_ISREG(info.st_mode):
                 if info.st_size > MAX_FILE_BYTES:
-                    tree.flags.append(f"oversized:{rel} ({info.st_size} bytes)")
+                    tree.flags.append(f"oversized:{shown} ({info.st_size} bytes)")
                     continue
                 try:
                     data = Path(item.path).read_bytes()
                 except OSError as exc:
-                    tree.flags.append(f"unreadable:{rel}: {exc.strerror}")
+                    tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
                     continue
                 mode = MODE_EXEC if info.st_mode & 0o111 else MODE_FILE
                 tree.entries[rel] = Entry(mode, data)
             else:
-                tree.flags.append(f"special-file:{rel}")
-
-    walk(root, "")
+                tree.flags.append(f"special-file:{shown}")
+        stack.extend(reversed(below))
+    on_disk = disk_links(root)
+    for rel, target in links:
+        if link_leaves_tree(rel, target) or resolves_outside(rel, target, on_disk):
+            tree.flags.append(f"symlink-outside:{shown_name(rel)} -> {shown_name(target)}")
     return tree
 
 
 def link_leaves_tree(rel: str, target: str) -> bool:
-    """Whether a symlink at *rel* pointing at *target* resolves outside its tree."""
+    """Whether a symlink at *rel* pointing at *target* leaves its tree by its text alone
+    (see :func:`bb_core.patch.links.resolves_outside` for where it really resolves)."""
     if os.path.isabs(target):
         return True
     joined = os.path.normpath(os.path.join(os.path.dirname(rel), target))
@@ -171,7 +189,8 @@ def compare_trees(
     sections += [(path, _section(None, path, None, work.entries[path])) for path in added]
     sections.sort(key=lambda item: item[0])
     patch = "".join(text for _, text in sections)
-    return TreeDiff(patch=patch, changed=files_in_patch(patch), flags=work.flags)
+    changed = [shown_name(path) for path in files_in_patch(patch)]
+    return TreeDiff(patch=patch, changed=changed, flags=work.flags)
 
 
 def diff_trees(base_dir: Path, work_dir: Path) -> str:

@@ -16,7 +16,8 @@ reach; the host's socket files are never bound in.
 
 Modules: ``base`` (Confinement, Sandbox), ``allow`` (the allow-list), ``bubblewrap``,
 ``seatbelt``, ``probe`` (choosing and checking), ``running`` (deadlines and leftovers),
-``untrusted`` (reading what a confined command wrote without following its links).
+``untrusted`` (reading what a confined command wrote without following its links),
+``resources`` (memory, process and file-size limits, and how a breach shows).
 """
 
 from bb_core.sandbox.allow import (
@@ -44,6 +45,7 @@ from bb_core.sandbox.probe import (
     probe_bubblewrap,
     probe_seatbelt,
 )
+from bb_core.sandbox.resources import NO_LIMITS, Limits
 from bb_core.sandbox.running import Confined, cap_file, run_confined
 from bb_core.sandbox.seatbelt import (
     SEATBELT_BASE,
@@ -57,6 +59,7 @@ from bb_core.sandbox.untrusted import defang, read_untrusted, tree_size
 __all__ = [
     "KINDS",
     "NONE_HINT",
+    "NO_LIMITS",
     "PROC_SYS",
     "SANDBOX_HOME",
     "SEATBELT_BASE",
@@ -66,6 +69,7 @@ __all__ = [
     "Completed",
     "Confined",
     "Confinement",
+    "Limits",
     "NoSandbox",
     "Sandbox",
     "Seatbelt",

@@ -9,6 +9,7 @@ from typing import ClassVar
 
 from bb_core import kinds
 from bb_core.kinds import SANDBOX_KINDS
+from bb_core.sandbox.resources import Limits
 
 KINDS = SANDBOX_KINDS
 NONE_HINT = 'or set [run] sandbox = "none" to run without confinement'
@@ -57,6 +58,9 @@ class Completed:
     timed_out: bool
     duration: float
     leftovers: int = 0
+    #: Which limit of :mod:`bb_core.sandbox.resources` the command reached (``memory
+    #: limit 8 GiB reached``), or None.
+    limit: str | None = None
 
 
 class Sandbox:
@@ -69,6 +73,9 @@ class Sandbox:
     #: Why the guarantees of docs/sandbox.md do not all hold under this sandbox, or
     #: None when they do. Attempts run under it are flagged ``unconfined``.
     weakness: ClassVar[str | None] = "nothing is confined"
+    #: The memory, process and file-size limits of every command it runs (``[run]``
+    #: sets them through :func:`~bb_core.sandbox.probe.get_sandbox`).
+    limits: Limits = Limits()
 
     def wrap(
         self, argv: Sequence[str], confinement: Confinement, *, cwd: Path | None = None

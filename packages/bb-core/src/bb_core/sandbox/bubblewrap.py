@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -11,6 +12,14 @@ from bb_core.sandbox.base import Confinement, Sandbox
 
 #: The word of a launch line replaced by the file descriptor of the argument block.
 FD_WORD = "{fd}"
+#: The variable that carries the command into the sandbox, off every command line.
+ARGV_VAR = "BUGBOUT_ARGV"
+#: The shell that starts it (a system path, always bound) and what it runs.
+SHELL = "/bin/sh"
+#: The longest command carried in the variable (the kernel takes at most 128 KiB per
+#: environment string, name included).
+MAX_VARIABLE = 120 * 1024
+TRAMPOLINE = f'bugbout_argv=${ARGV_VAR}; unset {ARGV_VAR}; eval "exec $bugbout_argv"'
 
 
 def bwrap_args(view: View, *, cwd: Path | None) -> list[str]:
@@ -66,6 +75,19 @@ class Bubblewrap(Sandbox):
     def launch(
         self, argv: Sequence[str], confinement: Confinement, *, cwd: Path | None = None
     ) -> tuple[list[str], bytes | None]:
+        """bwrap with its set-up in the argument block, and the command too: the block
+        sets ``BUGBOUT_ARGV`` to the shell-quoted command, and a fixed trampoline
+        (:data:`TRAMPOLINE`) unsets it and runs it. ``/proc/1/cmdline`` inside (bwrap's
+        own line) then reads ``bwrap --args N -- /bin/sh -c <trampoline>`` whatever runs;
+        the command's own ``/proc/self/cmdline`` still holds its words."""
         view = view_of(argv, confinement, cwd)
-        block = b"".join(arg.encode() + b"\0" for arg in bwrap_args(view, cwd=cwd))
-        return [self.executable, "--args", FD_WORD, "--", *argv], block
+        args = bwrap_args(view, cwd=cwd)
+        quoted = shlex.join(argv)
+        if len(os.fsencode(quoted)) >= MAX_VARIABLE:
+            # Too long for one variable (the kernel's limit on one string): the command
+            # goes on the line, as its words are then each short enough.
+            block = b"".join(os.fsencode(arg) + b"\0" for arg in args)
+            return [self.executable, "--args", FD_WORD, "--", *argv], block
+        args += ["--setenv", ARGV_VAR, quoted]
+        block = b"".join(os.fsencode(arg) + b"\0" for arg in args)
+        return [self.executable, "--args", FD_WORD, "--", SHELL, "-c", TRAMPOLINE], block

@@ -12,6 +12,7 @@ from pathlib import Path
 from bb_core.errors import ConfigError, SandboxUnavailable
 from bb_core.sandbox.base import KINDS, NONE_HINT, Confinement, NoSandbox, Sandbox
 from bb_core.sandbox.bubblewrap import Bubblewrap
+from bb_core.sandbox.resources import Limits
 from bb_core.sandbox.seatbelt import SEATBELT_EXECUTABLE, Seatbelt
 
 PROC_SYS = Path("/proc/sys")
@@ -108,13 +109,23 @@ def probe_seatbelt(executable: str = SEATBELT_EXECUTABLE) -> tuple[str, str] | N
     return f"sandbox-exec cannot confine a command: {said[0]}", NONE_HINT
 
 
-def get_sandbox(kind: str = "auto", *, bwrap: str | None = None) -> Sandbox:
-    """The sandbox of *kind*, checked to work here.
+def get_sandbox(
+    kind: str = "auto", *, bwrap: str | None = None, limits: Limits | None = None
+) -> Sandbox:
+    """The sandbox of *kind*, checked to work here, running commands under *limits*
+    (None: the defaults of :class:`~bb_core.sandbox.resources.Limits`).
 
     ``auto`` is bubblewrap on Linux and seatbelt on macOS. When the chosen sandbox
     cannot start, raises :class:`SandboxUnavailable` with the reason and the fix;
     running unconfined is only ever an explicit ``none``.
     """
+    sandbox = _sandbox(kind, bwrap)
+    if limits is not None:
+        sandbox.limits = limits
+    return sandbox
+
+
+def _sandbox(kind: str, bwrap: str | None) -> Sandbox:
     if kind == "none":
         return NoSandbox()
     if kind == "auto":

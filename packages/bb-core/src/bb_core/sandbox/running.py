@@ -24,6 +24,7 @@ from typing import IO, Any
 from bb_core import procs
 from bb_core.sandbox.base import Completed, Confinement, Sandbox
 from bb_core.sandbox.bubblewrap import FD_WORD
+from bb_core.sandbox.resources import Guard
 from bb_core.store import atomic_write
 
 
@@ -65,6 +66,14 @@ class Confined:
         argv, block = self.sandbox.launch(list(self.argv), self.confinement, cwd=Path(self.cwd))
         self._files: list[IO[Any]] = []
         pass_fds = list(self.pass_fds)
+        self.guard = Guard(self.sandbox.limits)
+        hold: tuple[int, int] | None = None
+        if block is not None and self.guard.needed:
+            # bwrap waits on this pipe before it runs anything inside, while bugbout
+            # puts its two processes under the limits (see Guard.attach).
+            hold = os.pipe()
+            pass_fds.append(hold[0])
+            block += b"--block-fd\0%d\0" % hold[0]
         if block is not None:
             # The sandbox's set-up travels in a file the launcher reads, off its
             # command line, so nothing inside can read it back from /proc.
@@ -95,7 +104,7 @@ class Confined:
         self.leftovers = 0
         self.started = time.monotonic()
         try:
-            self.proc = subprocess.Popen(
+            self.proc = subprocess.Popen(  # the preexec only when bwrap cannot wait for us
                 argv,
                 cwd=self.cwd,
                 env=env,
@@ -104,10 +113,21 @@ class Confined:
                 stderr=stderr,
                 start_new_session=True,
                 pass_fds=tuple(pass_fds),
+                preexec_fn=self.guard.preexec if hold is None else None,
             )
         except BaseException:
             self.close()
+            self.guard.close()
             raise
+        finally:
+            if hold is not None:
+                os.close(hold[0])
+        if hold is not None:
+            try:
+                self.guard.attach(self.proc.pid)
+            finally:
+                os.write(hold[1], b"x")
+                os.close(hold[1])
         self.ended: float | None = None
         self._exited = threading.Event()
         threading.Thread(target=self._reap, daemon=True).start()
@@ -162,11 +182,18 @@ class Confined:
         self.close()
         ended = self.ended if self.ended is not None else time.monotonic()
         code = self.proc.wait()
+        code = code if code is not None else -9
+        outputs = [Path(p) for p in (self.stdout_path, self.stderr_path) if p is not None]
+        limit = self.guard.breach(
+            code, outputs=outputs, writable=[Path(p) for p in self.confinement.writable]
+        )
+        self.guard.close()
         return Completed(
-            exit_code=code if code is not None else -9,
+            exit_code=code,
             timed_out=self.timed_out,
             duration=ended - self.started,
             leftovers=self.leftovers,
+            limit=limit,
         )
 
     def close(self) -> None:

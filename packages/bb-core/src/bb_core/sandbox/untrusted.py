@@ -14,6 +14,8 @@ import os
 import stat
 from pathlib import Path
 
+from bb_core.treewalk import walk
+
 
 def defang(folder: Path) -> list[str]:
     """Remove every symlink, FIFO, socket and device under *folder* (links are not
@@ -27,7 +29,7 @@ def defang(folder: Path) -> list[str]:
             return ["."]
     except OSError:
         return removed
-    for parent, dirs, files in os.walk(root, followlinks=False):
+    for parent, dirs, files in walk(root):
         for name in [*dirs, *files]:
             path = os.path.join(parent, name)
             try:
@@ -69,7 +71,7 @@ def read_untrusted(path: Path, limit: int | None = None) -> bytes:
 def tree_size(folder: Path) -> int:
     """Bytes used by the files under *folder*, links not followed (0 when it is missing)."""
     total = 0
-    for parent, dirs, files in os.walk(folder, followlinks=False):
+    for parent, dirs, files in walk(folder):
         for name in files + [d for d in dirs if os.path.islink(os.path.join(parent, d))]:
             try:
                 info = os.lstat(os.path.join(parent, name))

@@ -146,6 +146,8 @@ def run_pytest(
         timeout=timeout, test_timeout=test_timeout, lingered=runs.lingered,
     )  # fmt: skip
     run.tampered = evidence
+    if runs.limit is not None and not evidence:
+        run.reason = "limit"
     return run
 
 
@@ -245,6 +247,7 @@ class _Runs:
     timed_out: bool = False
     lingered: bool = False
     attempts: int = 0
+    limit: str | None = None
 
     def run(self) -> None:
         """Start processes until one ends on its own (or the deadline passes)."""
@@ -264,6 +267,13 @@ class _Runs:
                 self.timed_out = True
                 return
             self.problem = inconsistency(ended.attempt, ended.report, ended.exit_code)
+            if ended.limit is not None:
+                # A limit reached is the reason, whatever else the report shows.
+                self.problem = ended.limit
+                self.limit = ended.limit
+                with open(self.log_path, "ab") as log:
+                    log.write(f"\n[bugbout: error run: {ended.limit}]\n".encode())
+                return
             if self.problem is not None and ended.attempt.finish is None:
                 last = last_line(self.log_path)
                 self.problem += f"; the log ends with: {last}" if last else ""

@@ -140,7 +140,7 @@ class ForkServer:
                 [orjson.dumps(job) + b"\n"],
                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, _fd_bytes([log.fileno(), *fds.values()]))],
             )
-        return ServedRun(self)
+        return ServedRun(self, log_path)
 
     def kill(self) -> None:
         if self._running is not None:
@@ -174,8 +174,11 @@ def _fd_bytes(fds: Sequence[int]) -> bytes:
 class ServedRun:
     """One run in a fork server, watched like a :class:`~bb_core.sandbox.Confined`."""
 
-    def __init__(self, server: ForkServer) -> None:
+    def __init__(self, server: ForkServer, log_path: Path | None = None) -> None:
         self.server = server
+        self.log_path = log_path
+        running = server._running
+        self.since = running.guard.counters() if running is not None else (0, 0)
         self.started = time.monotonic()
         self.result: dict[str, Any] | None = None
         self.dead = False
@@ -209,4 +212,14 @@ class ServedRun:
     def finish(self) -> Completed:
         self.wait(None)
         code = int(self.result["exit"]) if self.result is not None else -9
-        return Completed(exit_code=code, timed_out=False, duration=time.monotonic() - self.started)
+        running = self.server._running
+        limit = None
+        if running is not None:
+            outputs = [self.log_path] if self.log_path is not None else []
+            limit = running.guard.breach(code, outputs=outputs, since=self.since)
+        return Completed(
+            exit_code=code,
+            timed_out=False,
+            duration=time.monotonic() - self.started,
+            limit=limit,
+        )

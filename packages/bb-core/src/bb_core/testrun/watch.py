@@ -56,6 +56,8 @@ class Ended:
     hung: str | None = None
     hung_kind: str = "test"
     lingered: bool = False
+    #: The limit of memory, processes or file size the process reached, if any.
+    limit: str | None = None
     #: What the collection pass reported (see :mod:`bb_core.testrun.crosscheck`).
     collection: Attempt | None = None
     collection_report: Report | None = None
@@ -124,6 +126,7 @@ def watch(
     if collection is not None:
         passed.feed(collection.read(), now)
     ended = Ended(attempt, report, completed.exit_code, timed_out, hung, hung_kind)
+    ended.limit = completed.limit
     if lingered and attempt.finish is not None:
         ended.exit_code, ended.lingered = attempt.finish, True
     if collection is not None:
