@@ -7,10 +7,13 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import expected
 import pytest
+from bugbout.listing import statement_cell, tasks_json
+from bugbout.stages import Tally
 from build_demo import DemoPaths
 
 BUGBOUT = Path(sys.executable).parent / "bugbout"
@@ -57,3 +60,16 @@ def test_shell_completion_is_the_documented_one(tool: str, variable: str) -> Non
     assert words == ["plain,doctor"]
     docs = (Path(__file__).resolve().parents[2] / "docs" / "bugbout.md").read_text()
     assert 'eval "$(_BUGBOUT_COMPLETE=bash_source bugbout)"' in docs
+
+
+def test_a_thin_statement_is_marked_in_the_listing_and_its_json() -> None:
+    """A task kept by keep-thin-statements said nothing of it in `bugbout tasks`."""
+    thin = {"id": "t-1", "statement_kind": "commit-message", "statement": "Crash.",
+            "statement_flag": "statement-thin"}  # fmt: skip
+    plain = {**thin, "id": "t-2"}
+    del plain["statement_flag"]
+    assert statement_cell(thin) == "commit message, 6 ch, thin"
+    assert statement_cell(plain) == "commit message, 6 ch"
+    mined = Tally(Counter(task=2), [thin, plain], Counter(), None, [], "")
+    flags = [row["statement"]["flag"] for row in tasks_json(mined) if row["kind"] == "task"]
+    assert flags == ["statement-thin", None]

@@ -45,7 +45,8 @@ def grounded_by_id(oracles: Tally | None, mined: Tally) -> dict[str, Mapping[str
 
 
 def statement_cell(task: Mapping[str, Any]) -> str:
-    """``issue #11 (export), 312 ch``: where the statement came from and its length."""
+    """``issue #11 (export), 312 ch``: where the statement came from and its length, and
+    ``, thin`` when it was kept though no symptom was left in it (``statement-thin``)."""
     kind = str(task.get("statement_kind") or "")
     issue = task.get("statement_issue") or {}
     if kind in ("issue", "pull-request") and issue:
@@ -56,7 +57,8 @@ def statement_cell(task: Mapping[str, Any]) -> str:
     source = task.get("statement_source")
     origin = f" ({source})" if source in ("export", "github") else ""
     length = task.get("statement_length", len(str(task.get("statement", ""))))
-    return f"{what}{origin}, {length} ch"
+    thin = ", thin" if task.get("statement_flag") == "statement-thin" else ""
+    return f"{what}{origin}, {length} ch{thin}"
 
 
 def redactions_text(mined: Tally) -> str:
@@ -142,6 +144,7 @@ def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[dict[str,
                 "kind": task.get("statement_kind"),
                 "source": task.get("statement_source"),
                 "length": task.get("statement_length", len(str(task.get("statement", "")))),
+                "flag": task.get("statement_flag"),
             },
             "source_files": len(task.get("source_files", ())),
             "new_tests": len(task.get("new_tests", ())),
