@@ -1,0 +1,401 @@
+"""Negative twins: copies of real tests with one expected value changed, which must fail.
+
+A twin is a test function (or a method of a test class) copied from a real test of the
+same module, with exactly one assertion made to say the opposite: the literal side of an
+``==`` comparison (or the value inside ``pytest.approx(...)``) replaced by a different
+value of the same type, ``!=``/``in``/``is``/``<``... turned into their negation, a bare
+``assert x`` into ``assert not (x)``, ``self.assertEqual(a, 3)`` into
+``self.assertEqual(a, 4)``, ``assertTrue`` into ``assertFalse``, and so on. Only an
+assertion at the top level of the test's body is changed, so it runs whenever the real
+test's does. The twin is named from the words of its neighbours' names and written among
+them in the same module: appended at the end of the module, or at the end of its class,
+so the real tests above it keep their line numbers.
+
+On a deterministic test, a twin and its original cannot both pass: they assert
+contradictory things about the same computation. Code that makes both pass - an object
+whose ``__eq__`` always answers True, a test function whose body was replaced, a report
+rewritten from failed to passed - tampered with the run, whatever route it took.
+
+:func:`make_twins` writes candidates from a module's text; the oracle keeps those that
+fail on the fix and before it (:mod:`bb_oracle.twins`); :func:`insert` writes twins (and
+canary functions) into a module's text for a run.
+"""
+
+from __future__ import annotations
+
+import ast
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+#: Bumped when what :func:`make_twins` writes changes.
+GENERATOR = 1
+#: Candidates written per module for the oracle to validate.
+CANDIDATES = 8
+#: Twins kept per module once validated.
+KEPT = 4
+
+#: unittest assertions and the one that says the opposite.
+OPPOSITE = {
+    "assertTrue": "assertFalse", "assertFalse": "assertTrue",
+    "assertIn": "assertNotIn", "assertNotIn": "assertIn",
+    "assertIs": "assertIsNot", "assertIsNot": "assertIs",
+    "assertIsNone": "assertIsNotNone", "assertIsNotNone": "assertIsNone",
+    "assertNotEqual": "assertEqual", "assertIsInstance": "assertNotIsInstance",
+    "assertNotIsInstance": "assertIsInstance",
+}  # fmt: skip
+#: unittest assertions whose second argument is the expected value.
+EQUALS = ("assertEqual", "assertEquals", "assertListEqual", "assertDictEqual", "assertTupleEqual")
+#: Comparison operators and their negation.
+NEGATED: dict[type, type] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE, ast.LtE: ast.Gt,
+}  # fmt: skip
+#: Words twin names are made of when the module's own test names offer too few.
+WORDS = ("case", "check", "value", "result", "basic", "more", "again", "other", "input")
+
+
+@dataclass(frozen=True)
+class Twin:
+    """One twin: where it goes, what it is called, and its source."""
+
+    #: The test module, relative to the checkout.
+    module: str
+    #: The class it is a method of (``Outer::Inner`` for nested ones), or "".
+    scope: str
+    name: str
+    #: The name of the real test it was copied from, in the same scope.
+    of: str
+    #: The function's text, indented as it sits in its scope.
+    source: str
+
+    @property
+    def nodeid(self) -> str:
+        return "::".join(p for p in (self.module, self.scope, self.name) if p)
+
+    @property
+    def original(self) -> str:
+        return "::".join(p for p in (self.module, self.scope, self.of) if p)
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "module": self.module,
+            "scope": self.scope,
+            "name": self.name,
+            "of": self.of,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Twin:
+        return cls(
+            str(data["module"]), str(data.get("scope", "")), str(data["name"]),
+            str(data["of"]), str(data["source"]),
+        )  # fmt: skip
+
+
+def _literal(node: ast.expr) -> bool:
+    if isinstance(node, ast.Constant):
+        return not isinstance(node.value, type(Ellipsis))
+    return isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict))
+
+
+def _changed(node: ast.expr, rng: random.Random) -> ast.expr | None:
+    """A different value of the same type as the literal *node* (None: none found)."""
+    if isinstance(node, ast.Constant):
+        value = node.value
+        if isinstance(value, bool):
+            new: Any = not value
+        elif value is None:
+            new = rng.choice((0, "", False))
+        elif isinstance(value, int):
+            new = value + rng.randint(1, 9)
+        elif isinstance(value, float):
+            new = value + rng.choice((0.5, 1.5, 2.0, 10.0))
+        elif isinstance(value, (str, bytes)):
+            extra = rng.choice("aeknrsxz")
+            new = value + (extra if isinstance(value, str) else extra.encode())
+        elif isinstance(value, complex):
+            new = value + 1j
+        else:
+            return None
+        return ast.Constant(new)
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        if node.elts:
+            return type(node)(elts=node.elts[:-1], ctx=ast.Load())  # type: ignore[call-arg]
+        return type(node)(elts=[ast.Constant(rng.randint(0, 9))], ctx=ast.Load())  # type: ignore[call-arg]
+    if isinstance(node, ast.Dict):
+        if node.keys:
+            return ast.Dict(keys=node.keys[:-1], values=node.values[:-1])
+        return ast.Dict(keys=[ast.Constant("key")], values=[ast.Constant(rng.randint(0, 9))])
+    return None
+
+
+def _approx(node: ast.expr) -> ast.expr | None:
+    """The value inside ``pytest.approx(value)`` / ``approx(value)``, when literal."""
+    if isinstance(node, ast.Call) and node.args:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name == "approx" and _literal(node.args[0]):
+            return node.args[0]
+    return None
+
+
+#: One change: the node replaced, and what replaces it.
+Change = tuple[ast.AST, ast.AST]
+
+
+def _changes(statement: ast.stmt, rng: random.Random) -> list[Change]:
+    """The ways one top-level statement of a test can be made to say the opposite."""
+    found: list[Change] = []
+    if isinstance(statement, ast.Assert):
+        test = statement.test
+        if isinstance(test, ast.Compare) and len(test.ops) == 1:
+            op, right = test.ops[0], test.comparators[0]
+            if isinstance(op, ast.Eq):
+                for side in (right, test.left):
+                    inner = _approx(side)
+                    target = inner if inner is not None else side
+                    if _literal(target):
+                        new = _changed(target, rng)
+                        if new is not None:
+                            found.append((target, new))
+                            break
+            if not found and type(op) in NEGATED:
+                flipped = ast.Compare(test.left, [NEGATED[type(op)]()], [right])
+                found.append((test, flipped))
+        elif isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            found.append((test, test.operand))
+        elif not isinstance(test, ast.Compare):
+            found.append((test, ast.UnaryOp(ast.Not(), test)))
+    elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        func = call.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id == "self" and not call.keywords:
+                if func.attr in EQUALS and len(call.args) == 2:
+                    for arg in (call.args[1], call.args[0]):
+                        new = _changed(arg, rng) if _literal(arg) else None
+                        if new is not None:
+                            found.append((arg, new))
+                            break
+                    if not found:
+                        found.append((func, ast.Attribute(func.value, "assertNotEqual")))
+                elif func.attr in OPPOSITE:
+                    found.append((func, ast.Attribute(func.value, OPPOSITE[func.attr])))
+    return found
+
+
+def _test_functions(
+    body: Sequence[ast.stmt], scope: str
+) -> Iterable[tuple[str, ast.FunctionDef | ast.AsyncFunctionDef, Sequence[ast.stmt]]]:
+    """(scope, function, its siblings) for every test function and test-class method."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name.startswith(
+            "test"
+        ):
+            yield scope, node, body
+        elif isinstance(node, ast.ClassDef):
+            inner = f"{scope}::{node.name}" if scope else node.name
+            yield from _test_functions(node.body, inner)
+
+
+def _words(names: Iterable[str]) -> list[str]:
+    words: set[str] = set()
+    for name in names:
+        words.update(w for w in name.split("_")[1:] if w.isidentifier() and w.islower())
+    return sorted(words)
+
+
+def twin_name(original: str, siblings: Iterable[str], taken: set[str], rng: random.Random) -> str:
+    """A name like the tests around it: the original's first words, then words drawn from
+    the neighbours' names (never a word that would give it away)."""
+    names = list(siblings)
+    pool = _words(names)
+    pool = pool + [w for w in WORDS if w not in pool] if len(pool) < 6 else pool
+    head = original.split("_")
+    prefix = head[0] if head[0].startswith("test") else "test"
+    lead = [w for w in head[1:3] if w]
+    while True:
+        keep = lead[: rng.randint(0, len(lead))] if lead else []
+        tail = [rng.choice(pool) for _ in range(rng.randint(1, 2))]
+        name = "_".join([prefix, *keep, *tail])
+        if name.isidentifier() and name not in taken:
+            taken.add(name)
+            return name
+
+
+def _line_offsets(lines: Sequence[bytes]) -> list[int]:
+    offsets, total = [], 0
+    for line in lines:
+        offsets.append(total)
+        total += len(line)
+    return offsets
+
+
+def _twin_source(
+    data: bytes,
+    function: ast.FunctionDef | ast.AsyncFunctionDef,
+    change: Change,
+    name: str,
+) -> str | None:
+    """The function's text with *change* made and *name* given; None when it cannot be."""
+    lines = data.splitlines(keepends=True)
+    offsets = _line_offsets(lines)
+    first = min([function.lineno, *(d.lineno for d in function.decorator_list)])
+    end = function.end_lineno or function.lineno
+    start_byte, end_byte = offsets[first - 1], offsets[end - 1] + len(lines[end - 1])
+    old, new = change
+    if not all(hasattr(old, a) for a in ("lineno", "col_offset", "end_lineno", "end_col_offset")):
+        return None
+    a = offsets[old.lineno - 1] + old.col_offset  # type: ignore[attr-defined]
+    b = offsets[old.end_lineno - 1] + old.end_col_offset  # type: ignore[attr-defined]
+    text = _spelled(new, data[a:b])
+    piece = data[start_byte:a] + text.encode() + data[b:end_byte]
+    def_at = offsets[function.lineno - 1] + function.col_offset - start_byte
+    keyword = b"async def " if isinstance(function, ast.AsyncFunctionDef) else b"def "
+    head = keyword + function.name.encode()
+    if piece[def_at : def_at + len(head)] != head:
+        return None
+    piece = piece[:def_at] + keyword + name.encode() + piece[def_at + len(head) :]
+    try:
+        source = piece.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return source if source.endswith("\n") else source + "\n"
+
+
+def _spelled(node: ast.AST, old: bytes) -> str:
+    """*node*'s text, a string in the quotes the text it replaces used.
+
+    Every change replaces an atom (a literal, an attribute) or an assertion's whole
+    test, so the text needs no parentheses."""
+    text = ast.unparse(node)
+    value = getattr(node, "value", None)
+    if isinstance(node, ast.Constant) and isinstance(value, str) and old[:1] == b'"':
+        if text.startswith("'") and '"' not in value:
+            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+    return text
+
+
+def make_twins(
+    data: bytes,
+    module: str,
+    *,
+    rng: random.Random,
+    tests: Iterable[str] | None = None,
+    prefer: Iterable[str] = (),
+    limit: int = CANDIDATES,
+) -> list[Twin]:
+    """Up to *limit* twins of the tests of *module* (its text *data*), one per test.
+
+    *tests*: names (``Class::test_x`` or ``test_x``) that may be copied (None: every
+    test). Tests named in *prefer* come first, the rest in random order. A test with no
+    assertion at the top level of its body gets no twin.
+    """
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return []
+    allowed = None if tests is None else set(tests)
+    preferred = set(prefer)
+    found = list(_test_functions(tree.body, ""))
+    rng.shuffle(found)
+    found.sort(key=lambda f: _qualified(f[0], f[1].name) not in preferred)
+    taken_by_scope: dict[str, set[str]] = {}
+    twins: list[Twin] = []
+    for scope, function, siblings in found:
+        if len(twins) >= limit:
+            break
+        qualified = _qualified(scope, function.name)
+        if allowed is not None and qualified not in allowed:
+            continue
+        changes = [c for s in function.body for c in _changes(s, rng)]
+        if not changes:
+            continue
+        taken = taken_by_scope.setdefault(scope, _defined(siblings))
+        names = [s.name for s in siblings if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        name = twin_name(function.name, [n for n in names if n.startswith("test")], taken, rng)
+        source = _twin_source(data, function, rng.choice(changes), name)
+        if source is not None:
+            twins.append(Twin(module, scope, name, function.name, source))
+    return [t for t in twins if _plants(data, t)]
+
+
+def _qualified(scope: str, name: str) -> str:
+    return f"{scope}::{name}" if scope else name
+
+
+def _defined(body: Sequence[ast.stmt]) -> set[str]:
+    names: set[str] = set()
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        for sub in ast.walk(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else ():
+            if isinstance(sub, ast.Name):
+                names.add(sub.id)
+    return names
+
+
+def _plants(data: bytes, twin: Twin) -> bool:
+    """Whether *twin* planted alone leaves a module Python can parse."""
+    planted = insert(data, [twin], "")
+    if planted is None:
+        return False
+    try:
+        ast.parse(planted)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _class_ends(tree: ast.Module) -> dict[str, int]:
+    """The last line of every class, by scope (``Outer::Inner``)."""
+    ends: dict[str, int] = {}
+
+    def walk(body: Sequence[ast.stmt], scope: str) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                inner = f"{scope}::{node.name}" if scope else node.name
+                ends[inner] = node.end_lineno or node.lineno
+                walk(node.body, inner)
+
+    walk(tree.body, "")
+    return ends
+
+
+def insert(data: bytes, twins: Sequence[Twin], tail: str, *, rng: random.Random | None = None) -> bytes | None:
+    """*data* (a module's text) with *twins* written into it and *tail* (module-level
+    functions, such as canaries) appended; None when a twin's class is not there.
+
+    Methods go at the end of their class, functions at the end of the module, mixed with
+    *tail*'s in random order when *rng* is given: lines above them do not move.
+    """
+    try:
+        tree = ast.parse(data)
+    except (SyntaxError, ValueError):
+        return None
+    ends = _class_ends(tree)
+    lines = data.splitlines(keepends=True)
+    if lines and not lines[-1].endswith(b"\n"):
+        lines[-1] += b"\n"
+    at: dict[int, list[str]] = {}
+    module_level: list[str] = [tail] if tail else []
+    for twin in twins:
+        if twin.scope:
+            if twin.scope not in ends:
+                return None
+            at.setdefault(ends[twin.scope], []).append(twin.source)
+        else:
+            module_level.append(twin.source)
+    if rng is not None:
+        rng.shuffle(module_level)
+    for line in sorted(at, reverse=True):
+        block = "".join("\n" + s for s in at[line]).encode()
+        lines[line:line] = [block]
+    text = b"".join(lines)
+    for piece in module_level:
+        text += b"\n\n" + piece.encode()
+    return text
