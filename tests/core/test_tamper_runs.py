@@ -120,7 +120,9 @@ def test_canaries_go_inside_real_modules_and_look_like_their_neighbours(tmp_path
     assert first.must_fail != second.must_fail
     source = (tmp_path / module).read_text()
     assert source.startswith(texts[module.split("/")[1]])  # real tests keep their lines
-    assert first.must_fail[0].split("::")[1] in source and first.must_pass[0].split("::")[1] in source
+    assert (
+        first.must_fail[0].split("::")[1] in source and first.must_pass[0].split("::")[1] in source
+    )
     assert "bugbout" not in source.lower() and "canary" not in source.lower()
     assert (tmp_path / module).stat().st_mtime_ns == 2_000_000_000
     second.remove()

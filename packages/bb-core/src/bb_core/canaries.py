@@ -223,7 +223,9 @@ def _module_names(data: bytes) -> tuple[list[str], set[str]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             taken.add(node.name)
             if node.name.startswith("test_"):
-                words.update(w for w in node.name[5:].split("_") if w.isidentifier() and w.islower())
+                words.update(
+                    w for w in node.name[5:].split("_") if w.isidentifier() and w.islower()
+                )
         elif isinstance(node, ast.Name):
             taken.add(node.id)
     return sorted(words), taken
@@ -326,7 +328,9 @@ def _rewrite(
         return
     words, taken = _module_names(data)
     folder_words, _ = _words(path.parent)
-    tail, good, bad = _body(sorted({*words, *folder_words}), taken) if with_canaries else ("", "", "")
+    tail, good, bad = (
+        _body(sorted({*words, *folder_words}), taken) if with_canaries else ("", "", "")
+    )
     planted = insert(data, twins, tail, rng=random.Random(secrets.randbits(64)))
     if planted is None and twins:
         twins = []

@@ -29,6 +29,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from bb_core import kinds
+
 #: Bumped when what :func:`make_twins` writes changes.
 GENERATOR = 1
 #: Candidates written per module for the oracle to validate.
@@ -79,7 +81,7 @@ class Twin:
     def original(self) -> str:
         return "::".join(p for p in (self.module, self.scope, self.of) if p)
 
-    def to_json(self) -> dict[str, str]:
+    def to_record(self) -> kinds.OracleTwin:
         return {
             "module": self.module,
             "scope": self.scope,
@@ -114,9 +116,10 @@ def _changed(node: ast.expr, rng: random.Random) -> ast.expr | None:
             new = value + rng.randint(1, 9)
         elif isinstance(value, float):
             new = value + rng.choice((0.5, 1.5, 2.0, 10.0))
-        elif isinstance(value, (str, bytes)):
-            extra = rng.choice("aeknrsxz")
-            new = value + (extra if isinstance(value, str) else extra.encode())
+        elif isinstance(value, str):
+            new = value + rng.choice("aeknrsxz")
+        elif isinstance(value, bytes):
+            new = value + rng.choice("aeknrsxz").encode()
         elif isinstance(value, complex):
             new = value + 1j
         else:
@@ -173,18 +176,22 @@ def _changes(statement: ast.stmt, rng: random.Random) -> list[Change]:
     elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
         call = statement.value
         func = call.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            if func.value.id == "self" and not call.keywords:
-                if func.attr in EQUALS and len(call.args) == 2:
-                    for arg in (call.args[1], call.args[0]):
-                        new = _changed(arg, rng) if _literal(arg) else None
-                        if new is not None:
-                            found.append((arg, new))
-                            break
-                    if not found:
-                        found.append((func, ast.Attribute(func.value, "assertNotEqual")))
-                elif func.attr in OPPOSITE:
-                    found.append((func, ast.Attribute(func.value, OPPOSITE[func.attr])))
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id == "self"
+            and not call.keywords
+        ):
+            if func.attr in EQUALS and len(call.args) == 2:
+                for arg in (call.args[1], call.args[0]):
+                    new = _changed(arg, rng) if _literal(arg) else None
+                    if new is not None:
+                        found.append((arg, new))
+                        break
+                if not found:
+                    found.append((func, ast.Attribute(func.value, "assertNotEqual")))
+            elif func.attr in OPPOSITE:
+                found.append((func, ast.Attribute(func.value, OPPOSITE[func.attr])))
     return found
 
 
@@ -274,9 +281,9 @@ def _spelled(node: ast.AST, old: bytes) -> str:
     test, so the text needs no parentheses."""
     text = ast.unparse(node)
     value = getattr(node, "value", None)
-    if isinstance(node, ast.Constant) and isinstance(value, str) and old[:1] == b'"':
-        if text.startswith("'") and '"' not in value:
-            text = '"' + text[1:-1].replace("\\'", "'") + '"'
+    quoted = isinstance(value, str) and old[:1] == b'"' and text.startswith("'")
+    if isinstance(node, ast.Constant) and quoted and '"' not in str(value):
+        text = '"' + text[1:-1].replace("\\'", "'") + '"'
     return text
 
 
@@ -366,7 +373,9 @@ def _class_ends(tree: ast.Module) -> dict[str, int]:
     return ends
 
 
-def insert(data: bytes, twins: Sequence[Twin], tail: str, *, rng: random.Random | None = None) -> bytes | None:
+def insert(
+    data: bytes, twins: Sequence[Twin], tail: str, *, rng: random.Random | None = None
+) -> bytes | None:
     """*data* (a module's text) with *twins* written into it and *tail* (module-level
     functions, such as canaries) appended; None when a twin's class is not there.
 

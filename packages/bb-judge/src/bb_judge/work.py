@@ -29,6 +29,7 @@ from bb_core.patch import PatchError
 from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
+from bb_core.twins import Twin
 from bb_core.units import Unit
 from bb_core.workbench import Workbench
 
@@ -124,6 +125,7 @@ class JudgeWork:
                 hidden_modules(task),
                 nodeids=[*oracle["fail_to_pass"], *oracle["pass_to_pass"]],
                 log_path=log,
+                twins=[Twin.from_json(t) for t in oracle.get("twins", ())],
             )
         outcome.outcomes = dict(done.outcomes)
         outcome.run = done.record()

@@ -32,6 +32,8 @@ from bb_oracle.errors import Skip
 from bb_oracle.settings import OracleSettings
 from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides
 from bb_oracle.strength import StrengthRun
+from bb_oracle.twins import candidates as twin_candidates
+from bb_oracle.twins import kept as kept_twins
 
 Runner = Callable[..., TestRun]
 
@@ -99,10 +101,21 @@ class OracleWork:
         task_id = str(task["id"])
         logs = home_dir("logs", "oracle", task_id, key[:16] or "latest")
         runs: dict[str, list[TestRun]] = {}
+        # Negative twins ride along in every run; those the runs validate are kept.
+        candidates = twin_candidates(repo, sides, f"{task_id}:{sides.fix}")
         for side in (BEFORE, AFTER):
             with checkout(repo, sides, side, task_id) as folder:
                 runs[side] = [
-                    self._run(counter, folder, env, sandbox, list(sides.modules), log_path=log)
+                    self._run(
+                        counter,
+                        folder,
+                        env,
+                        sandbox,
+                        list(sides.modules),
+                        log_path=log,
+                        twins=candidates,
+                        twins_void=False,
+                    )
                     for log in (
                         logs / f"{side}-{n}.log" for n in range(1, self.settings.repeat + 1)
                     )
@@ -115,6 +128,7 @@ class OracleWork:
         oracle["test_timeout"] = self.settings.test_timeout
         oracle["duration"] = round(time.monotonic() - started, 3)
         decide(oracle, runs[AFTER])
+        oracle["twins"] = [t.to_record() for t in kept_twins(candidates, runs, oracle)]
         if self.settings.strength:
             with checkout(repo, sides, AFTER, f"{task_id}-strength") as folder:
                 measuring = StrengthRun(

@@ -25,8 +25,9 @@ from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
 from bb_core.paths import file_kind
 from bb_core.sandbox import Sandbox
-from bb_core.testrun import run_environment, run_pytest
+from bb_core.testrun import TestRun, run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
+from bb_core.twins import Twin
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
@@ -46,12 +47,18 @@ def run_author(
     pythonpath: list[str],
     logs: Path,
     fork_server: bool = True,
+    twins: Sequence[Twin] = (),
 ) -> dict[str, AuthorRun | str]:
     """Every column's run of one author's tests, by column name (a string: why the
     column's patch does not apply). ``fork_server`` False - or a sandbox that gives no
     process namespace of its own, where a server could not clear up between runs - each
     run a new sandbox and interpreter instead (the same isolation, at the cost of a
-    start-up per run)."""
+    start-up per run).
+
+    *twins* (negative twins of the base tree's test modules) run beside the author's
+    tests, with the tests they copy, in every column: on the unfixed tree to see which
+    of them fail there, then - only those - in every other column, where one that passes
+    beside its passing original voids the run as tampered."""
     name = slug(item.author.name) or "suite"
     root = work / "authors" / name
     root.mkdir(parents=True)
@@ -60,13 +67,22 @@ def run_author(
         env=run_environment(env.python, root, pythonpath, env.env),
     )  # fmt: skip
     found: dict[str, AuthorRun | str] = {}
+    checked: list[Twin] = []
     with server:
         for column in columns:
-            found[column.name] = _run_column(
+            on_base = column.name == BASE
+            result = _run_column(
                 task, column, item, stage, root, server, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=pythonpath, logs=logs / slug(column.name),
                 served=fork_server and sandbox.name in OWN_NAMESPACES,
+                twins=list(twins) if on_base else checked,
             )  # fmt: skip
+            if isinstance(result, TestRun):
+                if on_base and result.ok:
+                    checked = [t for t in twins if _failed(t, result.twins)]
+                found[column.name] = author_run(column.name, item, result)
+            else:
+                found[column.name] = result
     shutil.rmtree(root, ignore_errors=True)
     return found
 
@@ -85,8 +101,10 @@ def _run_column(
     pythonpath: list[str],
     logs: Path,
     served: bool = True,
-) -> AuthorRun | str:
-    """One author's tests on one column, in a tree of their own."""
+    twins: Sequence[Twin] = (),
+) -> TestRun | str:
+    """One author's tests on one column, in a tree of their own (with *twins* and the
+    tests they copy; on the unfixed tree they only say which of them fail)."""
     if column.name != BASE and column.error is not None:
         return column.error
     source, tests = str(task["source"]), str(task["tests"])
@@ -104,14 +122,22 @@ def _run_column(
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"
+        originals = list(dict.fromkeys(t.original for t in twins))
         result = run_pytest(
-            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+            tree, env, [*item.targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
             test_timeout=settings.test_timeout, log_path=logs / f"{slug(item.author.name)}.log",
             pythonpath=pythonpath, server=server if served else None,
+            twins=twins, twins_void=column.name != BASE,
         )  # fmt: skip
     finally:
         _empty(root)
-    return author_run(column.name, item, result)
+    return result
+
+
+def _failed(twin: Twin, outcomes: Mapping[str, str]) -> bool:
+    """Whether every case of *twin* failed (and there was one)."""
+    cases = [o for n, o in outcomes.items() if n == twin.nodeid or n.startswith(twin.nodeid + "[")]
+    return bool(cases) and all(o == "failed" for o in cases)
 
 
 def _empty(root: Path) -> None:

@@ -57,7 +57,7 @@ def author_entry(
             found = run_author(
                 task, columns, item, staged.tree, own, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=staged.pythonpath, logs=logs,
-                fork_server=fork_server,
+                fork_server=fork_server, twins=staged.twins,
             )  # fmt: skip
         runs = [[name, plain_run(run)] for name, run in found.items()]
     return {"name": item.author.name, "placed": item.plain(), "runs": runs}
