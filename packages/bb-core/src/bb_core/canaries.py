@@ -66,11 +66,31 @@ class Canaries:
         return sorted({*self.ids, *self.twins})
 
     def owns(self, nodeid: str) -> bool:
-        """Whether *nodeid* (a test, a case of one, or a module) is planted."""
+        """Whether *nodeid* (a test, a case of one, or a module) is planted - a twin's
+        copy a subclass inherits included."""
         if nodeid.split("::", 1)[0] in self.targets:
             return True
         base = nodeid.split("[", 1)[0]
-        return base in self.twins or base in self.ids
+        return base in self.ids or self._twin_of(nodeid) is not None
+
+    def _twin_of(self, nodeid: str) -> str | None:
+        """The original's node id for a case of a planted twin (inherited ones too)."""
+        if "::" not in nodeid:
+            return None
+        module = nodeid.split("::", 1)[0]
+        head, _, last = nodeid.split("[", 1)[0].rpartition("::")
+        of = self._names.get((module, last))
+        if of is None:
+            return None
+        return f"{head}::{of}{nodeid[len(head) + 2 + len(last) :]}"
+
+    @property
+    def _names(self) -> dict[tuple[str, str], str]:
+        """(module, twin name) → the name of the test it copies."""
+        return {
+            (twin.split("::", 1)[0], twin.rsplit("::", 1)[1]): original.rsplit("::", 1)[1]
+            for twin, original in self.twins.items()
+        }
 
     def remove(self) -> None:
         for path in self.files:
@@ -86,11 +106,13 @@ class Canaries:
         """Each twin's cases (a parametrized twin has several): its outcome and its
         original's, by the twin case's node id."""
         cases: dict[str, tuple[str, str]] = {}
-        seen_ids = sorted(set(reported))
+        for nodeid in sorted(set(reported)):
+            original = self._twin_of(nodeid)
+            if original is not None:
+                cases[nodeid] = (outcome(nodeid), outcome(original))
         for twin, original in self.twins.items():
-            mine = [n for n in seen_ids if n == twin or n.startswith(twin + "[")] or [twin]
-            for case in mine:
-                cases[case] = (outcome(case), outcome(original + case[len(twin) :]))
+            if not any(c == twin or c.startswith(twin + "[") for c in cases):
+                cases[twin] = (outcome(twin), outcome(original))
         return cases
 
     def verdict(

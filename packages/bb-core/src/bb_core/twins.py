@@ -98,6 +98,17 @@ class Twin:
         )  # fmt: skip
 
 
+def cases_of(twin: Twin, outcomes: Mapping[str, str]) -> list[str]:
+    """The outcomes of *twin*'s cases among *outcomes* (by node id): its parametrized
+    cases, and its copies in the subclasses that inherit it."""
+    module = twin.module + "::"
+    found = []
+    for nodeid, outcome in outcomes.items():
+        if nodeid.startswith(module) and nodeid.split("[", 1)[0].rsplit("::", 1)[1] == twin.name:
+            found.append(outcome)
+    return found
+
+
 def _literal(node: ast.expr) -> bool:
     if isinstance(node, ast.Constant):
         return not isinstance(node.value, type(Ellipsis))
@@ -126,7 +137,7 @@ def _changed(node: ast.expr, rng: random.Random) -> ast.expr | None:
             return None
         return ast.Constant(new)
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
-        if node.elts:
+        if len(node.elts) > 1 or (node.elts and not isinstance(node, ast.Set)):
             return type(node)(elts=node.elts[:-1], ctx=ast.Load())  # type: ignore[call-arg]
         return type(node)(elts=[ast.Constant(rng.randint(0, 9))], ctx=ast.Load())  # type: ignore[call-arg]
     if isinstance(node, ast.Dict):
@@ -260,6 +271,17 @@ def _twin_source(
     a = offsets[old.lineno - 1] + old.col_offset  # type: ignore[attr-defined]
     b = offsets[old.end_lineno - 1] + old.end_col_offset  # type: ignore[attr-defined]
     text = _spelled(new, data[a:b])
+    kept = getattr(new, "elts", None) or getattr(new, "keys", None)
+    if kept and len(kept) < len(getattr(old, "elts", None) or getattr(old, "keys", [])):
+        # The last element dropped: the rest as the test wrote it.
+        last = new.elts[-1] if isinstance(new, (ast.List, ast.Tuple, ast.Set)) else new.values[-1]  # type: ignore[attr-defined]
+        cut = offsets[(last.end_lineno or 1) - 1] + (last.end_col_offset or 0)
+        close = data[b - 1 : b].decode()
+        text = (
+            data[a:cut].decode("utf-8", "replace")
+            + ("," if isinstance(new, ast.Tuple) and len(kept) == 1 else "")
+            + close
+        )
     piece = data[start_byte:a] + text.encode() + data[b:end_byte]
     def_at = offsets[function.lineno - 1] + function.col_offset - start_byte
     keyword = b"async def " if isinstance(function, ast.AsyncFunctionDef) else b"def "
@@ -311,7 +333,7 @@ def make_twins(
     found = list(_test_functions(tree.body, ""))
     rng.shuffle(found)
     found.sort(key=lambda f: _qualified(f[0], f[1].name) not in preferred)
-    taken_by_scope: dict[str, set[str]] = {}
+    taken_by_scope: dict[str, set[str]] = {}  # one set, for the whole module
     twins: list[Twin] = []
     for scope, function, siblings in found:
         if len(twins) >= limit:
@@ -322,7 +344,8 @@ def make_twins(
         changes = [c for s in function.body for c in _changes(s, rng)]
         if not changes:
             continue
-        taken = taken_by_scope.setdefault(scope, _defined(siblings))
+        # Unique in the whole module: a subclass inherits a twin under its own name.
+        taken = taken_by_scope.setdefault("", _defined(tree))
         names = [s.name for s in siblings if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))]
         name = twin_name(function.name, [n for n in names if n.startswith("test")], taken, rng)
         source = _twin_source(data, function, rng.choice(changes), name)
@@ -335,14 +358,14 @@ def _qualified(scope: str, name: str) -> str:
     return f"{scope}::{name}" if scope else name
 
 
-def _defined(body: Sequence[ast.stmt]) -> set[str]:
+def _defined(tree: ast.Module) -> set[str]:
+    """Every name the module defines or assigns, at any depth."""
     names: set[str] = set()
-    for node in body:
+    for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.add(node.name)
-        for sub in ast.walk(node) if isinstance(node, (ast.Assign, ast.AnnAssign)) else ():
-            if isinstance(sub, ast.Name):
-                names.add(sub.id)
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
     return names
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from bb_core.git import Repo
 from bb_core.testrun import TestRun
-from bb_core.twins import CANDIDATES, KEPT, Twin, make_twins
+from bb_core.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 
 from bb_oracle.sides import AFTER, BEFORE, Sides
 
@@ -88,9 +88,7 @@ def kept(
 def _always(runs: Sequence[TestRun], twin: Twin, allowed: tuple[str, ...]) -> bool:
     """Whether every case of *twin* had an allowed outcome in every one of *runs*."""
     for run in runs:
-        cases = [
-            o for n, o in run.twins.items() if n == twin.nodeid or n.startswith(twin.nodeid + "[")
-        ]
+        cases = cases_of(twin, run.twins)
         if not cases or any(o not in allowed for o in cases):
             return False
     return bool(runs)

@@ -27,7 +27,7 @@ from bb_core.paths import file_kind
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import TestRun, run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
-from bb_core.twins import Twin
+from bb_core.twins import Twin, cases_of
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
@@ -136,7 +136,7 @@ def _run_column(
 
 def _failed(twin: Twin, outcomes: Mapping[str, str]) -> bool:
     """Whether every case of *twin* failed (and there was one)."""
-    cases = [o for n, o in outcomes.items() if n == twin.nodeid or n.startswith(twin.nodeid + "[")]
+    cases = cases_of(twin, outcomes)
     return bool(cases) and all(o == "failed" for o in cases)
 
 
