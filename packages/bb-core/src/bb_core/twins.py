@@ -220,6 +220,25 @@ def _test_functions(
             yield from _test_functions(node.body, inner)
 
 
+def _marked_scopes(tree: ast.Module) -> set[str]:
+    """Classes (by scope) with a decorator that may skip their tests."""
+    found: set[str] = set()
+
+    def walk(body: Sequence[ast.stmt], scope: str, outer: bool) -> None:
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                inner = f"{scope}::{node.name}" if scope else node.name
+                mine = outer or any(
+                    "parametrize" not in ast.unparse(d) for d in node.decorator_list
+                )
+                if mine:
+                    found.add(inner)
+                walk(node.body, inner, mine)
+
+    walk(tree.body, "", False)
+    return found
+
+
 def _words(names: Iterable[str]) -> list[str]:
     words: set[str] = set()
     for name in names:
@@ -321,7 +340,9 @@ def make_twins(
     """Up to *limit* twins of the tests of *module* (its text *data*), one per test.
 
     *tests*: names (``Class::test_x`` or ``test_x``) that may be copied (None: every
-    test). Tests named in *prefer* come first, the rest in random order. A test with no
+    test). Tests named in *prefer* come first, then tests with no decorator but
+    ``parametrize`` (a ``skipif`` would leave their twins unchecked), each group in
+    random order. A test with no
     assertion at the top level of its body gets no twin.
     """
     try:
@@ -332,7 +353,14 @@ def make_twins(
     preferred = set(prefer)
     found = list(_test_functions(tree.body, ""))
     rng.shuffle(found)
-    found.sort(key=lambda f: _qualified(f[0], f[1].name) not in preferred)
+    # The tests the fix touched first, then those no decorator may skip.
+    skipping = _marked_scopes(tree)
+    found.sort(
+        key=lambda f: (
+            _qualified(f[0], f[1].name) not in preferred,
+            f[0] in skipping or _marked(f[1]),
+        )
+    )
     taken_by_scope: dict[str, set[str]] = {}  # one set, for the whole module
     twins: list[Twin] = []
     for scope, function, siblings in found:
@@ -352,6 +380,11 @@ def make_twins(
         if source is not None:
             twins.append(Twin(module, scope, name, function.name, source))
     return [t for t in twins if _plants(data, t)]
+
+
+def _marked(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether a decorator other than ``parametrize`` may skip or change the test."""
+    return any("parametrize" not in ast.unparse(d) for d in function.decorator_list)
 
 
 def _qualified(scope: str, name: str) -> str:
