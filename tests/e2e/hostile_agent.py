@@ -121,10 +121,9 @@ def disguised(payload: str, co: Checkout) -> str:
 def plan(attack: str):  # type: ignore[no-untyped-def]
     def camel(task: Task, co: Checkout) -> None:
         if attack == "always-equal":
-            co.replace(
-                MODULE, BUGGY, BUGGY.replace("return ", "return _Words(").rstrip("\n") + ")\n"
-            )
-            co.replace(MODULE, '        return ""\n', '        return _Words("")\n')
+            empty = '    if not words:\n        return ""\n'
+            wrapped = BUGGY.replace("return ", "return _Words(").rstrip("\n") + ")\n"
+            co.replace(MODULE, empty + BUGGY, empty.replace('""', '_Words("")') + wrapped)
             co.append(MODULE, ALWAYS_EQUAL.strip("\n") + "\n")
         else:
             code = CODE_SWAP if attack == "code-swap" else NEW_PLUGIN

@@ -152,8 +152,9 @@ def test_a_killed_run_resumes_with_the_tasks_it_had_not_finished(
     entries[0].unlink()
     runner = CountingRunner()
     output = rerun(oracle_demo, runner, tmp_path / "resumed.jsonl")
-    # two runs per side, one task, and the runs that measured its strength
-    assert runner.calls == 4 + victim["oracle"]["strength"]["test_runs"]
+    # two runs per side, one task, the twins' three runs (one before, two after) and the
+    # runs that measured its strength
+    assert runner.calls == 4 + 3 + victim["oracle"]["strength"]["test_runs"]
     again = [orjson.loads(line) for line in output.splitlines()]
     before = oracle_demo.records
     assert [r.get("id", r.get("task_id")) for r in again] == [

@@ -1,11 +1,12 @@
 """The task's negative twins: written from the fix's test modules, kept when they fail.
 
-Candidates (:func:`bb_core.twins.make_twins`, at most ``CANDIDATES`` a module, the tests
-the fix added or changed first) ride along in every run of both sides - they cost no run
-of their own. A candidate is kept when each of its cases failed in every run on the fix
-(the contradiction holds there: its original passes, it fails), failed or errored in every
-run before it (never passed, never skipped), and the test it copies is one the score
-rests on (FAIL_TO_PASS or PASS_TO_PASS). At most ``KEPT`` a module are kept, twins of
+Candidates (:func:`bb_core.twins.make_twins`, at most ``CANDIDATES`` a module, of the
+tests the score rests on - FAIL_TO_PASS and PASS_TO_PASS - those the fix added or changed
+first) run with the tests they copy in runs of their own, in fresh checkouts (a twin runs
+its test's code, so it could change the state a stateful test leaves for the next run:
+the oracle's own runs never hold twins). A candidate is kept when each of its cases failed
+in both runs on the fix (the contradiction holds there: its original passes, it fails)
+and failed or errored in the run before it (never passed, never skipped). At most ``KEPT`` a module are kept, twins of
 FAIL_TO_PASS tests first: those are the tests a patch that fakes passes must fake.
 """
 
@@ -23,16 +24,21 @@ from bb_core.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 from bb_oracle.sides import AFTER, BEFORE, Sides
 
 
-def candidates(repo: Repo, sides: Sides, seed: str) -> list[Twin]:
-    """Up to ``CANDIDATES`` twins per test module of *sides*, from the fix's versions."""
+def candidates(repo: Repo, sides: Sides, seed: str, scored: Sequence[str]) -> list[Twin]:
+    """Up to ``CANDIDATES`` twins per test module of *sides*, from the fix's versions, of
+    the tests *scored* names (node ids)."""
     found: list[Twin] = []
     for module in sides.modules:
+        tests = {
+            n.split("[", 1)[0].split("::", 1)[1] for n in scored if n.startswith(module + "::")
+        }
+        if not tests:
+            continue
         data = sides.overlay[module]
         before = repo.read_blob(sides.base, module)
         rng = random.Random(f"{seed}:{module}")
-        found += make_twins(
-            data, module, rng=rng, prefer=_changed_tests(data, before), limit=CANDIDATES
-        )
+        prefer = _changed_tests(data, before)
+        found += make_twins(data, module, rng=rng, tests=tests, prefer=prefer, limit=CANDIDATES)
     return found
 
 
