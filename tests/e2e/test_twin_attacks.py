@@ -14,6 +14,7 @@ scoring and in cross-examination, and none is picked under any policy.
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -53,9 +54,12 @@ def bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Ran
         f'[tasks]\nissues = "issues.jsonl"\nexclude = {json.dumps(_other_commits(root / "repo"))}\n'
         '[run]\ntimeout = 120\n[judge]\npolicy = "majority"\n'
     ]
+    # Beside the demo's agents in this copy only: the sandbox lets a script read its folder.
+    hostile = agents / HOSTILE.name
+    shutil.copyfile(HOSTILE, hostile)
     people = [("contestants", "careful", [sys.executable, str(agents / "careful.py")])]
     for name, attack in ATTACKS.items():
-        people.append(("contestants", name, [sys.executable, str(HOSTILE), str(agents), attack]))
+        people.append(("contestants", name, [sys.executable, str(hostile), str(agents), attack]))
     people.append(("examiners", "examiner", [sys.executable, str(agents / "examiner.py")]))
     for table, name, argv in people:
         blocks.append(
