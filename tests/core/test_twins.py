@@ -7,7 +7,8 @@ import random
 import textwrap
 
 import pytest
-from bb_core.twins import Twin, insert, make_twins
+from bb_core.planting import insert
+from bb_core.twins import Twin, make_twins
 
 MODULE = "tests/test_words.py"
 

@@ -27,7 +27,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bb_core.twins import Twin, insert
+from bb_core.planting import insert
+from bb_core.twins import Twin
 
 #: Words canary names are made of when the neighbouring names offer too few.
 WORDS = (
