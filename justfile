@@ -77,8 +77,8 @@ bench-demo:
     uv run --frozen python benchmarks/bench_demo.py
 
 # Milliseconds the judge takes per verdict as the matrix grows to 100,000 cells.
-bench-judge:
-    uv run --frozen python benchmarks/bench_judge.py
+bench-judge *opts:
+    uv run --frozen python benchmarks/bench_judge.py {{opts}}
 
 # Taking and applying an agent's patch on a 3,000-file tree; the fixed cost of one attempt.
 bench-race:

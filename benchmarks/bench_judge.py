@@ -1,5 +1,11 @@
 """How long the judge takes to decide one task from its matrix, as the matrix grows.
 
+``--scoring PROJECT [ROUNDS]`` measures scoring instead: every task of
+``PROJECT/oracled.jsonl`` (bb-oracle's output for the project whose ``bugbout.toml`` is in
+PROJECT) has its reference patch scored on the hidden tests, alternately with the
+oracle's negative twins planted and without them, ROUNDS times each (default 3); prints
+each round, the median and best of both, and their ratio.
+
 The judge's own work (every patch assessed under the policy, ranked, and gated alone)
 must stay negligible next to the test runs that fill the matrix. Prints, per matrix size,
 the cells, the milliseconds per verdict and the cells judged per second, under
@@ -84,5 +90,46 @@ def main() -> None:
             )
 
 
+def scoring(project: str, rounds: int) -> None:
+    import copy
+    import dataclasses
+    import json
+    import statistics
+
+    from bb_core.config import load_config
+    from bb_judge.settings import JudgeSettings
+    from bb_judge.stage import Scorer
+
+    config = load_config(f"{project}/bugbout.toml")
+    settings = dataclasses.replace(
+        JudgeSettings.from_config(config), run_suite=False, use_cache=False
+    )
+    with open(f"{project}/oracled.jsonl", encoding="utf-8") as lines:
+        tasks = [t for t in map(json.loads, lines) if t["kind"] == "task"]
+    times: dict[str, list[float]] = {"twins": [], "none": []}
+    for n in range(rounds):
+        for mode in ("twins", "none") if n % 2 == 0 else ("none", "twins"):
+            started = time.perf_counter()
+            for task in tasks:
+                scored = copy.deepcopy(task)
+                if mode == "none":
+                    scored["oracle"].pop("twins", None)
+                records = Scorer(config, settings).score_task(scored)
+                assert records[0]["category"] == "resolved", (task["id"], records[0])
+            times[mode].append(time.perf_counter() - started)
+            print(f"round {n + 1} {mode:<5} {times[mode][-1]:7.2f}s", flush=True)
+    kept = sum(len(t["oracle"].get("twins", ())) for t in tasks)
+    print(f"{len(tasks)} tasks, {kept} twins")
+    for mode, taken in times.items():
+        print(f"{mode:<5} median {statistics.median(taken):7.2f}s  best {min(taken):7.2f}s")
+    median = statistics.median(times["twins"]) / statistics.median(times["none"])
+    print(f"twins/none: median {median:.3f}x  best {min(times['twins']) / min(times['none']):.3f}x")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["--scoring"]:
+        scoring(sys.argv[2], int(sys.argv[3]) if len(sys.argv) > 3 else 3)
+    else:
+        main()

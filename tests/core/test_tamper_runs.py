@@ -7,6 +7,7 @@ reported passed; with them the run is void, every test ``error``, ``tampered`` s
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import attacks
@@ -98,21 +99,51 @@ def test_what_the_plugin_takes_from_its_other_modules_is_guarded_too(
     assert result.outcomes == dict.fromkeys(IDS, "error")
 
 
-def test_canaries_look_like_their_neighbours(tmp_path: Path) -> None:
+def test_canaries_go_inside_real_modules_and_look_like_their_neighbours(tmp_path: Path) -> None:
+    """Code that spares files the base tree did not have cannot spare the canaries: they
+    are written into a real test module, named from its tests' words, and the module gets
+    its exact bytes and times back afterwards."""
     folder = tmp_path / "tests"
     folder.mkdir()
-    (folder / "wrapping_test.py").write_text("")
-    (folder / "slugs_test.py").write_text("")
+    texts = {
+        "wrapping_test.py": "def test_wrap_long_lines():\n    assert 1\n",
+        "slugs_test.py": "def test_slug_keeps_digits():\n    assert 1\n",
+    }
+    for name, text in texts.items():
+        (folder / name).write_text(text)
+        os.utime(folder / name, ns=(1_000_000_000, 2_000_000_000))
     first, second = place(tmp_path, ["tests"]), place(tmp_path, ["tests"])
-    assert first.targets[0].endswith("_test.py") and first.targets[0].startswith("tests/")
-    assert first.targets != second.targets
+    assert first.files == [] and first.targets == []  # no new file
+    module = first.must_fail[0].split("::")[0]
+    assert module in ("tests/wrapping_test.py", "tests/slugs_test.py")
+    assert first.must_pass[0].startswith(module + "::test_")
     assert first.must_fail != second.must_fail
-    assert first.files[0].stat().st_mtime_ns == (folder / "slugs_test.py").stat().st_mtime_ns
-    source = first.files[0].read_text()
-    assert source.count("def test_") == 2 and "bugbout" not in source.lower()
-    first.remove()
+    source = (tmp_path / module).read_text()
+    assert source.startswith(texts[module.split("/")[1]])  # real tests keep their lines
+    assert (
+        first.must_fail[0].split("::")[1] in source and first.must_pass[0].split("::")[1] in source
+    )
+    assert "bugbout" not in source.lower() and "canary" not in source.lower()
+    assert (tmp_path / module).stat().st_mtime_ns == 2_000_000_000
     second.remove()
+    first.remove()
+    for name, text in texts.items():
+        assert (folder / name).read_text() == text
+        assert (folder / name).stat().st_mtime_ns == 2_000_000_000
     assert sorted(p.name for p in folder.iterdir()) == ["slugs_test.py", "wrapping_test.py"]
+
+
+def test_a_folder_without_test_modules_gets_a_canary_module_named_like_its_neighbours(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "tests"
+    (folder / "deep").mkdir(parents=True)
+    (folder / "deep" / "test_wrapping.py").write_text("")
+    first = place(tmp_path, ["tests"])
+    assert first.targets[0].startswith("tests/test_") and first.targets[0].endswith(".py")
+    assert first.rewritten == {}
+    first.remove()
+    assert sorted(p.name for p in folder.iterdir()) == ["deep"]
 
 
 TRIPLE = {
@@ -120,17 +151,21 @@ TRIPLE = {
 }
 
 
-def test_a_suppressed_report_that_spares_the_canaries_is_caught_by_the_collection_pass(
+def test_a_suppressed_report_is_caught_by_the_collection_pass_and_the_canaries_inside(
     tmp_path: Path, host_env: TestEnv, bwrap_sandbox: Sandbox
 ) -> None:
-    """Failing tests of one module run but are never reported: the canaries beside them
-    come out right, the audit hook sees nothing, only the collection pass disagrees."""
+    """Failing tests of one module run but are never reported: the audit hook sees
+    nothing; the collection pass disagrees, and the must-fail canary written into that
+    very module is never reported either."""
     root = project(tmp_path, attacks.REPORT_FORGERS["suppress-in-module"])
     result = run(root, host_env, bwrap_sandbox, nodeids=IDS)
     assert result.outcomes == dict.fromkeys(IDS, "error")
-    assert result.tampered == ["collected but never reported: tests/test_double.py::test_four"], (
-        result.tampered
-    )
+    first, *rest = result.tampered
+    assert first.startswith("collected but never reported: tests/test_double.py::test_four")
+    assert rest and all(
+        line.startswith("canary tests/test_double.py::test_") and line.endswith("never reported")
+        for line in rest
+    ), result.tampered
     log = result.log.read_text()
     assert "void run: collected but never reported" in log
 

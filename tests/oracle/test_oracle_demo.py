@@ -152,8 +152,9 @@ def test_a_killed_run_resumes_with_the_tasks_it_had_not_finished(
     entries[0].unlink()
     runner = CountingRunner()
     output = rerun(oracle_demo, runner, tmp_path / "resumed.jsonl")
-    # two runs per side, one task, and the runs that measured its strength
-    assert runner.calls == 4 + victim["oracle"]["strength"]["test_runs"]
+    # two runs per side, one task, the twins' three runs (one before, two after) and the
+    # runs that measured its strength
+    assert runner.calls == 4 + 3 + victim["oracle"]["strength"]["test_runs"]
     again = [orjson.loads(line) for line in output.splitlines()]
     before = oracle_demo.records
     assert [r.get("id", r.get("task_id")) for r in again] == [
@@ -162,3 +163,21 @@ def test_a_killed_run_resumes_with_the_tasks_it_had_not_finished(
     redone = next(r for r in again if r.get("id") == victim["id"])
     for key in ("fail_to_pass", "pass_to_pass", "flaky", "broken_after"):
         assert redone["oracle"][key] == victim["oracle"][key]
+
+
+@pytest.mark.parametrize("task", expected.GENUINE, ids=lambda t: t.key)
+def test_every_genuine_fix_keeps_twins_that_fail_on_it(oracle_demo, task) -> None:
+    """Twins are kept only when they failed on the fix in both runs (and before it); each
+    copies a test the score rests on, sits in one of the fix's test modules and is named
+    like a test, never like a twin."""
+    oracle = oracle_demo.by_title()[task.title]["oracle"]
+    twins = oracle["twins"]
+    assert 1 <= len(twins) <= 4 * len(oracle["test_modules"]), twins
+    scored = {n.split("[", 1)[0] for n in [*oracle["fail_to_pass"], *oracle["pass_to_pass"]]}
+    for twin in twins:
+        assert twin["module"] in oracle["test_modules"]
+        original = "::".join(p for p in (twin["module"], twin["scope"], twin["of"]) if p)
+        assert original in scored
+        assert twin["name"].startswith("test_") and "twin" not in twin["name"]
+        assert f"def {twin['name']}(" in twin["source"]
+    print(f"twins kept: {task.key}: {len(twins)}")

@@ -364,6 +364,16 @@ class TaskTestNames(TypedDict, total=False):
     origin: str
 
 
+class OracleTwin(TypedDict, total=False):
+    """oracle.json /properties/twins/items."""
+
+    module: Required[str]
+    scope: Required[str]
+    name: Required[str]
+    of: Required[str]
+    source: Required[str]
+
+
 class OracleStrengthCoverage(TypedDict, total=False):
     """Changed-line coverage: the reference patch's added or changed executable lines that the FAIL_TO_PASS tests execute, measured with coverage.py inside the sandbox."""
 
@@ -448,6 +458,7 @@ class Oracle(TypedDict, total=False):
     sandbox: Sandbox
     test_timeout: float
     duration: Seconds
+    twins: list[OracleTwin]
     strength: OracleStrength
 
 

@@ -27,7 +27,7 @@ REFERENCE = "reference"
 PICK = "pick"
 
 #: Bumped when the way a patch is scored changes, so old cache entries stop matching.
-FORMAT = 2
+FORMAT = 3  # 3: the oracle's negative twins are planted
 
 
 @dataclass(frozen=True)
@@ -80,6 +80,7 @@ def score_key(task: Mapping[str, Any], patch: str, env_key: str, limits: Sequenc
         sorted(oracle["fail_to_pass"]),
         sorted(oracle["pass_to_pass"]),
         hidden_modules(task),
+        oracle.get("twins", []),
         patch,
         env_key,
         *limits,

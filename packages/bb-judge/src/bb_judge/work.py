@@ -30,6 +30,7 @@ from bb_core.scratch import area_root, scratch_dir
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 from bb_core.testrun.touched import Touched, touched_lines
+from bb_core.twins import Twin
 from bb_core.units import Unit
 from bb_core.workbench import Workbench
 
@@ -126,6 +127,7 @@ class JudgeWork:
                 nodeids=[*oracle["fail_to_pass"], *oracle["pass_to_pass"]],
                 log_path=log,
                 touched=patch_lines(task, patch, outcome.applied),
+                twins=[Twin.from_json(t) for t in oracle.get("twins", ())],
             )
         outcome.outcomes = dict(done.outcomes)
         outcome.run = done.record()

@@ -16,7 +16,7 @@ from bb_core.records import dumps
 from bb_core.store import Store, atomic_write, cache_key, read_json
 
 #: Bumped when the way an oracle is computed changes, so old entries stop matching.
-FORMAT = 1
+FORMAT = 2  # 2: oracles carry their negative twins
 
 
 class OracleCache:

@@ -10,6 +10,7 @@ keeps its log in BUGBOUT_HOME.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -24,6 +25,7 @@ from bb_core.git import Repo
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
+from bb_core.twins import Twin
 from bb_core.units import Unit
 from bb_core.workbench import Workbench
 
@@ -32,6 +34,8 @@ from bb_oracle.errors import Skip
 from bb_oracle.settings import OracleSettings
 from bb_oracle.sides import AFTER, BEFORE, Sides, checkout, plan_sides
 from bb_oracle.strength import StrengthRun
+from bb_oracle.twins import candidates as twin_candidates
+from bb_oracle.twins import kept as kept_twins
 
 Runner = Callable[..., TestRun]
 
@@ -115,6 +119,8 @@ class OracleWork:
         oracle["test_timeout"] = self.settings.test_timeout
         oracle["duration"] = round(time.monotonic() - started, 3)
         decide(oracle, runs[AFTER])
+        twins = self._twins(task_id, repo, sides, oracle, (counter, env, sandbox, logs))
+        oracle["twins"] = [t.to_record() for t in twins]
         if self.settings.strength:
             with checkout(repo, sides, AFTER, f"{task_id}-strength") as folder:
                 measuring = StrengthRun(
@@ -132,6 +138,41 @@ class OracleWork:
                 oracle["strength"] = measuring.measure(str(task.get("reference_patch", "")))
             oracle["duration"] = round(time.monotonic() - started, 3)
         return oracle
+
+    def _twins(
+        self,
+        task_id: str,
+        repo: Repo,
+        sides: Sides,
+        oracle: kinds.Oracle,
+        context: tuple[_Counter, TestEnv, Sandbox, Path],
+    ) -> list[Twin]:
+        """The negative twins of the tests the score rests on that fail where they must,
+        checked in runs of their own (fresh checkouts: twins that share a test's state
+        never change the lists above)."""
+        counter, env, sandbox, logs = context
+        scored = [*oracle["fail_to_pass"], *oracle["pass_to_pass"]]
+        candidates = twin_candidates(repo, sides, secrets.token_hex(8), scored)
+        if not candidates:
+            return []
+        originals = sorted({t.original for t in candidates})
+        checked: dict[str, list[TestRun]] = {}
+        for side, repeat in ((BEFORE, 1), (AFTER, 2)):
+            with checkout(repo, sides, side, f"{task_id}-twins") as folder:
+                checked[side] = [
+                    self._run(
+                        counter,
+                        folder,
+                        env,
+                        sandbox,
+                        originals,
+                        twins=candidates,
+                        twins_void=False,
+                        log_path=logs / f"twins-{side}-{n}.log",
+                    )
+                    for n in range(1, repeat + 1)
+                ]
+        return kept_twins(candidates, checked, oracle)
 
     def _run(
         self,

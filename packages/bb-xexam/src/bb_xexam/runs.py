@@ -29,10 +29,11 @@ from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
 from bb_core.paths import file_kind
 from bb_core.sandbox import Sandbox
-from bb_core.testrun import run_environment, run_pytest
+from bb_core.testrun import TestRun, run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
 from bb_core.treewalk import copy_tree
+from bb_core.twins import Twin, cases_of
 
 from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
@@ -53,13 +54,19 @@ def run_author(
     pythonpath: list[str],
     logs: Path,
     fork_server: bool = True,
+    twins: Sequence[Twin] = (),
 ) -> tuple[dict[str, AuthorRun | str], AuthorRun | str | None]:
     """Every column's run of one author's tests, by column name (a string: why the
     column's patch does not apply), and the run on its own column's neutral twin (None
     when the author has no column of its own among *columns*). ``fork_server`` False - or a sandbox that gives no
     process namespace of its own, where a server could not clear up between runs - each
     run a new sandbox and interpreter instead (the same isolation, at the cost of a
-    start-up per run)."""
+    start-up per run).
+
+    *twins* (negative twins of the base tree's test modules) run beside the author's
+    tests, with the tests they copy, in every column: on the unfixed tree to see which
+    of them fail there, then - only those - in every other column, where one that passes
+    beside its passing original voids the run as tampered."""
     name = slug(item.author.name) or "suite"
     root = work / "authors" / name
     root.mkdir(parents=True)
@@ -68,26 +75,39 @@ def run_author(
         env=run_environment(env.python, root, pythonpath, env.env),
     )  # fmt: skip
     found: dict[str, AuthorRun | str] = {}
-    twin: AuthorRun | str | None = None
+    on_neutral: AuthorRun | str | None = None
     served = fork_server and sandbox.name in OWN_NAMESPACES
+    checked: list[Twin] = []
     with server:
         for column in columns:
-            found[column.name] = _run_column(
+            on_base = column.name == BASE
+            result = _run_column(
                 task, column, item, stage, root, server, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=pythonpath, logs=logs / slug(column.name),
-                served=served,
+                served=served, twins=list(twins) if on_base else checked,
             )  # fmt: skip
+            if isinstance(result, TestRun):
+                if on_base and result.ok:
+                    checked = [t for t in twins if _failed(t, result.twins)]
+                found[column.name] = author_run(column.name, item, result)
+            else:
+                found[column.name] = result
         own = next((c for c in columns if c.patch_of == item.author.name), None)
         if own is not None and item.author.role == "contestant":
             ran = found[own.name]
             if not isinstance(ran, str) and ran.ok:
-                twin = _run_column(
+                ran_neutral = _run_column(
                     task, own, item, stage, root, server, env=env, sandbox=sandbox,
                     settings=settings, pythonpath=pythonpath, logs=logs / slug(own.name),
-                    served=served, neutral=True,
+                    served=served, neutral=True, twins=checked,
                 )  # fmt: skip
+                on_neutral = (
+                    ran_neutral
+                    if isinstance(ran_neutral, str)
+                    else author_run(own.name, item, ran_neutral)
+                )
     shutil.rmtree(root, ignore_errors=True)
-    return found, twin
+    return found, on_neutral
 
 
 def _run_column(
@@ -105,9 +125,11 @@ def _run_column(
     logs: Path,
     served: bool = True,
     neutral: bool = False,
-) -> AuthorRun | str:
-    """One author's tests on one column, in a tree of their own; ``neutral``: on the
-    column's neutral twin (:func:`bb_xexam.neutral.make_neutral`), logged apart."""
+    twins: Sequence[Twin] = (),
+) -> TestRun | str:
+    """One author's tests on one column, in a tree of their own (with *twins* and the
+    tests they copy; on the unfixed tree they only say which of them fail); ``neutral``:
+    on the column's neutral twin (:func:`bb_xexam.neutral.make_neutral`), logged apart."""
     if column.name != BASE and column.error is not None:
         return column.error
     source, tests = str(task["source"]), str(task["tests"])
@@ -131,14 +153,22 @@ def _run_column(
         if neutral:
             make_neutral(tree, column.source_files, source)
         log_name = f"{slug(item.author.name)}{'.neutral' if neutral else ''}.log"
+        originals = list(dict.fromkeys(t.original for t in twins))
         result = run_pytest(
-            tree, env, item.targets, sandbox=sandbox, timeout=settings.run_limit,
+            tree, env, [*item.targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
             test_timeout=settings.test_timeout, log_path=logs / log_name,
             pythonpath=pythonpath, server=server if served else None, touched=touched,
+            twins=twins, twins_void=column.name != BASE,
         )  # fmt: skip
     finally:
         _empty(root)
-    return author_run(column.name, item, result)
+    return result
+
+
+def _failed(twin: Twin, outcomes: Mapping[str, str]) -> bool:
+    """Whether every case of *twin* failed (and there was one)."""
+    cases = cases_of(twin, outcomes)
+    return bool(cases) and all(o == "failed" for o in cases)
 
 
 def _installed(tree: Path, item: Placed) -> list[str]:

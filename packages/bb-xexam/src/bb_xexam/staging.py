@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import random
+import secrets
 import tempfile
 import threading
 from collections import OrderedDict
@@ -26,6 +28,7 @@ from typing import Any
 from bb_core.envs import import_roots
 from bb_core.git import Repo
 from bb_core.scratch import area_root, remove_stale, remove_tree
+from bb_core.twins import CANDIDATES, Twin, make_twins
 
 from bb_xexam.authors import authors_of
 from bb_xexam.install import Placed, place_authors
@@ -42,6 +45,9 @@ class Staged:
     #: Every author's placement (the suite too), by author name.
     placed: dict[str, Placed] = field(default_factory=dict)
     pythonpath: list[str] = field(default_factory=list)
+    #: Negative twins of the base tree's versions of the task's test modules (drawn at
+    #: random for this tree; see :mod:`bb_xexam.runs`).
+    twins: list[Twin] = field(default_factory=list)
 
     @property
     def tree(self) -> Path:
@@ -65,7 +71,34 @@ def stage_tree(repo: Repo, task: Mapping[str, Any], folder: Path) -> Staged:
     placed = place_authors(staged.tree, authors, str(task["tests"]))
     staged.placed = {item.author.name: item for item in placed}
     staged.pythonpath = _pythonpath(staged.tree, str(task["source"]), str(task["tests"]))
+    staged.twins = base_twins(staged.tree, task)
     return staged
+
+
+#: Test modules of the base tree whose tests get twins in cross-examination.
+TWIN_MODULES = 2
+
+
+def base_twins(tree: Path, task: Mapping[str, Any]) -> list[Twin]:
+    """Twins of the tests in the base versions of the task's test modules - modules
+    every agent saw in its checkout, so nothing of the hidden tests is written. At most
+    ``CANDIDATES`` a module, ``TWIN_MODULES`` modules; the seed is drawn for this tree."""
+    rng = random.Random(secrets.randbits(64))
+    found: list[Twin] = []
+    modules = 0
+    for module in sorted(task.get("test_files") or []):
+        path = tree / module
+        if modules >= TWIN_MODULES or not module.endswith(".py") or path.is_symlink():
+            continue
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        made = make_twins(data, module, rng=rng, limit=CANDIDATES)
+        if made:
+            modules += 1
+            found += made
+    return found
 
 
 def _pythonpath(stage: Path, source: str, tests: str) -> list[str]:

@@ -56,14 +56,14 @@ def author_entry(
     entry: dict[str, Any] = {"name": item.author.name, "placed": item.plain()}
     if item.targets:
         with staged.workspace() as own:
-            found, twin = run_author(
+            found, on_neutral = run_author(
                 task, columns, item, staged.tree, own, env=env, sandbox=sandbox,
                 settings=settings, pythonpath=staged.pythonpath, logs=logs,
-                fork_server=fork_server,
+                fork_server=fork_server, twins=staged.twins,
             )  # fmt: skip
         runs = [[name, plain_run(run)] for name, run in found.items()]
-        if twin is not None:
-            entry["neutral"] = plain_run(twin)
+        if on_neutral is not None:
+            entry["neutral"] = plain_run(on_neutral)
     return {**entry, "runs": runs}
 
 

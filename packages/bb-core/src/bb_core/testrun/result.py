@@ -76,6 +76,8 @@ class TestRun:
     lingered: bool = False
     #: Why the run is an error run, as a word: ``setup-failed`` (``[project] setup``).
     reason: kinds.TestrunReason | None = None
+    #: The outcome of every negative twin planted for the run, by the twin's node id.
+    twins: dict[str, str] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:

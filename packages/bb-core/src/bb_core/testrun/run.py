@@ -22,6 +22,7 @@ from bb_core.testrun.result import TestRun
 from bb_core.testrun.served import ForkServer, ServedRun
 from bb_core.testrun.touched import environment_value
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
+from bb_core.twins import Twin
 
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
 
@@ -43,6 +44,8 @@ def run_pytest(
     canaries: bool = True,
     server: ForkServer | None = None,
     touched: Mapping[str, Sequence[tuple[int, int]]] | None = None,
+    twins: Sequence[Twin] = (),
+    twins_void: bool = True,
 ) -> TestRun:
     """Run pytest on *checkout* with *env* (a :class:`bb_core.envs.TestEnv`) and report.
 
@@ -64,10 +67,14 @@ def run_pytest(
     (:mod:`bb_core.testrun.crosscheck`); neither for ``--collect-only``. ``server``: run
     in this :class:`~bb_core.testrun.served.ForkServer` (whose writable folders hold the
     checkout) instead of a new sandbox; ``writable`` and ``readable`` are then its own.
+    ``twins``: negative twins (:mod:`bb_core.twins`) written into their modules for the
+    run (with the canaries); their outcomes go to ``TestRun.twins``, never to
+    ``outcomes``, and with ``twins_void`` a twin that passes beside its passing original
+    voids the run.
 
     The run is void - every test ``error``, the evidence in ``tampered`` - when the
     report holds lines the plugin did not write, the plugin saw its or pytest's
-    machinery patched, a canary came out wrong, the end-of-session check is missing, or
+    machinery patched, a canary or a twin came out wrong, the end-of-session check is missing, or
     the report disagrees with the collection pass.
     """
     started = time.monotonic()
@@ -77,10 +84,12 @@ def run_pytest(
     args = [*getattr(env, "pytest_args", ()), *extra_args]
     pytest_targets, select, absent = plan_targets(checkout, list(targets))
     checked = canaries and bool(pytest_targets) and "--collect-only" not in args
-    planted = canary_tests.place(checkout, pytest_targets) if checked else canary_tests.Canaries()
+    planted = (
+        canary_tests.place(checkout, pytest_targets, twins) if checked else canary_tests.Canaries()
+    )
     pytest_targets = [*pytest_targets, *planted.targets]
     if select is not None:
-        select = [*select, *planted.targets]
+        select = [*select, *planted.targets, *planted.planted]
     argv = pytest_argv(Path(env.python), checkout, pytest_targets, args)
     with open(log_path, "wb") as log:
         log.write(f"[bugbout: {' '.join(argv)}]\n".encode())
@@ -124,11 +133,17 @@ def run_pytest(
             selection.unlink(missing_ok=True)
     cap_file(log_path, LOG_LIMIT)
     evidence = runs.evidence
-    if planted.targets:
-        outcomes = {
-            n: seen(n, runs.final, runs.collectors, runs.timed_out) for n in sorted(planted.ids)
-        }
-        evidence += planted.verdict(outcomes, sound=runs.problem is None and not runs.timed_out)
+    twin_outcomes: dict[str, str] = {}
+    if planted.targets or planted.rewritten:
+
+        def outcome(nodeid: str) -> str:
+            return seen(nodeid, runs.final, runs.collectors, runs.timed_out)
+
+        outcomes = {n: outcome(n) for n in sorted(planted.ids)}
+        cases = planted.twin_cases(runs.final, outcome)
+        twin_outcomes = {case: mine for case, (mine, _) in cases.items()}
+        sound = runs.problem is None and not runs.timed_out
+        evidence += planted.verdict(outcomes, sound, cases if twins_void else None)
         runs.collected = {n: None for n in runs.collected if not planted.owns(n)}
         runs.collectors = {n: e for n, e in runs.collectors.items() if not planted.owns(n)}
         runs.final = {n: t for n, t in runs.final.items() if not planted.owns(n)}
@@ -148,6 +163,7 @@ def run_pytest(
     run.tampered = evidence
     if runs.limit is not None and not evidence:
         run.reason = "limit"
+    run.twins = twin_outcomes
     return run
 
 
