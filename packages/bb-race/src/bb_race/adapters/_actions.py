@@ -26,12 +26,14 @@ skipped, and a trajectory that should be a JSON object and is not raises ``Value
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action
 from bb_core.sandbox import read_untrusted
+
+from bb_race.adapters._logs import json_lines
 
 #: How much of one trajectory or log is read.
 READ_LIMIT = 16 * 1024 * 1024
@@ -48,19 +50,6 @@ def read_text(path: Path) -> str:
         return read_untrusted(path, READ_LIMIT).decode("utf-8", "replace")
     except OSError:
         return ""
-
-
-def _objects(text: str) -> Iterator[dict[str, Any]]:
-    for line in text.splitlines():
-        line = line.strip()
-        if not line.startswith("{"):
-            continue
-        try:
-            value = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(value, dict):
-            yield value
 
 
 def _text(value: Any) -> str:
@@ -91,7 +80,7 @@ def _s(value: Any) -> str:
 def codex_actions(logdir: Path) -> list[Action]:
     """Codex's items, by id, the completed form of each winning over the started one."""
     items: dict[str, dict[str, Any]] = {}
-    for event in _objects(read_text(logdir / "stdout.log")):
+    for event in json_lines(read_text(logdir / "stdout.log")):
         item = event.get("item")
         if event.get("type") in ("item.started", "item.completed") and isinstance(item, dict):
             items[str(item.get("id", len(items)))] = item
@@ -152,7 +141,7 @@ def claude_action(name: str, given: Mapping[str, Any]) -> Action | None:
 def claude_actions(logdir: Path) -> list[Action]:
     """Each ``tool_use`` block, with its ``tool_result`` as the output."""
     calls: dict[str, Action] = {}
-    for event in _objects(read_text(logdir / "stdout.log")):
+    for event in json_lines(read_text(logdir / "stdout.log")):
         message = event.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else []:
@@ -218,7 +207,7 @@ def gemini_messages(text: str) -> list[dict[str, Any]]:
         if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
             return [m for m in whole["messages"] if isinstance(m, dict)]
     by_id: dict[str, dict[str, Any]] = {}
-    for record in _objects(text):
+    for record in json_lines(text):
         if isinstance(record.get("$set"), dict):  # the JSONL form's update of whole fields
             record = record["$set"]
         if isinstance(record.get("messages"), list):
