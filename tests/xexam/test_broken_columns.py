@@ -41,8 +41,11 @@ def test_crashing_and_hanging_patches_give_error_cells(
     made.append(stale)
     kept = [a for a in task["attempts"] if a["agent"] in ("careful", "examiner")]
     task["attempts"] = [*kept, *made]
-    # Limits a sound column keeps even at a load average of 10 on 2 cores.
-    matrix = cross(raced_demo, task, tmp_path, run_suite=False, test_timeout=3, run_timeout=15)
+    # Limits a sound column keeps even at a load average of 10 on 2 cores. The looper's
+    # package hangs each module's import until the 3 s alarm: the author's modules and the
+    # base tree's modules whose twins the column checks, once in the collection pass and
+    # once in the run, so the run needs more than 15 s to end on its own.
+    matrix = cross(raced_demo, task, tmp_path, run_suite=False, test_timeout=3, run_timeout=40)
     columns = {c["name"]: c for c in matrix["columns"]}
     assert list(columns) == ["base", "careful", "crasher", "sleeper", "looper", "stale"]
     grid = outcomes(matrix)
@@ -57,10 +60,10 @@ def test_crashing_and_hanging_patches_give_error_cells(
     assert [r["exit_code"] for r in crasher["runs"]] == [3, 3] and "error" in crasher
     assert not any(r["timed_out"] for r in crasher["runs"])
     assert all(r["timed_out"] and r["exit_code"] is None for r in sleeper["runs"])
-    assert "timed out" in sleeper["error"] and 8 <= sleeper["duration"] < 40
+    assert "timed out" in sleeper["error"] and 20 <= sleeper["duration"] < 100
     assert "error" not in looper and not any(r["timed_out"] for r in looper["runs"])
     assert not any(a.get("charged") for a in matrix["authors"])
-    assert sorted(looper["collection_errors"]) == sorted({t.split("::")[0] for _, t in tests})
+    assert {t.split("::")[0] for _, t in tests} <= set(looper["collection_errors"])
     assert columns["stale"]["error"].startswith("the patch's source changes do not apply")
     assert columns["stale"]["duration"] == 0 and "log" not in columns["stale"]
     for column in columns.values():
