@@ -41,7 +41,8 @@ def test_off_a_terminal_every_task_is_a_line_and_the_close_splits_reused(small_p
         said[2],
     )
     assert said[3] == (
-        "bb-oracle: 2 tasks: 1 with an oracle, 1 skipped (1 unknown-commit); 2 test runs, 0 from cache"
+        "bb-oracle: 2 tasks: 1 with an oracle, 1 skipped (1 unknown-commit); "
+        "5 test runs, 0 from cache"
     )
 
     # Piped in on stdin the total is unknown: what is still in progress is said instead.

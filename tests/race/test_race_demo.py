@@ -70,7 +70,10 @@ def test_output_keeps_input_order_and_passes_other_kinds_through(demo_race: dict
             assert {k: v for k, v in task.items() if k != "attempts"} == json.loads(before)
         else:
             assert after == before
-    assert demo_race["stderr"] == b""  # not a terminal: no live view, no noise
+    # Not a terminal: no live view, no noise - a line per finished task, then the closing one.
+    said = demo_race["stderr"].decode().splitlines()
+    assert said and all(line.startswith("bb-race: ") for line in said), said
+    assert said[-1].endswith(" run") and "reused from earlier runs" in said[-1]
 
 
 @pytest.mark.slow

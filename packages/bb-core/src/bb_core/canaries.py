@@ -22,6 +22,7 @@ import ast
 import contextlib
 import os
 import random
+import re
 import secrets
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -254,8 +255,23 @@ def _module_names(data: bytes) -> tuple[list[str], set[str]]:
     return sorted(words), taken
 
 
-def _name(words: Sequence[str], taken: set[str]) -> str:
+def selection_words(args: Sequence[str]) -> frozenset[str]:
+    """The words of the run's ``-k`` expressions (``-k "not deselected"``): a canary whose
+    name holds one could be deselected with the tests it was named after, and a canary
+    never reported voids the run."""
+    expressions = [
+        args[i + 1] if arg == "-k" and i + 1 < len(args) else arg[2:].lstrip("=")
+        for i, arg in enumerate(args)
+        if arg == "-k" or (arg.startswith("-k") and not arg.startswith("--"))
+    ]
+    words = {w.lower() for e in expressions for w in re.findall(r"[A-Za-z0-9_]+", e)}
+    return frozenset(words - {"and", "or", "not"})
+
+
+def _name(words: Sequence[str], taken: set[str], avoid: frozenset[str] = frozenset()) -> str:
+    words = [w for w in words if not any(a in w for a in avoid)]
     pool = list(words) + list(WORDS) if len(words) < 6 else list(words)
+    pool = [w for w in pool if not any(a in w for a in avoid)] or ["case", "value", "item"]
     while True:
         name = "_".join(secrets.choice(pool) for _ in range(2 + secrets.randbelow(2)))
         if name not in taken:
@@ -263,12 +279,14 @@ def _name(words: Sequence[str], taken: set[str]) -> str:
             return name
 
 
-def _body(words: Sequence[str], taken: set[str]) -> tuple[str, str, str]:
+def _body(
+    words: Sequence[str], taken: set[str], avoid: frozenset[str] = frozenset()
+) -> tuple[str, str, str]:
     """A must-pass and a must-fail test: (source, pass name, fail name)."""
     a, b = 2 + secrets.randbelow(900), 2 + secrets.randbelow(900)
-    var = _name(words, taken)
-    good = f"test_{_name(words, taken)}"
-    bad = f"test_{_name(words, taken)}"
+    var = _name(words, taken, avoid)
+    good = f"test_{_name(words, taken, avoid)}"
+    bad = f"test_{_name(words, taken, avoid)}"
     off = 1 + secrets.randbelow(9)
     tests = [
         f"def {good}():\n    {var} = {a}\n    assert {var} * {b} == {a * b}\n",
@@ -289,16 +307,18 @@ def _same_times(path: Path, folder: Path) -> None:
             return
 
 
-def _new_module(checkout: Path, folder: str, canaries: Canaries) -> None:
+def _new_module(
+    checkout: Path, folder: str, canaries: Canaries, avoid: frozenset[str] = frozenset()
+) -> None:
     """A canary module of its own in *folder*, named like its neighbours."""
     where = checkout / folder
     if not where.is_dir() or where.is_symlink():
         return
     words, trailing = _words(where)
     taken = {name[:-3] for name in os.listdir(where)}
-    stem = _name(words, taken)
+    stem = _name(words, taken, avoid)
     filename = f"{stem}_test.py" if trailing else f"test_{stem}.py"
-    source, good, bad = _body(words, taken)
+    source, good, bad = _body(words, taken, avoid)
     path = where / filename
     try:
         with open(path, "x", encoding="utf-8") as handle:
@@ -313,9 +333,15 @@ def _new_module(checkout: Path, folder: str, canaries: Canaries) -> None:
     canaries.must_fail.append(f"{relative}::{bad}")
 
 
-def place(checkout: Path, targets: Sequence[str], twins: Sequence[Twin] = ()) -> Canaries:
+def place(
+    checkout: Path,
+    targets: Sequence[str],
+    twins: Sequence[Twin] = (),
+    avoid: frozenset[str] = frozenset(),
+) -> Canaries:
     """Write canaries into test modules *targets* name (relative paths only), and
-    *twins* into theirs; :meth:`Canaries.remove` undoes it all."""
+    *twins* into theirs; :meth:`Canaries.remove` undoes it all. No canary's name holds a
+    word of *avoid* (:func:`selection_words` of the run's arguments)."""
     canaries = Canaries()
     if any(os.path.isabs(t) or t.startswith("-") for t in targets):
         return canaries
@@ -326,23 +352,28 @@ def place(checkout: Path, targets: Sequence[str], twins: Sequence[Twin] = ()) ->
         if mine:
             chosen.append(_random.choice(mine))
         elif len(chosen) < MAX_FOLDERS:
-            _new_module(checkout, folder, canaries)
+            _new_module(checkout, folder, canaries, avoid)
     chosen = chosen[:MAX_FOLDERS]
     by_module: dict[str, list[Twin]] = {}
     for twin in twins:
         by_module.setdefault(twin.module, []).append(twin)
     for module in sorted({*chosen, *by_module}):
-        _rewrite(checkout, module, module in chosen, by_module.get(module, []), canaries)
+        _rewrite(checkout, module, module in chosen, by_module.get(module, []), canaries, avoid)
     return canaries
 
 
 def _rewrite(
-    checkout: Path, module: str, with_canaries: bool, twins: list[Twin], canaries: Canaries
+    checkout: Path,
+    module: str,
+    with_canaries: bool,
+    twins: list[Twin],
+    canaries: Canaries,
+    avoid: frozenset[str] = frozenset(),
 ) -> None:
     path = _inside(checkout, module)
     if path is None:
         if with_canaries:
-            _new_module(checkout, os.path.dirname(module) or ".", canaries)
+            _new_module(checkout, os.path.dirname(module) or ".", canaries, avoid)
         return
     try:
         data = path.read_bytes()
@@ -352,7 +383,7 @@ def _rewrite(
     words, taken = _module_names(data)
     folder_words, _ = _words(path.parent)
     tail, good, bad = (
-        _body(sorted({*words, *folder_words}), taken) if with_canaries else ("", "", "")
+        _body(sorted({*words, *folder_words}), taken, avoid) if with_canaries else ("", "", "")
     )
     planted = insert(data, twins, tail, rng=random.Random(secrets.randbits(64)))
     if planted is None and twins:
@@ -360,7 +391,7 @@ def _rewrite(
         planted = insert(data, [], tail) if tail else None
     if planted is None:
         if with_canaries:
-            _new_module(checkout, os.path.dirname(module) or ".", canaries)
+            _new_module(checkout, os.path.dirname(module) or ".", canaries, avoid)
         return
     times = (info.st_atime_ns, info.st_mtime_ns)
     try:

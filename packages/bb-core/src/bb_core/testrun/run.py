@@ -85,7 +85,9 @@ def run_pytest(
     pytest_targets, select, absent = plan_targets(checkout, list(targets))
     checked = canaries and bool(pytest_targets) and "--collect-only" not in args
     planted = (
-        canary_tests.place(checkout, pytest_targets, twins) if checked else canary_tests.Canaries()
+        canary_tests.place(checkout, pytest_targets, twins, canary_tests.selection_words(args))
+        if checked
+        else canary_tests.Canaries()
     )
     pytest_targets = [*pytest_targets, *planted.targets]
     if select is not None:
