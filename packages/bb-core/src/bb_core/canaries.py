@@ -268,12 +268,15 @@ def selection_words(args: Sequence[str]) -> frozenset[str]:
     return frozenset(words - {"and", "or", "not"})
 
 
-def _name(words: Sequence[str], taken: set[str], avoid: frozenset[str] = frozenset()) -> str:
+def _name(
+    words: Sequence[str], taken: set[str], avoid: frozenset[str] = frozenset(), prefix: str = ""
+) -> str:
+    """*prefix* and two or three of *words* (or of ``WORDS``), a name not in *taken*."""
     words = [w for w in words if not any(a in w for a in avoid)]
     pool = list(words) + list(WORDS) if len(words) < 6 else list(words)
     pool = [w for w in pool if not any(a in w for a in avoid)] or ["case", "value", "item"]
     while True:
-        name = "_".join(secrets.choice(pool) for _ in range(2 + secrets.randbelow(2)))
+        name = prefix + "_".join(secrets.choice(pool) for _ in range(2 + secrets.randbelow(2)))
         if name not in taken:
             taken.add(name)
             return name
@@ -285,8 +288,8 @@ def _body(
     """A must-pass and a must-fail test: (source, pass name, fail name)."""
     a, b = 2 + secrets.randbelow(900), 2 + secrets.randbelow(900)
     var = _name(words, taken, avoid)
-    good = f"test_{_name(words, taken, avoid)}"
-    bad = f"test_{_name(words, taken, avoid)}"
+    good = _name(words, taken, avoid, prefix="test_")
+    bad = _name(words, taken, avoid, prefix="test_")
     off = 1 + secrets.randbelow(9)
     tests = [
         f"def {good}():\n    {var} = {a}\n    assert {var} * {b} == {a * b}\n",
@@ -381,6 +384,11 @@ def _rewrite(
     except OSError:
         return
     words, taken = _module_names(data)
+    # A twin whose name the module already uses would replace that test (or be replaced
+    # by it), and a canary named like a twin would take its outcome: every planted name
+    # is new to the module and to the others.
+    twins = [twin for twin in twins if twin.name not in taken]
+    taken.update(twin.name for twin in twins)
     folder_words, _ = _words(path.parent)
     tail, good, bad = (
         _body(sorted({*words, *folder_words}), taken, avoid) if with_canaries else ("", "", "")
