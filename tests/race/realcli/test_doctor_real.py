@@ -92,22 +92,37 @@ def test_a_rejected_flag_and_a_newer_release_show_before_any_quota_is_spent(
 ) -> None:
     wrappers = tmp_path / "wrappers"
     wrappers.mkdir()
-    real = clis.bin_dir("claude-code")
-    # A Claude Code release that no longer knows one of the flags bugbout passes.
-    (wrappers / "claude").write_text(
-        "#!/bin/sh\n"
-        f'case "$1" in --version|auth) exec "{real}/claude" "$@";; esac\n'
-        f'exec "{real}/claude" --flag-removed-in-this-release "$@"\n'
-    )
-    # A Gemini CLI newer than the one bugbout was tested with.
-    (wrappers / "gemini").write_text(
-        "#!/bin/sh\n"
-        'if [ "$1" = "--version" ]; then echo 99.0.0; exit 0; fi\n'
-        f'exec "{real}/gemini" "$@"\n'
-    )
-    for wrapper in wrappers.iterdir():
-        wrapper.chmod(0o755)
-    lines = doctor(tmp_path / "project", demo_tasks, clis, first=wrappers)
+    # The install's real folder: the sandbox shows it, not the links leading to it.
+    real = clis.bin_dir("claude-code").resolve()
+    scripts = {
+        # A Claude Code release that no longer knows one of the flags bugbout passes.
+        "claude": (
+            "#!/bin/sh\n"
+            f'case "$1" in --version|auth) exec "{real}/claude" "$@";; esac\n'
+            f'exec "{real}/claude" --flag-removed-in-this-release "$@"\n'
+        ),
+        # A Gemini CLI newer than the one bugbout was tested with.
+        "gemini": (
+            "#!/bin/sh\n"
+            'if [ "$1" = "--version" ]; then echo 99.0.0; exit 0; fi\n'
+            f'exec "{real}/gemini" "$@"\n'
+        ),
+    }
+    # Each script sits beside the real programs, in the install the sandbox shows for
+    # them (a script elsewhere could not reach them inside it), under a name of this
+    # test's own; PATH finds it first by the program's name.
+    placed = []
+    for name, text in scripts.items():
+        script = real / f"{name}-{tmp_path.name}"
+        script.write_text(text)
+        script.chmod(0o755)
+        placed.append(script)
+        (wrappers / name).symlink_to(script)
+    try:
+        lines = doctor(tmp_path / "project", demo_tasks, clis, first=wrappers)
+    finally:
+        for script in placed:
+            script.unlink()
     claude = lines["claude-code"]
     assert claude.startswith("problem "), claude
     assert (
