@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core.kinds import ATTEMPT_STATUSES
+from bb_core.vocabulary import ATTEMPT_STATUSES
 
 from bb_report.bout import BASE, Bout, Task, category_of
 from bb_report.data import AttemptsSection, FlagCount
