@@ -1,4 +1,4 @@
-"""Writes bb_core/kinds.py from the schemas: a TypedDict per record kind, a Literal per enum.
+"""Writes bb_core/kinds.py and bb_core/vocabulary.py from the schemas.
 
 The schemas are the single source of truth, so the Python types of records are generated
 from them: each enum of ``defs.json`` becomes a ``Literal`` alias with a tuple of its values
@@ -6,13 +6,19 @@ in schema order (code derives its choices from these, never from a list of its o
 of one field a ``Literal`` alias named for the field (``TaskStatementSource``), and each
 record kind and every object with properties inside it becomes a ``TypedDict``
 (``Required`` for the schema's required fields), with an ``as_<kind>`` function that types
-a record its schema accepts (read from a line) as that ``TypedDict``. Run with ``--check`` to fail when the
-module is out of date.
+a record its schema accepts (read from a line) as that ``TypedDict``.
+
+The enums whose words code names (:data:`VOCABULARY`: categories, attempt statuses, flag
+kinds, reserved names) go to ``bb_core/vocabulary.py`` instead: the ``Literal`` alias, a
+constant per value (``RESOLVED_BUT_BREAKS_SUITE = "resolved-but-breaks-suite"``) and the
+tuple of the constants in schema order; ``kinds`` imports the aliases from there. Run with
+``--check`` to fail when either module is out of date.
 """
 
 from __future__ import annotations
 
 import keyword
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +28,9 @@ import orjson
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "schemas"
-MODULE = ROOT / "packages" / "bb-core" / "src" / "bb_core" / "kinds.py"
+CORE = ROOT / "packages" / "bb-core" / "src" / "bb_core"
+MODULE = CORE / "kinds.py"
+VOCABULARY_MODULE = CORE / "vocabulary.py"
 ORDER = ["task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report"]
 
 HEADER = '''\
@@ -30,13 +38,31 @@ HEADER = '''\
 
 ``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
 schemas. Each enum of ``defs.json`` is a ``Literal`` alias with a tuple of its values in
-schema order; each record kind (and each object with properties inside one) is a
-``TypedDict``; ``as_<kind>(record)`` types a record of that kind, read and checked
-against its schema, as its ``TypedDict``.
+schema order (the enums whose words code names are defined in ``bb_core.vocabulary``, with
+a constant per value, and imported from there); each record kind (and each object with
+properties inside one) is a ``TypedDict``; ``as_<kind>(record)`` types a record of that
+kind, read and checked against its schema, as its ``TypedDict``.
 """
 
 from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict, cast
+'''
+
+#: The enums of ``defs.json`` that make up bb_core.vocabulary, each with the prefix of its
+#: constants' names.
+VOCABULARY = {"category": "", "attempt_status": "", "attempt_flag": "FLAG_", "reserved_name": ""}
+
+VOCABULARY_HEADER = '''\
+"""bugbout's shared words, generated from ``schemas/``: do not edit.
+
+``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
+schemas. For each enum of ``defs.json`` whose words code names (the categories of a
+score, the statuses of an attempt, the kinds of flag bugbout's checks write, the names
+bugbout reserves): a ``Literal`` alias, a constant per value, and a tuple of the values
+in schema order. Code imports these rather than spelling the words.
+"""
+
+from typing import Final, Literal
 '''
 
 #: Definitions whose own name would read as something else in Python.
@@ -75,6 +101,7 @@ class Writer:
         self.enums: list[str] = []
         self.classes: list[str] = []
         self.named: dict[str, str] = {}  # "<file>#<JSON pointer>" -> Python name
+        self.vocabulary: list[str] = []  # aliases of bb_core.vocabulary, imported where used
 
     def ref(self, ref: str, here: str) -> str:
         """The Python name of what *ref* (in schema file *here*) points at."""
@@ -104,6 +131,10 @@ class Writer:
             return self.named[key]
         python = camel(RENAMED.get(name, name))
         python = python if file == "defs" else camel(file) + python
+        if file == "defs" and name in VOCABULARY:
+            self.named[key] = python
+            self.vocabulary.append(python)
+            return python
         if "enum" in schema:
             self.named[key] = python
             literal = ", ".join(_literal(v) for v in schema["enum"])
@@ -210,6 +241,47 @@ def _union(parts: list[str]) -> str:
     return " | ".join(sorted(seen, key=lambda part: part == "None"))
 
 
+def _words(name: str, schema: dict[str, Any]) -> str:
+    """One enum of bb_core.vocabulary: its alias, a constant per value, the tuple of them."""
+    alias = camel(name)
+    constants = [_constant(name, v) for v in schema["enum"]]
+    literal = ", ".join(_literal(v) for v in schema["enum"])
+    about = schema.get("description") or f"The {plural(name).replace('_', ' ')}."
+    lines = [f"#: {line}" for line in _wrapped(about)]
+    lines.append(f"{alias} = Literal[{literal}]")
+    lines += [f"{c}: Final = {_literal(v)}" for c, v in zip(constants, schema["enum"], strict=True)]
+    one = "," if len(constants) == 1 else ""
+    lines.append(f"{plural(name).upper()}: tuple[{alias}, ...] = ({', '.join(constants)}{one})")
+    return "\n".join(lines) + "\n"
+
+
+def _constant(name: str, value: str) -> str:
+    """The constant's name for *value* of enum *name*: ``FLAG_OVER_CAP`` for ``over-cap``."""
+    return VOCABULARY[name] + value.replace("-", "_").upper()
+
+
+def _wrapped(text: str, width: int = 96) -> list[str]:
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def render_vocabulary() -> str:
+    defs = schemas()["defs"]["$defs"]
+    names = [name for name in defs if name in VOCABULARY]
+    if sorted(names) != sorted(VOCABULARY):
+        raise SystemExit(f"defs.json lacks {sorted(set(VOCABULARY) - set(names))}")
+    constants = [_constant(n, v) for n in names for v in defs[n]["enum"]]
+    if len(set(constants)) != len(constants):
+        raise SystemExit("two words of the vocabulary share a constant's name")
+    body = "\n\n".join(_words(name, defs[name]) for name in names)
+    return _formatted(VOCABULARY_HEADER + "\n" + body, VOCABULARY_MODULE)
+
+
 def schemas() -> dict[str, dict[str, Any]]:
     return {p.stem: orjson.loads(p.read_bytes()) for p in sorted(SCHEMAS.glob("*.json"))}
 
@@ -222,8 +294,12 @@ def render() -> str:
     for kind in ORDER:
         writer.ref(f"{kind}.json", kind)
     kinds = ", ".join(f'"{k}"' for k in ORDER)
+    typed = "\n".join(writer.enums + writer.classes)
+    used = [name for name in writer.vocabulary if re.search(rf"\b{name}\b", typed)]
+    imported = ", ".join(sorted(used))
     parts = [
         HEADER,
+        f"\nfrom bb_core.vocabulary import {imported}\n",
         "\n# -- enums " + "-" * 79 + "\n\n",
         "\n".join(writer.enums),
         "\n#: The record kinds, in pipeline order.\n",
@@ -233,13 +309,13 @@ def render() -> str:
         "\n\n# -- typed views " + "-" * 73 + "\n\n\n",
         "\n\n".join(_view(kind) for kind in ORDER),
     ]
-    return _formatted("".join(parts))
+    return _formatted("".join(parts), MODULE)
 
 
-def _formatted(text: str) -> str:
-    """*text* as ruff formats it, so the generated module passes the format check."""
+def _formatted(text: str, module: Path) -> str:
+    """*text* as ruff formats it, so the generated *module* passes the format check."""
     done = subprocess.run(
-        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(MODULE), "-"],
+        [sys.executable, "-m", "ruff", "format", "--stdin-filename", str(module), "-"],
         input=text,
         capture_output=True,
         text=True,
@@ -250,17 +326,21 @@ def _formatted(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
+    modules = {VOCABULARY_MODULE: render_vocabulary(), MODULE: render()}
     if "--check" in argv:
-        current = MODULE.read_text(encoding="utf-8") if MODULE.exists() else ""
-        if current != text:
+        stale = [
+            module
+            for module, text in modules.items()
+            if not module.exists() or module.read_text(encoding="utf-8") != text
+        ]
+        for module in stale:
             print(
-                f"{MODULE.relative_to(ROOT)} is out of date: run python scripts/kinds_gen.py",
+                f"{module.relative_to(ROOT)} is out of date: run python scripts/kinds_gen.py",
                 file=sys.stderr,
             )
-            return 1
-        return 0
-    MODULE.write_text(text, encoding="utf-8")
+        return 1 if stale else 0
+    for module, text in modules.items():
+        module.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""bb_core.kinds is generated from the schemas, and the code's lists of codes come from it."""
+"""bb_core.kinds and bb_core.vocabulary follow the schemas; the code's lists of codes come from them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import sys
 import typing
 from pathlib import Path
 
-from bb_core import kinds
+from bb_core import kinds, vocabulary
 from bb_core.schemas import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_kinds_module_is_generated_from_the_current_schemas() -> None:
+def test_kinds_and_vocabulary_modules_are_generated_from_the_current_schemas() -> None:
     done = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "kinds_gen.py"), "--check"],
         capture_output=True,
@@ -57,7 +57,7 @@ def test_the_codes_stages_use_are_the_schemas() -> None:
     assert SANDBOX_KINDS == kinds.SANDBOX_KINDS
     assert KINDS == kinds.KINDS
     assert (ROLES, ASSIGNMENTS, NEW_TESTS) == (kinds.ROLES, kinds.ASSIGNMENTS, kinds.NEW_TESTS)
-    assert STATUSES[:-1] == kinds.ATTEMPT_STATUSES
+    assert STATUSES[:-1] == vocabulary.ATTEMPT_STATUSES
 
 
 def test_a_skip_with_an_unknown_reason_is_refused() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import expected
 import pytest
 from bb_core.records import check, read_lines
-from bb_report.bout import CATEGORIES
+from bb_report.bout import ROW_CATEGORIES
 from bugbout.results import STAGES, STREAMS, Results
 from e2e_runs import Ran, bugbout
 
@@ -137,7 +137,7 @@ def test_tasks_lists_the_mined_tasks_and_keeps_the_report_current(demo_run: Ran)
 def test_report_numbers_match_the_demo(demo_run: Ran) -> None:
     """Each section against what expected.py says the personas do."""
     got = sections(demo_run.results / "report.json")
-    categories = CATEGORIES
+    categories = ROW_CATEGORIES
     resolved = {name: 0 for name in expected.CONTESTANTS}
     for name in expected.CONTESTANTS:
         resolved[name] = list(expected.CATEGORIES[name].values()).count("resolved")

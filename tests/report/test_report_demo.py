@@ -21,7 +21,7 @@ import expected
 import pytest
 from bb_core.records import read_lines
 from bb_report import Report, build_report, render
-from bb_report.bout import CATEGORIES
+from bb_report.bout import ROW_CATEGORIES
 from support.bout import DemoBout
 
 BIN = Path(sys.executable).parent
@@ -52,7 +52,7 @@ def test_demo_agents_match_the_personas(demo_report: Report) -> None:
     rows = {row.name: row for row in demo_report.agents.rows}
     assert list(rows) == ["careful", "shortcut", "tamperer", "breaker", "idler"]
     for persona in expected.CONTESTANTS:
-        wanted = {c: 0 for c in CATEGORIES}
+        wanted = {c: 0 for c in ROW_CATEGORIES}
         for category in expected.CATEGORIES[persona].values():
             wanted[category] += 1
         assert rows[persona].categories == wanted, persona

@@ -2,13 +2,16 @@
 
 ``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
 schemas. Each enum of ``defs.json`` is a ``Literal`` alias with a tuple of its values in
-schema order; each record kind (and each object with properties inside one) is a
-``TypedDict``; ``as_<kind>(record)`` types a record of that kind, read and checked
-against its schema, as its ``TypedDict``.
+schema order (the enums whose words code names are defined in ``bb_core.vocabulary``, with
+a constant per value, and imported from there); each record kind (and each object with
+properties inside one) is a ``TypedDict``; ``as_<kind>(record)`` types a record of that
+kind, read and checked against its schema, as its ``TypedDict``.
 """
 
 from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict, cast
+
+from bb_core.vocabulary import AttemptStatus, Category
 
 # -- enums -------------------------------------------------------------------------------
 
@@ -28,81 +31,6 @@ RepoPaths = list[RepoPath]
 Nodeids = list[Nodeid]
 
 TaskId = str
-
-AttemptStatus = Literal["finished", "no-change", "timed-out", "crashed", "quota"]
-ATTEMPT_STATUSES: tuple[AttemptStatus, ...] = (
-    "finished",
-    "no-change",
-    "timed-out",
-    "crashed",
-    "quota",
-)
-
-AttemptFlag = Literal[
-    "symlink-outside",
-    "special-file",
-    "oversized",
-    "unreadable",
-    "secret-in-patch",
-    "network-refused",
-    "network-not-narrowed",
-    "parse-failed",
-    "reproduce-failed",
-    "quota-check-failed",
-    "log-check-failed",
-    "tried-unread",
-    "link-removed",
-    "over-cap",
-    "leak",
-    "refused",
-    "unconfined",
-    "sandbox-failed",
-    "binary-source",
-    "odd-file-name",
-    "limit",
-]
-ATTEMPT_FLAGS: tuple[AttemptFlag, ...] = (
-    "symlink-outside",
-    "special-file",
-    "oversized",
-    "unreadable",
-    "secret-in-patch",
-    "network-refused",
-    "network-not-narrowed",
-    "parse-failed",
-    "reproduce-failed",
-    "quota-check-failed",
-    "log-check-failed",
-    "tried-unread",
-    "link-removed",
-    "over-cap",
-    "leak",
-    "refused",
-    "unconfined",
-    "sandbox-failed",
-    "binary-source",
-    "odd-file-name",
-    "limit",
-)
-
-Category = Literal[
-    "resolved",
-    "resolved-but-breaks-suite",
-    "resolved-but-suspicious",
-    "fixed-but-broke",
-    "wrong-fix",
-    "no-fix",
-    "score-crashed",
-]
-CATEGORIES: tuple[Category, ...] = (
-    "resolved",
-    "resolved-but-breaks-suite",
-    "resolved-but-suspicious",
-    "fixed-but-broke",
-    "wrong-fix",
-    "no-fix",
-    "score-crashed",
-)
 
 Policy = Literal["majority", "unanimous", "strict", "cross-vendor"]
 POLICIES: tuple[Policy, ...] = ("majority", "unanimous", "strict", "cross-vendor")

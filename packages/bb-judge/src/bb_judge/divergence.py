@@ -17,10 +17,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.steady import outcome_kind
+from bb_core.vocabulary import (
+    PICK,
+    REFERENCE,
+    RESOLVED,
+    RESOLVED_BUT_BREAKS_SUITE,
+    RESOLVED_BUT_SUSPICIOUS,
+)
 
 #: The categories of a patch that met the maintainers' tests (whether or not it keeps the
 #: repository's suite): the ones whose divergence is measured.
-MET = ("resolved", "resolved-but-breaks-suite", "resolved-but-suspicious")
+MET = (RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS)
 
 #: The roles whose tests were written in the bout (the suite's are the maintainers').
 BOUT_ROLES = ("contestant", "examiner")
@@ -66,13 +73,13 @@ def add_divergence(task: Mapping[str, Any], scores: Sequence[dict[str, Any]]) ->
     found: dict[str, dict[str, Any]] = {}
     for score in scores:
         name = str(score["patch"])
-        if score["category"] not in MET or name in ("reference", "pick"):
+        if score["category"] not in MET or name in (REFERENCE, PICK):
             continue
         result = divergence(matrix, hidden, name)
         if result is not None:
             score["divergence"] = found[name] = result
     for score in scores:
-        if score["patch"] == "pick" and str(score.get("picked")) in found:
+        if score["patch"] == PICK and str(score.get("picked")) in found:
             score["divergence"] = found[str(score["picked"])]
 
 

@@ -10,27 +10,25 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from bb_core.kinds import Category
 from bb_core.paths import in_test_part, is_config, is_protected, under
-
-RESOLVED: Category = "resolved"
-#: Met the maintainers' tests but broke the repository's suite (:mod:`bb_judge.suite`).
-BREAKS_SUITE: Category = "resolved-but-breaks-suite"
-#: Met the maintainers' tests but its code reads as suspicious (:mod:`bb_judge.suspect`).
-SUSPICIOUS: Category = "resolved-but-suspicious"
-FIXED_BUT_BROKE: Category = "fixed-but-broke"
-WRONG_FIX: Category = "wrong-fix"
-NO_FIX: Category = "no-fix"
-#: No worker could finish the score (its unit was lost twice, or raised on a remote node):
-#: recorded with its reason and log, never resolved.
-SCORE_CRASHED: Category = "score-crashed"
+from bb_core.vocabulary import (
+    CRASHED,
+    FIXED_BUT_BROKE,
+    NO_CHANGE,
+    NO_FIX,
+    QUOTA,
+    RESOLVED,
+    TIMED_OUT,
+    WRONG_FIX,
+    Category,
+)
 
 #: Why an attempt that did not finish (or left no patch) is no fix and cannot be picked.
-NO_FIX_STATUS = {
-    "no-change": "the agent changed nothing",
-    "timed-out": "the attempt timed out",
-    "crashed": "the attempt crashed",
-    "quota": "the agent ran out of quota",
+NO_FIX_STATUS: dict[str, str] = {
+    NO_CHANGE: "the agent changed nothing",
+    TIMED_OUT: "the attempt timed out",
+    CRASHED: "the attempt crashed",
+    QUOTA: "the agent ran out of quota",
 }
 
 

@@ -15,6 +15,7 @@ from bb_core import kinds
 from bb_core.agents import guess_vendor
 from bb_core.patch import PatchError, lines_changed
 from bb_core.schemas import VERSION
+from bb_core.vocabulary import FINISHED
 
 from bb_judge.gate import decision, gate
 from bb_judge.grading import NO_FIX_STATUS
@@ -102,7 +103,7 @@ def candidates(
         ineligible = None
         size = 0
         if attempt is not None:
-            status = str(attempt.get("status", "finished"))
+            status = str(attempt.get("status", FINISHED))
             changes = source_patch(attempt)
             size = patch_size(changes)
             if column.tampered:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_core import kinds
+from bb_core.vocabulary import BASE
 
 #: The outcome that counts as passing. Skipped, failed, error and missing all do not:
 #: a patch that makes a test skip itself has not made it pass.
@@ -20,9 +21,6 @@ PASSED = "passed"
 
 #: Outcomes that count as failing on the unfixed tree, so that the test reproduces the bug.
 FAILING = frozenset({"failed", "error"})
-
-#: The name xexam gives the unfixed tree's column.
-BASE = "base"
 
 #: Author roles whose tests may reproduce the bug; the suite only guards old behaviour.
 REPRODUCING_ROLES = frozenset({"contestant", "examiner"})

@@ -18,13 +18,10 @@ from bb_core.errors import UsageError
 from bb_core.schemas import VERSION
 from bb_core.store import cache_key
 from bb_core.units import Failed
+from bb_core.vocabulary import FINISHED, PICK, REFERENCE, RESOLVED, SCORE_CRASHED
 
-from bb_judge.grading import NO_FIX_STATUS, RESOLVED, SCORE_CRASHED, grade
+from bb_judge.grading import NO_FIX_STATUS, grade
 from bb_judge.tree import Outcome, hidden_modules, protected_paths
-
-#: The control's name among a task's scores; the pick's record is named ``pick``.
-REFERENCE = "reference"
-PICK = "pick"
 
 #: Bumped when the way a patch is scored changes, so old cache entries stop matching.
 FORMAT = 3  # 3: the oracle's negative twins are planted
@@ -36,7 +33,7 @@ class Entry:
 
     name: str
     patch: str
-    status: str = "finished"
+    status: str = FINISHED
 
     @property
     def may_resolve(self) -> bool:
@@ -60,7 +57,7 @@ def entries(task: Mapping[str, Any]) -> list[Entry]:
                 Entry(
                     str(attempt["agent"]),
                     str(attempt.get("patch", "")),
-                    str(attempt.get("status", "finished")),
+                    str(attempt.get("status", FINISHED)),
                 )
             )
     return found

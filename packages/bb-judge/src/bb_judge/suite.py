@@ -39,12 +39,9 @@ from bb_core.store import cache_key, home_dir
 from bb_core.testrun import TestRun
 from bb_core.testrun.touched import touched_lines
 from bb_core.units import Failed
+from bb_core.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_BREAKS_SUITE, SCORE_CRASHED
 
-from bb_judge.grading import BREAKS_SUITE, RESOLVED, SCORE_CRASHED, source_filter
-
-#: The names scores use for the control and the judge's pick (as in bb_judge.score).
-REFERENCE = "reference"
-PICK = "pick"
+from bb_judge.grading import source_filter
 
 FORMAT = 2
 
@@ -207,7 +204,7 @@ def add_suite(
         elif ran is not None:
             record["suite"] = section(task, ran, kept)
             if record["suite"]["breaks"]:
-                record["category"] = BREAKS_SUITE
+                record["category"] = RESOLVED_BUT_BREAKS_SUITE
                 record["reason"] = f"{record['reason']}; but it {describe(record['suite'])}"
     for record in records:
         source = by_name.get(str(record.get("picked", "")))

@@ -17,18 +17,15 @@ from bb_core import kinds
 from bb_core.git import Repo
 from bb_core.patchcheck import outside_links
 from bb_core.suspicion import Finding, read_patch
+from bb_core.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_SUSPICIOUS
 
-from bb_judge.grading import RESOLVED, SUSPICIOUS, source_filter
+from bb_judge.grading import source_filter
 from bb_judge.tree import protected_paths
 
 #: ``[judge] suspicious``: counted apart and never picked, or counted as resolved.
 EXCLUDE = "exclude"
 COUNT = "count"
 CHOICES = (EXCLUDE, COUNT)
-
-#: The control's and the pick's names among the scores (as in :mod:`bb_judge.score`).
-REFERENCE = "reference"
-PICK = "pick"
 
 
 def patch_findings(repo: Repo, task: Mapping[str, Any], patch: str) -> list[Finding]:
@@ -79,7 +76,7 @@ def mark_suspicious(
             continue
         record["suspicious"] = [cast(kinds.ScoreSuspicious, {**f}) for f in found[name]]
         if record["category"] == RESOLVED and choice == EXCLUDE:
-            record["category"] = SUSPICIOUS
+            record["category"] = RESOLVED_BUT_SUSPICIOUS
             record["reason"] = (
                 f"{record['reason']}; but its code reads as suspicious: {describe(found[name][0])}"
             )

@@ -20,6 +20,7 @@ from bb_core.patch import apply_patch, files_in_patch
 from bb_core.patch.names import odd_name, odd_name_flags
 from bb_core.patchcheck import binary_files, outside_links
 from bb_core.scratch import remove_tree
+from bb_core.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
 
 from bb_judge.grading import source_filter
 
@@ -76,9 +77,9 @@ def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outc
 
     applied, dropped = apply_patch(patch, dest, include=keep) if patch.strip() else ([], [])
     restore(repo, task["fix_commit"], dest, protected)
-    flags = [f"symlink-outside:{path} -> {target}" for path, target in links.items()]
+    flags = [f"{FLAG_SYMLINK_OUTSIDE}:{path} -> {target}" for path, target in links.items()]
     flags += odd_name_flags(files_in_patch(patch)) if patch.strip() else []
-    flags += [f"binary-source:{path}" for path in binary_files(patch, keep)]
+    flags += [f"{FLAG_BINARY_SOURCE}:{path}" for path in binary_files(patch, keep)]
     return Outcome(applied=applied, dropped=dropped, flags=flags)
 
 

@@ -20,9 +20,10 @@ from typing import Any
 import orjson
 from bb_core.records import check
 from bb_core.store import atomic_write, read_json
+from bb_core.vocabulary import CRASHED, QUOTA
 
 #: Statuses ``--retry-failed`` runs again: the agent never had a fair go.
-RETRYABLE = frozenset({"quota", "crashed"})
+RETRYABLE = frozenset({QUOTA, CRASHED})
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 

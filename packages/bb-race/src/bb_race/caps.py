@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from bb_core.vocabulary import CRASHED, FLAG_OVER_CAP
+
 #: How often a running agent's disk use is measured.
 DISK_POLL = 5.0
 #: Default caps: the bytes of one attempt's patch, and the disk it may leave.
@@ -30,16 +32,16 @@ def enforce_caps(record: dict[str, Any], *, patch_cap: int, disk_cap: int, left:
         reasons.append(
             f"its patch is {size_text(size)}, over run.max-patch-bytes ({size_text(patch_cap)})"
         )
-        record["flags"].append(f"over-cap:patch {size} bytes")
+        record["flags"].append(f"{FLAG_OVER_CAP}:patch {size} bytes")
     if disk_cap and left > disk_cap:
         reasons.append(
             f"it left {size_text(left)} on disk, over run.max-attempt-disk ({size_text(disk_cap)})"
         )
-        record["flags"].append(f"over-cap:disk {left} bytes")
+        record["flags"].append(f"{FLAG_OVER_CAP}:disk {left} bytes")
     if not reasons:
         return
     record.update(
-        status="crashed",
+        status=CRASHED,
         patch="",
         source_patch="",
         test_patch="",

@@ -25,6 +25,7 @@ from typing import Any
 from bb_core.agents import Invocation
 from bb_core.sandbox import Sandbox, read_untrusted
 from bb_core.treewalk import walk
+from bb_core.vocabulary import FLAG_LEAK, FLAG_REFUSED, FLAG_UNCONFINED
 
 #: How much of each log is searched.
 SCAN_LIMIT = 4 * 1024 * 1024
@@ -32,18 +33,18 @@ SCAN_LIMIT = 4 * 1024 * 1024
 OWN_FILES = frozenset({"prompt.md"})
 
 LOG_SIGNS = (
-    ("leak:read-git", re.compile(rb"(?<![\w.-])\.git(?:/|(?![\w.-]))")),
+    (f"{FLAG_LEAK}:read-git", re.compile(rb"(?<![\w.-])\.git(?:/|(?![\w.-]))")),
     (
-        "leak:git-history",
+        f"{FLAG_LEAK}:git-history",
         re.compile(rb"\bgit\s+(?:-C\s+\S+\s+)?(?:log|show|reflog|rev-list|cat-file|blame)\b"),
     ),
     (
-        "leak:bugbout-records",
+        f"{FLAG_LEAK}:bugbout-records",
         re.compile(rb"\.bugbout\b|tasks\.jsonl|oracles?\.jsonl|bugbout\.toml|BUGBOUT_HOME"),
     ),
-    ("refused:write", re.compile(rb"Read-only file system")),
+    (f"{FLAG_REFUSED}:write", re.compile(rb"Read-only file system")),
     (
-        "refused:network",
+        f"{FLAG_REFUSED}:network",
         re.compile(rb"Network is unreachable|Temporary failure in name resolution"),
     ),
 )
@@ -88,7 +89,7 @@ def log_flags(logs: Path, *, work_root: Path, own_id: str) -> list[str]:
                 if flag not in flags and sign.search(data):
                     flags[flag] = None
             if any(m.group(1).decode() != own_id for m in others.finditer(data)):
-                flags["leak:other-attempt"] = None
+                flags[f"{FLAG_LEAK}:other-attempt"] = None
     return list(flags)
 
 
@@ -99,14 +100,14 @@ def leak_flags(
     flags = []
     source = str(record.get("source_patch") or "")
     if matches_reference(source, str(task.get("reference_patch") or "")):
-        flags.append("leak:matches-reference")
+        flags.append(f"{FLAG_LEAK}:matches-reference")
     return flags + log_flags(logs, work_root=work_root, own_id=logs.parent.name)
 
 
 def unconfined_flags(sandbox: Sandbox, invocation: Invocation) -> list[str]:
     """``unconfined: <why>`` when the guarantees of the sandbox cannot hold."""
     if not invocation.confine:
-        return ["unconfined: the agent runs outside bugbout's sandbox (sandboxed = false)"]
+        return [f"{FLAG_UNCONFINED}: the agent runs outside bugbout's sandbox (sandboxed = false)"]
     if sandbox.weakness:
-        return [f"unconfined: {sandbox.name}: {sandbox.weakness}"]
+        return [f"{FLAG_UNCONFINED}: {sandbox.name}: {sandbox.weakness}"]
     return []

@@ -23,6 +23,19 @@ from bb_core.paths import in_test_part
 from bb_core.records import check
 from bb_core.sandbox import Completed
 from bb_core.schemas import VERSION
+from bb_core.vocabulary import (
+    CRASHED,
+    FINISHED,
+    FLAG_LIMIT,
+    FLAG_LOG_CHECK_FAILED,
+    FLAG_PARSE_FAILED,
+    FLAG_QUOTA_CHECK_FAILED,
+    FLAG_SECRET_IN_PATCH,
+    NO_CHANGE,
+    QUOTA,
+    TIMED_OUT,
+    AttemptStatus,
+)
 
 from bb_race.authored import authored_tests
 from bb_race.checkout import AttemptDirs
@@ -43,7 +56,7 @@ def crashed_record(
     summary = "".join(traceback.format_exception_only(type(error), error)).strip()
     return {
         **base_record(task, agent),
-        "status": "crashed",
+        "status": CRASHED,
         "exit_code": None,
         "started": started,
         "duration": round(max(took, 0.0), 3),
@@ -52,15 +65,15 @@ def crashed_record(
     }
 
 
-def decide_status(completed: Completed, changed: bool, quota: bool) -> str:
+def decide_status(completed: Completed, changed: bool, quota: bool) -> AttemptStatus:
     """finished, no-change, timed-out, crashed or quota, from how the run ended."""
     if quota and not changed:
-        return "quota"
+        return QUOTA
     if completed.timed_out:
-        return "timed-out"
+        return TIMED_OUT
     if completed.exit_code != 0:
-        return "crashed"
-    return "finished" if changed else "no-change"
+        return CRASHED
+    return FINISHED if changed else NO_CHANGE
 
 
 def collect(
@@ -87,23 +100,23 @@ def collect(
         summary, tokens = agent.parse(dirs.logs)
     except Exception as exc:
         summary, tokens = "", {}
-        flags.append(f"parse-failed: {type(exc).__name__}: {exc}")
+        flags.append(f"{FLAG_PARSE_FAILED}: {type(exc).__name__}: {exc}")
     try:
         quota = bool(agent.quota_exhausted(dirs.logs))
     except Exception as exc:
         quota = False
-        flags.append(f"quota-check-failed: {type(exc).__name__}: {exc}")
+        flags.append(f"{FLAG_QUOTA_CHECK_FAILED}: {type(exc).__name__}: {exc}")
     said = None
     try:
         flags += [str(flag) for flag in agent.flags(dirs.logs)]
         if quota:
             said = agent.quota_message(dirs.logs)
     except Exception as exc:
-        flags.append(f"log-check-failed: {type(exc).__name__}: {exc}")
+        flags.append(f"{FLAG_LOG_CHECK_FAILED}: {type(exc).__name__}: {exc}")
     changed = bool(found.patch)
     status = decide_status(completed, changed, quota)
     if completed.limit:
-        flags.append(f"limit:{completed.limit}")
+        flags.append(f"{FLAG_LIMIT}:{completed.limit}")
     record: dict[str, Any] = {
         **base_record(task, agent),
         "status": status,
@@ -122,14 +135,14 @@ def collect(
     }
     if stopped:
         record["error"] = stopped
-    elif status == "quota":
+    elif status == QUOTA:
         record["error"] = f"usage limit: {said}" if said else "usage limit reached"
-    elif status == "timed-out":
+    elif status == TIMED_OUT:
         record["error"] = f"stopped at the time limit after {completed.duration:.0f} s"
-    elif status == "crashed" and completed.limit:
+    elif status == CRASHED and completed.limit:
         why = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
         record["error"] = f"{completed.limit} ({why})"
-    elif status == "crashed":
+    elif status == CRASHED:
         record["error"] = crash_reason(completed.exit_code, dirs.logs / "stderr.log")
     return record
 
@@ -161,7 +174,7 @@ def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
     if patch_credentials(patch, secrets):
         # The agent's credentials, or credential-shaped text (a key file's content, a
         # token) in what it added: flagged, and kept out of every record made from this.
-        record.setdefault("flags", []).append("secret-in-patch")
+        record.setdefault("flags", []).append(FLAG_SECRET_IN_PATCH)
         for key in ("patch", "source_patch", "test_patch"):
             if key in record:
                 record[key] = redact_patch(str(record[key]), secrets)

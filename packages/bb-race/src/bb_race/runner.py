@@ -33,6 +33,7 @@ from bb_core.sandbox import (
     tree_size,
 )
 from bb_core.sandbox.shims import follow_argv
+from bb_core.vocabulary import FLAG_LINK_REMOVED, FLAG_NETWORK_NOT_NARROWED, FLAG_NETWORK_REFUSED
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
@@ -158,7 +159,11 @@ def _egress(
     if not invocation.confine or not isinstance(ctx.sandbox, Bubblewrap):
         # Without bubblewrap's private network there is nothing to hold the agent to
         # its proxy, so it keeps the whole network, and the record says so.
-        return True, None, [f"network-not-narrowed: {ctx.sandbox.name} cannot limit it to hosts"]
+        return (
+            True,
+            None,
+            [f"{FLAG_NETWORK_NOT_NARROWED}: {ctx.sandbox.name} cannot limit it to hosts"],
+        )
     # A short folder: the socket's path must fit in sun_path however deep TMPDIR is.
     folder = short_folder("bb-egress-")
     stack.callback(remove_tree, folder)
@@ -299,9 +304,9 @@ def _run(
         max_disk=ctx.max_disk_bytes,
     )
     if proxy is not None:
-        net_flags += [f"network-refused:{where}" for where in proxy.refused]
+        net_flags += [f"{FLAG_NETWORK_REFUSED}:{where}" for where in proxy.refused]
     # Nothing the agent left is followed: its links and pipes go before bugbout reads.
-    removed = [f"link-removed:logs/{p}" for p in defang(dirs.logs)]
+    removed = [f"{FLAG_LINK_REMOVED}:logs/{p}" for p in defang(dirs.logs)]
     defang(dirs.home)  # adapters read their session files there; links are bugbout's own too
     for log in ("stdout.log", "stderr.log"):
         cap_file(dirs.logs / log, LOG_CAP)

@@ -24,6 +24,7 @@ from bb_core.progress import warn
 from bb_core.sandbox import NoSandbox, Sandbox
 from bb_core.store import Store
 from bb_core.units import Executor, Failed, Unit
+from bb_core.vocabulary import CRASHED
 from bb_core.workbench import Workbench
 
 from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
@@ -284,7 +285,7 @@ class RaceStage:
         (logs / "unit.log").write_text(f"{why}\n\n{result.log}", encoding="utf-8")
         crashed: dict[str, Any] = {
             **base_record(task, agent),
-            "status": "crashed",
+            "status": CRASHED,
             "exit_code": None,
             "started": self._planned.get(key, now_iso()),
             "duration": 0.0,

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action, CodingAgent
+from bb_core.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
 from bb_race.checkout import AttemptDirs
@@ -56,7 +57,7 @@ def own_actions(agent: CodingAgent, dirs: AttemptDirs) -> tuple[list[Action], st
             if size > READ_LIMIT:
                 shown = os.path.relpath(os.path.join(parent, name), dirs.logs)
                 flags.append(
-                    f"tried-unread: logs/{shown} holds {size:,} bytes; "
+                    f"{FLAG_TRIED_UNREAD}: logs/{shown} holds {size:,} bytes; "
                     f"the first {READ_LIMIT:,} were read"
                 )
     if type(agent).actions is CodingAgent.actions:
@@ -66,7 +67,7 @@ def own_actions(agent: CodingAgent, dirs: AttemptDirs) -> tuple[list[Action], st
         plain = bool(actions) and all(a.tool == "log" for a in actions)
         return actions, "log" if plain else "trajectory", flags
     except Exception as exc:  # a log no reader foresaw: recorded, never fatal
-        flags.append(f"tried-unread: {type(exc).__name__}: {str(exc)[:200]}")
+        flags.append(f"{FLAG_TRIED_UNREAD}: {type(exc).__name__}: {str(exc)[:200]}")
         return log_actions(dirs.logs), "log", flags
 
 
@@ -99,11 +100,13 @@ def attempt_tried(
     )
     actions, source, flags = own_actions(agent, dirs)
     if len(actions) > MAX_ACTIONS:
-        flags.append(f"tried-unread: {len(actions):,} actions; the first {MAX_ACTIONS:,} were read")
+        flags.append(
+            f"{FLAG_TRIED_UNREAD}: {len(actions):,} actions; the first {MAX_ACTIONS:,} were read"
+        )
     try:
         found = read_actions(actions, scope, source)
     except Exception as exc:  # an action no rule foresaw: recorded, never fatal
-        flags.append(f"tried-unread: {type(exc).__name__}: {str(exc)[:200]}")
+        flags.append(f"{FLAG_TRIED_UNREAD}: {type(exc).__name__}: {str(exc)[:200]}")
         found = []
     found += refused_hosts(refused)
     found += edits_to_tests(str(record.get("patch") or ""), scope.tests)

@@ -26,6 +26,7 @@ from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home
 from bb_core.treewalk import make_dirs, walk
 from bb_core.units import Unit
+from bb_core.vocabulary import FLAG_REPRODUCE_FAILED
 from bb_core.workbench import Workbench
 
 from bb_race.attempts import AttemptStore, needs_reproduction
@@ -213,8 +214,8 @@ class RaceWork:
 
 def reproduce_failed(record: dict[str, Any], why: str) -> dict[str, Any]:
     """*record* flagged ``reproduce-failed`` (once) for *why*."""
-    flags = [f for f in record.get("flags", []) if not f.startswith("reproduce-failed")]
-    return {**record, "flags": [*flags, f"reproduce-failed: {why}"]}
+    flags = [f for f in record.get("flags", []) if not f.startswith(FLAG_REPRODUCE_FAILED)]
+    return {**record, "flags": [*flags, f"{FLAG_REPRODUCE_FAILED}: {why}"]}
 
 
 def _shipped(root: Path) -> Path:

@@ -8,26 +8,40 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bb_core.vocabulary import (
+    CRASHED,
+    FINISHED,
+    FIXED_BUT_BROKE,
+    NO_CHANGE,
+    NO_FIX,
+    QUOTA,
+    RESOLVED,
+    RESOLVED_BUT_BREAKS_SUITE,
+    RESOLVED_BUT_SUSPICIOUS,
+    TIMED_OUT,
+    WRONG_FIX,
+)
+
 from bb_report.data import Cost, Rate
 from bb_report.words import interval, percent, seconds, tokens
 
 #: How each category reads, and its tone.
 CATEGORY_TONE = {
-    "resolved": "good",
-    "resolved-but-breaks-suite": "warn",
-    "resolved-but-suspicious": "bad",
-    "fixed-but-broke": "warn",
-    "wrong-fix": "bad",
-    "no-fix": "muted",
+    RESOLVED: "good",
+    RESOLVED_BUT_BREAKS_SUITE: "warn",
+    RESOLVED_BUT_SUSPICIOUS: "bad",
+    FIXED_BUT_BROKE: "warn",
+    WRONG_FIX: "bad",
+    NO_FIX: "muted",
 }
 
 #: How each attempt status reads, and its tone.
 STATUS_TONE = {
-    "finished": "good",
-    "no-change": "muted",
-    "timed-out": "warn",
-    "crashed": "bad",
-    "quota": "warn",
+    FINISHED: "good",
+    NO_CHANGE: "muted",
+    TIMED_OUT: "warn",
+    CRASHED: "bad",
+    QUOTA: "warn",
     "not-run": "bad",
 }
 

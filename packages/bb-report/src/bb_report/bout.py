@@ -17,31 +17,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core import kinds
-
-#: Score records that are not a contestant's patch.
-REFERENCE = "reference"
-PICK = "pick"
-
-#: The unfixed tree's column in a matrix.
-BASE = "base"
+from bb_core.vocabulary import (
+    CATEGORIES,
+    PICK,
+    REFERENCE,
+    RESOLVED,
+    RESOLVED_BUT_BREAKS_SUITE,
+    SCORE_CRASHED,
+)
 
 #: How far a task line has grown, in pipeline order.
 STAGES = ("mined", "grounded", "raced", "cross-examined", "judged", "scored")
 
-#: Categories of a score, best first. ``resolved-but-breaks-suite`` met the maintainers'
-#: tests but broke a repository test that passed at base, ``resolved-but-suspicious`` met
-#: them with code that reads as suspicious: both counted apart, never resolved.
-CATEGORIES = (
-    "resolved", "resolved-but-breaks-suite", "resolved-but-suspicious", "fixed-but-broke",
-    "wrong-fix", "no-fix",
-)  # fmt: skip
-RESOLVED = "resolved"
-BREAKS_SUITE = "resolved-but-breaks-suite"
-SUSPICIOUS = "resolved-but-suspicious"
-#: A score no worker could finish: shown with its reason and log, never resolved. Kept out
-#: of :data:`CATEGORIES` (the columns every agent row counts): it is bugbout's failure,
-#: named in the headline, not an outcome of the agent's patch.
-SCORE_CRASHED = "score-crashed"
+#: The categories every agent row counts, best first: all but ``score-crashed`` (a score no
+#: worker could finish, shown with its reason and log, never resolved), which is bugbout's
+#: failure, named in the headline, not an outcome of the agent's patch.
+ROW_CATEGORIES = tuple(c for c in CATEGORIES if c != SCORE_CRASHED)
 
 
 def category_of(score: Mapping[str, Any]) -> str:
@@ -50,7 +41,7 @@ def category_of(score: Mapping[str, Any]) -> str:
     category = str(score.get("category"))
     suite = score.get("suite")
     if category == RESOLVED and isinstance(suite, Mapping) and suite.get("breaks"):
-        return BREAKS_SUITE
+        return RESOLVED_BUT_BREAKS_SUITE
     return category
 
 

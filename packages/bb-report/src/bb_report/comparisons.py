@@ -8,7 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bb_report.bout import RESOLVED, Bout
+from bb_core.vocabulary import RESOLVED
+
+from bb_report.bout import Bout
 from bb_report.data import Comparison, ComparisonsSection
 from bb_report.stats import ALPHA, holm, paired_exact_test
 from bb_report.words import p_clause, plural

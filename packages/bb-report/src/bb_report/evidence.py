@@ -24,7 +24,18 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_report.bout import BASE, RESOLVED, Bout, Task, category_of
+from bb_core.vocabulary import (
+    BASE,
+    FLAG_BINARY_SOURCE,
+    FLAG_LEAK,
+    FLAG_OVER_CAP,
+    FLAG_REFUSED,
+    FLAG_SYMLINK_OUTSIDE,
+    FLAG_UNCONFINED,
+    RESOLVED,
+)
+
+from bb_report.bout import Bout, Task, category_of
 from bb_report.data import AuthorRow, Rate, TestsSection
 from bb_report.statuses import task_detail
 from bb_report.task_views import MatrixColumn, MatrixRow, MatrixView, TaskRow
@@ -71,7 +82,7 @@ def describe(author: str, right: Rate, wrong: Rate, score: float | None) -> str:
         return f"{subject} judged no patch."
     sentence = f"{subject} {' and '.join(parts)}"
     if score is None:
-        missing = "resolved" if not right.total else "wrong"
+        missing = RESOLVED if not right.total else "wrong"
         return sentence + f"; with no {missing} patch to judge, their separation is unknown."
     if score >= 0.8:
         how = "tell right from wrong almost perfectly"
@@ -126,7 +137,7 @@ def tests_section(bout: Bout) -> TestsSection:
                     cells.get((name, test, str(column["name"]))) == "passed" for test in useful
                 )
                 if category == RESOLVED:
-                    counts["resolved"] += 1
+                    counts[RESOLVED] += 1
                     counts["accepted_resolved"] += int(accepted)
                 else:
                     counts["wrong"] += 1
@@ -142,7 +153,7 @@ def tests_section(bout: Bout) -> TestsSection:
     rows = []
     for name in names:
         counts = tally[name]
-        right = Rate.of(counts["accepted_resolved"], counts["resolved"])
+        right = Rate.of(counts["accepted_resolved"], counts[RESOLVED])
         wrong = Rate.of(counts["rejected_wrong"], counts["wrong"])
         accuracy = Rate.of(right.count + wrong.count, right.total + wrong.total)
         score = separation(right, wrong)
@@ -215,7 +226,7 @@ def _missing(task: Task) -> list[str]:
 
 
 #: The flags a reader should see beside a score: signs of a leak or of weak confinement.
-SHOWN_FLAGS = ("leak:", "refused:", "unconfined", "over-cap:")
+SHOWN_FLAGS = (f"{FLAG_LEAK}:", f"{FLAG_REFUSED}:", FLAG_UNCONFINED, f"{FLAG_OVER_CAP}:")
 
 
 def _author_flags(task: Any, name: str) -> list[str]:
@@ -313,6 +324,6 @@ def _tampering(task: Task) -> dict[str, Any]:
             more = f" (and {len(found) - 2} more)" if len(found) > 2 else ""
             lines.append(f"{name} is suspicious: {'; '.join(found[:2])}{more}")
         for flag in score.get("flags", ()):
-            if str(flag).startswith(("symlink-outside:", "binary-source:")):
+            if str(flag).startswith((f"{FLAG_SYMLINK_OUTSIDE}:", f"{FLAG_BINARY_SOURCE}:")):
                 lines.append(f"{name}: {flag}")
     return {"marks": marks, "evidence": lines}

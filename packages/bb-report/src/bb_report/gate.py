@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from bb_report.bout import CATEGORIES, RESOLVED, Bout, task_ids
+from bb_core.vocabulary import RESOLVED
+
+from bb_report.bout import ROW_CATEGORIES, Bout, task_ids
 from bb_report.data import GateRow, GateSection, Rate
 from bb_report.words import plural, rate_text
 
@@ -22,7 +24,7 @@ def gate_section(bout: Bout, order: Sequence[str]) -> GateSection:
     if not gated:
         notes.insert(0, "No scored task has gate decisions, so there is no gate to check.")
     tally: dict[str, Counter[str]] = {}
-    by_category: dict[str, Counter[str]] = {c: Counter() for c in CATEGORIES if c != RESOLVED}
+    by_category: dict[str, Counter[str]] = {c: Counter() for c in ROW_CATEGORIES if c != RESOLVED}
     for t in gated:
         decisions: Mapping[str, str] = t.verdict["gate"] if t.verdict is not None else {}
         for name in t.contestant_scores():

@@ -13,7 +13,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bb_report.bout import BREAKS_SUITE, PICK, SCORE_CRASHED, SUSPICIOUS, Bout, category_of
+from bb_core.vocabulary import (
+    CRASHED,
+    FLAG_UNCONFINED,
+    PICK,
+    QUOTA,
+    RESOLVED_BUT_BREAKS_SUITE,
+    RESOLVED_BUT_SUSPICIOUS,
+    SCORE_CRASHED,
+    TIMED_OUT,
+)
+
+from bb_report.bout import Bout, category_of
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -28,7 +39,7 @@ from bb_report.words import p_clause, plural, rate_text
 #: Flags the headline names first, with how they read; any other flag is named as it is.
 FLAG_WORDS = {
     EMPTY_STATEMENT: ("task with an empty statement", "tasks with an empty statement"),
-    "unconfined": ("unconfined run", "unconfined runs"),
+    FLAG_UNCONFINED: ("unconfined run", "unconfined runs"),
     "tampered": ("tampered patch", "tampered patches"),
     "suspicious": ("suspicious patch", "suspicious patches"),
 }
@@ -37,7 +48,7 @@ FLAG_WORDS = {
 HEADLINE_NOTES = ("Unconfined:",)
 
 #: How a status that is not a result reads in the headline.
-STATUS_WORDS = {"crashed": "crashed", "timed-out": "timed out", "quota": "ran out of quota",
+STATUS_WORDS = {CRASHED: "crashed", TIMED_OUT: "timed out", QUOTA: "ran out of quota",
                 "not-run": "never ran"}  # fmt: skip
 
 
@@ -85,7 +96,7 @@ def _rate_phrase(line: AgentLine) -> str:
     """``alpha 2/4 (50%)``, with ``and 1 more resolved-but-breaks-suite`` when it broke one."""
     text = f"{line.name} {rate_text(line.rate)}"
     if line.breaks_suite:
-        text += f" and {line.breaks_suite} more {BREAKS_SUITE}, not counted"
+        text += f" and {line.breaks_suite} more {RESOLVED_BUT_BREAKS_SUITE}, not counted"
     if line.suspicious:
         text += f" and {line.suspicious} more resolved but suspicious, not counted"
     return text
@@ -178,8 +189,8 @@ def headline(
         AgentLine(
             r.name,
             r.resolve_rate,
-            r.categories.get(BREAKS_SUITE, 0),
-            r.categories.get(SUSPICIOUS, 0),
+            r.categories.get(RESOLVED_BUT_BREAKS_SUITE, 0),
+            r.categories.get(RESOLVED_BUT_SUSPICIOUS, 0),
         )
         for r in agents.rows
     ]
@@ -225,7 +236,7 @@ def headline(
     if crashed:
         attention.append(
             f"{plural(len(crashed), 'score')} could not be computed, counted as not resolved "
-            f"(score-crashed: {_listed(crashed)}; reasons and logs in the scores)"
+            f"({SCORE_CRASHED}: {_listed(crashed)}; reasons and logs in the scores)"
         )
     ordered = sorted(
         flags,

@@ -18,8 +18,10 @@ from __future__ import annotations
 
 from html import escape
 
+from bb_core.vocabulary import NO_FIX, RESOLVED
+
 from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
-from bb_report.bout import CATEGORIES
+from bb_report.bout import ROW_CATEGORIES
 from bb_report.data import Report
 from bb_report.drilldown import STYLE as DRILLDOWN_STYLE
 from bb_report.drilldown import drilldown
@@ -28,7 +30,7 @@ from bb_report.task_views import MatrixView, TaskRow
 from bb_report.words import percent, plural
 
 FAILED = "failed-to-run"
-SEGMENTS = (*CATEGORIES, FAILED)
+SEGMENTS = (*ROW_CATEGORIES, FAILED)
 OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 CHAR = 7.2  # px per character of the 12px monospace labels, a safe overestimate
 
@@ -159,7 +161,7 @@ def outcomes_chart(report: Report) -> str:
             f'<text x="{label - 8:.0f}" y="{y + 15}" text-anchor="end">{_e(row.name)}</text>'
         )
         x = label
-        counts = {**row.categories, "no-fix": row.categories["no-fix"] - row.failed_to_run,
+        counts = {**row.categories, NO_FIX: row.categories[NO_FIX] - row.failed_to_run,
                   FAILED: row.failed_to_run}  # fmt: skip
         for category in SEGMENTS:
             count = counts[category]
@@ -179,7 +181,7 @@ def outcomes_chart(report: Report) -> str:
                 )
             x += w
         rate = (
-            f"{row.categories['resolved']}/{row.tasks} resolved ({percent(row.resolve_rate.value)})"
+            f"{row.categories[RESOLVED]}/{row.tasks} resolved ({percent(row.resolve_rate.value)})"
         )
         parts.append(f'<text x="{x + 6:.1f}" y="{y + 15}">{_e(rate)}</text>')
     parts.append("</svg>")
@@ -328,7 +330,7 @@ def matrices(report: Report) -> str:
     )
     return (
         '<section id="matrices"><h2>Cross-examination matrices</h2>'
-        f'<p class="lead">{_e(lead)}</p>{_legend(OUTCOMES)}{_legend(CATEGORIES)}{figures}</section>'
+        f'<p class="lead">{_e(lead)}</p>{_legend(OUTCOMES)}{_legend(ROW_CATEGORIES)}{figures}</section>'
     )
 
 

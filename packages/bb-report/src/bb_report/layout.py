@@ -11,6 +11,15 @@ gate), in :mod:`bb_report.layout_runs` (the attempts and the tasks) and in
 
 from __future__ import annotations
 
+from bb_core.vocabulary import (
+    FIXED_BUT_BROKE,
+    NO_FIX,
+    RESOLVED,
+    RESOLVED_BUT_BREAKS_SUITE,
+    RESOLVED_BUT_SUSPICIOUS,
+    WRONG_FIX,
+)
+
 from bb_report.blocks import (
     Block,
     Cell,
@@ -60,12 +69,12 @@ def agents(report: Report) -> Section:
                 [
                     Cell(row.name),
                     num(str(row.tasks)),
-                    nonzero(c["resolved"], "good"),
-                    nonzero(c["resolved-but-breaks-suite"], "warn"),
-                    nonzero(c["resolved-but-suspicious"], "bad"),
-                    nonzero(c["fixed-but-broke"], "warn"),
-                    nonzero(c["wrong-fix"], "bad"),
-                    nonzero(c["no-fix"] - row.failed_to_run, "muted"),
+                    nonzero(c[RESOLVED], "good"),
+                    nonzero(c[RESOLVED_BUT_BREAKS_SUITE], "warn"),
+                    nonzero(c[RESOLVED_BUT_SUSPICIOUS], "bad"),
+                    nonzero(c[FIXED_BUT_BROKE], "warn"),
+                    nonzero(c[WRONG_FIX], "bad"),
+                    nonzero(c[NO_FIX] - row.failed_to_run, "muted"),
                     nonzero(row.failed_to_run, "bad"),
                     *rate_cells(row.resolve_rate)[1:],
                 ]
@@ -75,7 +84,7 @@ def agents(report: Report) -> Section:
                 [
                     "agent",
                     "tasks",
-                    "resolved",
+                    RESOLVED,
                     "resolved but breaks suite",
                     "resolved but suspicious",
                     "fixed but broke",

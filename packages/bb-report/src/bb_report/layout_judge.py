@@ -3,6 +3,8 @@ merge gate."""
 
 from __future__ import annotations
 
+from bb_core.vocabulary import RESOLVED
+
 from bb_report.blocks import Block, Cell, Notes, Section, Table, Text, nonzero, num
 from bb_report.data import GateRow, Report
 from bb_report.words import percent, span
@@ -33,7 +35,7 @@ def picking(report: Report) -> Section:
                     num("(an expectation)", "muted") if random else num(span(row.low, row.high)),
                 ]
             )
-        blocks.append(Table(["way of choosing", "resolved", "rate", "95% interval"], rows))
+        blocks.append(Table(["way of choosing", RESOLVED, "rate", "95% interval"], rows))
         blocks.append(
             Table(
                 ["the judge", "tasks"],

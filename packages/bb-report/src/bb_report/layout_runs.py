@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bb_core.vocabulary import CRASHED, FINISHED, NO_CHANGE, QUOTA, TIMED_OUT
+
 from bb_report.blocks import (
     CATEGORY_TONE,
     STATUS_TONE,
@@ -20,9 +22,10 @@ from bb_report.task_views import TaskRow
 def attempts(report: Report) -> Section:
     section = report.attempts
     lead = (
-        "How every attempt ended: finished (changed files and exited 0), no-change (exited 0 "
-        "without changing anything), timed-out, crashed (a nonzero exit, or bugbout could not "
-        "start it), quota (stopped on a usage limit), not-run (a scored patch with no attempt). "
+        f"How every attempt ended: {FINISHED} (changed files and exited 0), "
+        f"{NO_CHANGE} (exited 0 without changing anything), {TIMED_OUT}, "
+        f"{CRASHED} (a nonzero exit, or bugbout could not start it), "
+        f"{QUOTA} (stopped on a usage limit), not-run (a scored patch with no attempt). "
         "Below, each attempt that did not finish, or that carries a flag, with its reason and "
         "the folder of its logs."
     )

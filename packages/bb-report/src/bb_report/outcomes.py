@@ -12,7 +12,9 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bb_report.bout import CATEGORIES, RESOLVED, STAGES, Bout, task_ids
+from bb_core.vocabulary import FLAG_UNCONFINED, NO_FIX, RESOLVED
+
+from bb_report.bout import ROW_CATEGORIES, STAGES, Bout, task_ids
 from bb_report.data import AgentRow, AgentsSection, Cost, ExaminerRow, Overview, Rate
 from bb_report.statuses import failed_to_run
 from bb_report.words import cost_note, plural
@@ -102,7 +104,7 @@ def overview(bout: Bout, contestants: Sequence[str] | None = None) -> Overview:
             f"{name} on {t.id}"
             for t in tasks
             for name, attempt in t.attempts.items()
-            if any(str(f).startswith("unconfined") for f in attempt.get("flags") or ())
+            if any(str(f).startswith(FLAG_UNCONFINED) for f in attempt.get("flags") or ())
         }
     )
     if unconfined:
@@ -155,11 +157,11 @@ def agents_section(bout: Bout) -> AgentsSection:
             name=name,
             vendor=bout.vendors.get(name),
             tasks=len(mine),
-            categories={c: categories.get(c, 0) for c in CATEGORIES},
+            categories={c: categories.get(c, 0) for c in ROW_CATEGORIES},
             resolve_rate=Rate.of(resolved, len(mine)),
             statuses=dict(sorted(statuses.items())),
             failed_to_run=sum(
-                1 for t in mine if t.category(name) == "no-fix" and failed_to_run(t, name)
+                1 for t in mine if t.category(name) == NO_FIX and failed_to_run(t, name)
             ),
             environment_broken=sum(1 for t in broken if name in t.scores),
             unscored=sum(1 for t in tasks if name in t.attempts and not t.contestant_scores()),

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bb_report.bout import CATEGORIES, RESOLVED, Bout, Task, task_ids
+from bb_core.vocabulary import RESOLVED
+
+from bb_report.bout import ROW_CATEGORIES, Bout, Task, task_ids
 from bb_report.comparisons import compare
 from bb_report.data import Abstention, PickingSection, PickRow, Rate
 from bb_report.words import percent, plural, rate_text
@@ -120,7 +122,7 @@ def picking_section(bout: Bout) -> PickingSection:
         ],
         abstained_with_resolving=with_resolving,
         picked_wrong_with_resolving=wrong_with_resolving,
-        pick_categories={c: categories[c] for c in (*CATEGORIES, "unscored") if categories[c]},
+        pick_categories={c: categories[c] for c in (*ROW_CATEGORIES, "unscored") if categories[c]},
         precision=Rate.of(sum(1 for t in picked if t.pick_category() == RESOLVED), len(picked)),
         versus_best=versus,
         sentences=sentences,

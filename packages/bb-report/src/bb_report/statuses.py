@@ -14,9 +14,17 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core.kinds import ATTEMPT_STATUSES
+from bb_core.vocabulary import (
+    ATTEMPT_STATUSES,
+    BASE,
+    CRASHED,
+    FINISHED,
+    NO_CHANGE,
+    QUOTA,
+    TIMED_OUT,
+)
 
-from bb_report.bout import BASE, Bout, Task, category_of
+from bb_report.bout import Bout, Task, category_of
 from bb_report.data import AttemptsSection, FlagCount
 from bb_report.task_views import AttemptView, CitedCell, ScoreView, TaskDetail
 from bb_report.words import plural
@@ -25,10 +33,10 @@ from bb_report.words import plural
 STATUSES = (*ATTEMPT_STATUSES, "not-run")
 
 #: Statuses after which the agent did run to an end of its own.
-RAN = frozenset({"finished", "no-change"})
+RAN = frozenset({FINISHED, NO_CHANGE})
 
 #: Statuses that mean the agent did not run to an end: kept apart from "no fix".
-FAILED_TO_RUN = frozenset({"timed-out", "crashed", "quota", "not-run"})
+FAILED_TO_RUN = frozenset({TIMED_OUT, CRASHED, QUOTA, "not-run"})
 
 #: Flags on the task itself (not on an attempt).
 EMPTY_STATEMENT = "empty-statement"
@@ -45,11 +53,11 @@ def _reason(attempt: Mapping[str, Any]) -> str | None:
         return str(error)
     status = attempt.get("status")
     code = attempt.get("exit_code")
-    if status == "crashed" and code is not None:
+    if status == CRASHED and code is not None:
         return f"exited with status {code}"
-    if status == "quota":
+    if status == QUOTA:
         return "stopped on a usage limit"
-    if status == "timed-out":
+    if status == TIMED_OUT:
         return "stopped at the time limit"
     return None
 

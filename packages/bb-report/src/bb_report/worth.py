@@ -24,8 +24,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bb_core.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
+
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
-from bb_report.bout import BREAKS_SUITE, RESOLVED, SUSPICIOUS, Bout, Task, category_of
+from bb_report.bout import Bout, Task, category_of
 from bb_report.words import percent, plural
 
 WEAK = "weak-oracle"
@@ -102,7 +104,7 @@ def _weak(task: Task) -> bool:
 def cell(score: Mapping[str, Any]) -> str:
     """``resolved, diverges on 2 tests``; ``resolved-but-breaks-suite, agrees``..."""
     name = category_of(score)
-    if name not in (RESOLVED, BREAKS_SUITE, SUSPICIOUS):
+    if name not in (RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS):
         return name
     found = score.get("divergence")
     if isinstance(found, Mapping):
@@ -147,9 +149,9 @@ def worth_section(bout: Bout) -> WorthSection:
             (t, s)
             for t in counted
             if (s := t.contestant_scores().get(name)) is not None
-            and category_of(s) in (RESOLVED, BREAKS_SUITE, SUSPICIOUS)
+            and category_of(s) in (RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS)
         ]
-        suspicious = sum(1 for _, s in met if category_of(s) == SUSPICIOUS)
+        suspicious = sum(1 for _, s in met if category_of(s) == RESOLVED_BUT_SUSPICIOUS)
         resolved = [(t, s) for t, s in met if category_of(s) == RESOLVED]
         divergences = [s.get("divergence") for _, s in resolved]
         agrees = sum(1 for d in divergences if isinstance(d, Mapping) and not d.get("diverges"))
@@ -230,7 +232,7 @@ def _task_cells(t: TaskStrength) -> list[Cell]:
 
 AGENT_HEADERS = [
     "contestant",
-    "resolved",
+    RESOLVED,
     "agrees with maintainers' fix",
     "diverges",
     "on a weak oracle",

@@ -26,9 +26,8 @@ from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
 from bb_core.patch.names import odd_name
 from bb_core.paths import file_kind
+from bb_core.vocabulary import BASE, FINISHED
 
-#: The column of the unfixed tree.
-BASE = "base"
 #: The author name and role of the repository's own tests.
 SUITE: kinds.MatrixAuthorRole = "suite"
 #: The folder, at the checkout's root, that holds every author's tests.
@@ -84,7 +83,7 @@ def slug(name: str) -> str:
 
 
 def _finished(attempts: Iterable[Mapping[str, Any]], role: str) -> list[Mapping[str, Any]]:
-    return [a for a in attempts if a.get("role") == role and a.get("status") == "finished"]
+    return [a for a in attempts if a.get("role") == role and a.get("status") == FINISHED]
 
 
 def _check_names(task: Mapping[str, Any]) -> None:
@@ -99,9 +98,9 @@ def _check_names(task: Mapping[str, Any]) -> None:
                 f"{'unfixed tree' if name == BASE else 'repository suite'}",
                 hint="give the agent another name in bugbout.toml",
             )
-        if name in seen and attempt.get("status") == "finished":
+        if name in seen and attempt.get("status") == FINISHED:
             raise UsageError(f"{where}: a second finished attempt by {name!r} on one task")
-        if attempt.get("status") == "finished":
+        if attempt.get("status") == FINISHED:
             seen.add(name)
 
 

@@ -22,8 +22,9 @@ from typing import Any
 
 from bb_core import kinds
 from bb_core.testrun import TestRun
+from bb_core.vocabulary import BASE
 
-from bb_xexam.authors import BASE, SUITE
+from bb_xexam.authors import SUITE
 from bb_xexam.cells import ColumnRun, column_run
 from bb_xexam.install import Placed
 

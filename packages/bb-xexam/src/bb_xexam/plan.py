@@ -13,13 +13,11 @@ from typing import Any
 
 from bb_core.envs import TestEnv
 from bb_core.store import cache_key
+from bb_core.vocabulary import REFERENCE
 
 from bb_xexam import __version__
 from bb_xexam.authors import SUITE, Author, Column, authors_of
 from bb_xexam.settings import XexamSettings
-
-#: The hidden column of the reference patch (``reference_column`` of a task line).
-REFERENCE = "reference"
 
 #: How the stage tree is made; a matrix made another way is not reused.
 STAGE_TREE = "whole-base-tree"

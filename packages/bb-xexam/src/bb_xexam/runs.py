@@ -34,8 +34,9 @@ from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
 from bb_core.treewalk import copy_tree
 from bb_core.twins import Twin, cases_of
+from bb_core.vocabulary import BASE
 
-from bb_xexam.authors import AUTHORS_DIR, BASE, Column, slug
+from bb_xexam.authors import AUTHORS_DIR, Column, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
 from bb_xexam.neutral import make_neutral

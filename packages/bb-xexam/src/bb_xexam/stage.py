@@ -39,11 +39,12 @@ from bb_core.records import Writer, check
 from bb_core.stage import BenchStage, run_stage
 from bb_core.store import Store, atomic_write, read_json
 from bb_core.units import Executor, Failed, Unit
+from bb_core.vocabulary import REFERENCE
 from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Author, Column, authors_of, columns_of, slug
 from bb_xexam.matrix import Lost, assemble, hidden_column
-from bb_xexam.plan import REFERENCE, matrix_key, reference_key, reference_plan
+from bb_xexam.plan import matrix_key, reference_key, reference_plan
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.work import AUTHOR, XexamWork, log_dir
 

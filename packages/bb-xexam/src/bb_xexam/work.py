@@ -19,12 +19,13 @@ from bb_core.envs import TestEnv
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
 from bb_core.units import Unit
+from bb_core.vocabulary import REFERENCE
 from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Column, columns_of
 from bb_xexam.blame import plain_run
 from bb_xexam.install import Placed
-from bb_xexam.plan import REFERENCE, reference_plan, tree_key
+from bb_xexam.plan import reference_plan, tree_key
 from bb_xexam.runs import run_author
 from bb_xexam.settings import XexamSettings
 from bb_xexam.staging import TREES, Staged, stage_tree

@@ -24,6 +24,13 @@ from bb_core.config import Config
 from bb_core.progress import Progress, warn
 from bb_core.records import Writer, count_task_lines, read_lines
 from bb_core.units import Executor, ExecutorSettings, make_executor
+from bb_core.vocabulary import (
+    PICK,
+    REFERENCE,
+    RESOLVED_BUT_BREAKS_SUITE,
+    RESOLVED_BUT_SUSPICIOUS,
+    SCORE_CRASHED,
+)
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
@@ -312,26 +319,26 @@ def _judged(found: Tally, _: None) -> str:
         1
         for task in found.tasks
         for score in task.get("scores", ())
-        if score.get("category") == "resolved-but-breaks-suite"
-        and score.get("patch") not in ("reference", "pick")
+        if score.get("category") == RESOLVED_BUT_BREAKS_SUITE
+        and score.get("patch") not in (REFERENCE, PICK)
     )
-    apart = f"; {breaking} resolved-but-breaks-suite" if breaking else ""
+    apart = f"; {breaking} {RESOLVED_BUT_BREAKS_SUITE}" if breaking else ""
     suspicious = sum(
         1
         for task in found.tasks
         for score in task.get("scores", ())
-        if score.get("category") == "resolved-but-suspicious"
-        and score.get("patch") not in ("reference", "pick")
+        if score.get("category") == RESOLVED_BUT_SUSPICIOUS
+        and score.get("patch") not in (REFERENCE, PICK)
     )
-    apart += f"; {suspicious} resolved-but-suspicious" if suspicious else ""
+    apart += f"; {suspicious} {RESOLVED_BUT_SUSPICIOUS}" if suspicious else ""
     lost = sum(
         1
         for task in found.tasks
         for score in task.get("scores", ())
-        if score.get("category") == "score-crashed" and score.get("patch") != "pick"
+        if score.get("category") == SCORE_CRASHED and score.get("patch") != PICK
     )
     if lost:
-        apart += f"; {lost} score-crashed (not computed, see the report)"
+        apart += f"; {lost} {SCORE_CRASHED} (not computed, see the report)"
     return f"{said}, {plural(scores, 'score')}{apart}"
 
 

@@ -10,6 +10,7 @@ not UTF-8 or holds a control character, else the name itself.
 from __future__ import annotations
 
 from bb_core.patch.write import quote_path
+from bb_core.vocabulary import FLAG_ODD_FILE_NAME
 
 
 def odd_name(path: str) -> bool:
@@ -31,4 +32,4 @@ def shown_name(path: str) -> str:
 
 def odd_name_flags(paths: list[str]) -> list[str]:
     """``odd-file-name:<quoted name>`` for each path that is not UTF-8."""
-    return [f"odd-file-name:{shown_name(p)}" for p in paths if odd_name(p)]
+    return [f"{FLAG_ODD_FILE_NAME}:{shown_name(p)}" for p in paths if odd_name(p)]

@@ -19,6 +19,13 @@ from bb_core.patch.model import MODE_EXEC, MODE_FILE, MODE_LINK, Entry
 from bb_core.patch.names import odd_name, shown_name
 from bb_core.patch.parse import files_in_patch
 from bb_core.patch.write import Side, pair_renames, write_file_diff
+from bb_core.vocabulary import (
+    FLAG_ODD_FILE_NAME,
+    FLAG_OVERSIZED,
+    FLAG_SPECIAL_FILE,
+    FLAG_SYMLINK_OUTSIDE,
+    FLAG_UNREADABLE,
+)
 
 #: Names (matched against every path component) left out of both trees: caches that
 #: running Python and its tools leaves behind, and any ``.git``.
@@ -72,7 +79,9 @@ def read_tree(root: Path, *, ignore: tuple[str, ...] = DEFAULT_IGNORE) -> Tree:
             with os.scandir(folder) as listed:
                 entries = sorted(listed, key=lambda e: e.name)
         except OSError as exc:
-            tree.flags.append(f"unreadable:{shown_name(prefix.rstrip('/')) or '.'}: {exc.strerror}")
+            tree.flags.append(
+                f"{FLAG_UNREADABLE}:{shown_name(prefix.rstrip('/')) or '.'}: {exc.strerror}"
+            )
             continue
         below: list[tuple[str, str]] = []
         for item in entries:
@@ -83,15 +92,15 @@ def read_tree(root: Path, *, ignore: tuple[str, ...] = DEFAULT_IGNORE) -> Tree:
             try:
                 info = item.stat(follow_symlinks=False)
             except OSError as exc:
-                tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
+                tree.flags.append(f"{FLAG_UNREADABLE}:{shown}: {exc.strerror}")
                 continue
             if odd_name(item.name):
-                tree.flags.append(f"odd-file-name:{shown}")
+                tree.flags.append(f"{FLAG_ODD_FILE_NAME}:{shown}")
             if stat.S_ISLNK(info.st_mode):
                 try:
                     target = os.readlink(item.path)
                 except OSError as exc:
-                    tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
+                    tree.flags.append(f"{FLAG_UNREADABLE}:{shown}: {exc.strerror}")
                     continue
                 tree.entries[rel] = Entry(MODE_LINK, os.fsencode(target))
                 links.append((rel, target))
@@ -99,22 +108,22 @@ def read_tree(root: Path, *, ignore: tuple[str, ...] = DEFAULT_IGNORE) -> Tree:
                 below.append((item.path, rel + "/"))
             elif stat.S_ISREG(info.st_mode):
                 if info.st_size > MAX_FILE_BYTES:
-                    tree.flags.append(f"oversized:{shown} ({info.st_size} bytes)")
+                    tree.flags.append(f"{FLAG_OVERSIZED}:{shown} ({info.st_size} bytes)")
                     continue
                 try:
                     data = Path(item.path).read_bytes()
                 except OSError as exc:
-                    tree.flags.append(f"unreadable:{shown}: {exc.strerror}")
+                    tree.flags.append(f"{FLAG_UNREADABLE}:{shown}: {exc.strerror}")
                     continue
                 mode = MODE_EXEC if info.st_mode & 0o111 else MODE_FILE
                 tree.entries[rel] = Entry(mode, data)
             else:
-                tree.flags.append(f"special-file:{shown}")
+                tree.flags.append(f"{FLAG_SPECIAL_FILE}:{shown}")
         stack.extend(reversed(below))
     on_disk = disk_links(root)
     for rel, target in links:
         if link_leaves_tree(rel, target) or resolves_outside(rel, target, on_disk):
-            tree.flags.append(f"symlink-outside:{shown_name(rel)} -> {shown_name(target)}")
+            tree.flags.append(f"{FLAG_SYMLINK_OUTSIDE}:{shown_name(rel)} -> {shown_name(target)}")
     return tree
 
 

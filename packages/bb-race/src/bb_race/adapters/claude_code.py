@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError, SandboxUnavailable
+from bb_core.vocabulary import FLAG_SANDBOX_FAILED
 
 from bb_race.adapters._actions import claude_actions
 from bb_race.adapters._logs import (
@@ -255,7 +256,7 @@ class ClaudeCodeAgent(CodingAgent):
         said.append(log_text(logdir, "stderr.log", 20_000))
         failed = first_line("\n".join(said), SANDBOX_FAILURES)
         if failed:
-            found.append(f"sandbox-failed: {failed}")
+            found.append(f"{FLAG_SANDBOX_FAILED}: {failed}")
         return list(dict.fromkeys(found))
 
     def actions(self, logdir: Path, home: Path) -> list[Action]:

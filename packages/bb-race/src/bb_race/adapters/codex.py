@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError
+from bb_core.vocabulary import FLAG_SANDBOX_FAILED
 
 from bb_race.adapters._actions import codex_actions
 from bb_race.adapters._logs import (
@@ -218,7 +219,7 @@ class CodexAgent(CodingAgent):
             if kind == "command_execution" and SANDBOX_DENIALS.search(text):
                 found.append("sandbox-denied:shell")
             if kind in ("error", "command_execution") and matches_any(text, SANDBOX_FAILURES):
-                found.append(f"sandbox-failed: {first_line(text, SANDBOX_FAILURES)}")
+                found.append(f"{FLAG_SANDBOX_FAILED}: {first_line(text, SANDBOX_FAILURES)}")
         if errors:
             found.append(f"tool-errors:{errors}")
         return list(dict.fromkeys(found))
