@@ -25,7 +25,6 @@ import ast
 import configparser
 import tomllib
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 #: Extras (optional dependency groups) that hold what the tests need.
@@ -53,16 +52,6 @@ def declared_at(repo: Any, commit: str) -> list[str]:
     def read(path: str) -> bytes | None:
         found: bytes | None = repo.read_blob(commit, path)
         return found
-
-    return declared(read)
-
-
-def declared_in(root: Path) -> list[str]:
-    """The dependency declarations of the working tree at *root*."""
-
-    def read(path: str) -> bytes | None:
-        file = root / path
-        return file.read_bytes() if file.is_file() else None
 
     return declared(read)
 

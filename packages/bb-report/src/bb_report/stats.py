@@ -21,30 +21,6 @@ LEVEL = 0.95
 ALPHA = 1 - LEVEL
 
 
-def _log_pmf(k: int, n: int, p: float) -> float:
-    """log P(X = k) for X ~ Binomial(n, p), with 0 < p < 1."""
-    return (
-        math.lgamma(n + 1)
-        - math.lgamma(k + 1)
-        - math.lgamma(n - k + 1)
-        + k * math.log(p)
-        + (n - k) * math.log1p(-p)
-    )
-
-
-def binomial_cdf(k: int, n: int, p: float) -> float:
-    """P(X <= k) for X ~ Binomial(n, p)."""
-    if k < 0:
-        return 0.0
-    if k >= n:
-        return 1.0
-    if p <= 0.0:
-        return 1.0
-    if p >= 1.0:
-        return 0.0
-    return min(1.0, math.fsum(math.exp(_log_pmf(i, n, p)) for i in range(k + 1)))
-
-
 def _solve(f: Callable[[float], float], target: float) -> float:
     """The p in [0, 1] where the decreasing function *f* equals *target*, by bisection."""
     low, high = 0.0, 1.0
