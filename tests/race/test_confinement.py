@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import os
+import secrets
 import shutil
 import stat
 import sys
@@ -188,7 +189,14 @@ note("never")
 """
 
 
-def _sleepers() -> set[int]:
+def _hanger() -> tuple[str, int]:
+    """HANG with a sleep of its own length, and that length: the tests beside this one
+    (in other workers) start sleepers too, and only this one's are counted."""
+    seconds = 1000 + secrets.randbelow(9000)
+    return HANG.replace("300", str(seconds)), seconds
+
+
+def _sleepers(seconds: int) -> set[int]:
     found = set()
     for entry in os.scandir("/proc"):
         if entry.name.isdigit():
@@ -196,7 +204,7 @@ def _sleepers() -> set[int]:
                 cmdline = Path(entry.path, "cmdline").read_bytes()
             except OSError:
                 continue
-            if cmdline == b"sleep\x00300\x00":
+            if cmdline == f"sleep\x00{seconds}\x00".encode():
                 found.add(int(entry.name))
     return found
 
@@ -205,8 +213,8 @@ def _sleepers() -> set[int]:
 def test_a_hanging_agent_and_its_grandchildren_die_at_the_time_limit(
     race_project: Any, demo_tasks: Any, race_lib: Any
 ) -> None:
-    before = _sleepers()
-    project = race_project({"hanger": HANG}, run={"timeout": 2})
+    script, seconds = _hanger()
+    project = race_project({"hanger": script}, run={"timeout": 2})
     tasks = project.write_tasks(demo_tasks.pick("User Name"))
     raced = race_lib(project, tasks)
     [attempt] = raced.attempts().values()
@@ -215,21 +223,21 @@ def test_a_hanging_agent_and_its_grandchildren_die_at_the_time_limit(
     assert "time limit" in attempt["error"]
     assert attempt["changed_files"] == ["src/textkit/started.py"]  # kept, for the record
     assert [n["event"] for n in project.read_notes()] == ["start"]
-    assert _sleepers() - before == set()
+    assert _sleepers(seconds) == set()
 
 
 @pytest.mark.slow
 def test_a_hanging_unsandboxed_agent_is_killed_too(
     race_project: Any, demo_tasks: Any, race_lib: Any
 ) -> None:
-    before = _sleepers()
+    script, seconds = _hanger()
     project = race_project(
-        {"hanger": HANG}, run={"timeout": 2}, options={"hanger": {"sandboxed": False}}
+        {"hanger": script}, run={"timeout": 2}, options={"hanger": {"sandboxed": False}}
     )
     tasks = project.write_tasks(demo_tasks.pick("User Name"))
     [attempt] = race_lib(project, tasks).attempts().values()
     assert attempt["status"] == "timed-out"
-    assert _sleepers() - before == set()
+    assert _sleepers(seconds) == set()
 
 
 ONLY_MODEL = """
