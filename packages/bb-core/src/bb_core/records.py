@@ -64,13 +64,19 @@ def unknown_kind(line: Line) -> None:
     if line.kind in _WARNED:
         return
     _WARNED.add(line.kind)
-    prog = Path(sys.argv[0]).name or "bugbout"
-    print(
-        f"{prog}: warning: {line.source}:{line.lineno}: unknown record kind {line.kind!r}, "
-        f"passed on unchanged (this release knows {known}; --strict stops on it)",
-        file=sys.stderr,
-        flush=True,
+    _say(
+        f"warning: {line.source}:{line.lineno}: unknown record kind {line.kind!r}, "
+        f"passed on unchanged (this release knows {known}; --strict stops on it)"
     )
+
+
+def _prog() -> str:
+    return Path(sys.argv[0]).name or "bugbout"
+
+
+def _say(text: str) -> None:
+    """One line on stderr, behind the running tool's name."""
+    print(f"{_prog()}: {text}", file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,12 +163,10 @@ def terminal_hint(stream: IO[Any] | None = None) -> None:
     except (AttributeError, ValueError):
         return
     if interactive:
-        prog = Path(sys.argv[0]).name or "bugbout"
-        print(
-            f"{prog}: reading JSON lines from the terminal; pipe the previous tool's output in "
-            f"(bb-mine | {prog}) or name a FILE, e.g. `{prog} tasks.jsonl`; Ctrl-D ends the input",
-            file=sys.stderr,
-            flush=True,
+        prog = _prog()
+        _say(
+            "reading JSON lines from the terminal; pipe the previous tool's output in "
+            f"(bb-mine | {prog}) or name a FILE, e.g. `{prog} tasks.jsonl`; Ctrl-D ends the input"
         )
 
 
