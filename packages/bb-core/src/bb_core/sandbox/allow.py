@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bb_core.sandbox.base import SANDBOX_HOME, Confinement
-from bb_core.sandbox.shims import ShimError, follow
+from bb_core.sandbox.shims import ShimError, follow, script_head
 
 #: Read-only system folders (those that exist; a symlink stays a symlink).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -109,12 +109,8 @@ def _venv_home(root: str) -> str | None:
 
 def _interpreter(path: str) -> str | None:
     """The program a ``#!`` line of the file at *path* names, resolved through PATH."""
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(256)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
+    head = script_head(path, 256)
+    if head is None:
         return None
     words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
     if not words:

@@ -50,6 +50,16 @@ class Shim:
     root: str
 
 
+def script_head(path: str, size: int) -> bytes | None:
+    """The first *size* bytes of the file at *path* when it is a ``#!`` script, else None."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(size)
+    except OSError:
+        return None
+    return head if head.startswith(b"#!") else None
+
+
 def shim_of(path: str) -> Shim | None:
     """The shim at *path*, or None when it is an ordinary program."""
     name = os.path.basename(path)
@@ -59,12 +69,8 @@ def shim_of(path: str) -> Shim | None:
         if os.path.isfile(volta):
             return Shim(path, "volta", (volta, "which", name), os.path.dirname(real))
         return None
-    try:
-        with open(real, "rb") as handle:
-            head = handle.read(2048)
-    except OSError:
-        return None
-    if not head.startswith(b"#!"):
+    head = script_head(real, 2048)
+    if head is None:
         return None
     found = _ENV_SHIM.search(head)
     if found:
