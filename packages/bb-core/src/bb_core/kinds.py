@@ -1054,6 +1054,7 @@ class ReportSectionsComparisons(TypedDict, total=False):
     pairs: Required[int]
     rows: Required[list[ReportComparison]]
     notes: Required[list[str]]
+    sentences: list[str]
 
 
 class ReportMatrixColumn(TypedDict, total=False):
@@ -1139,6 +1140,27 @@ class ReportSectionsTask(TypedDict, total=False):
     detail: Required[ReportTaskDetail | None]
 
 
+class ReportSectionsSampleSize(TypedDict, total=False):
+    """How many counted tasks a paired exact test would need to tell the leader from the runner-up at the rates observed (5% level, 80% power), and whether the repository's history has that many."""
+
+    leader: Required[str]
+    runner_up: Required[str]
+    tasks: Required[int]
+    leader_only: Required[int]
+    runner_up_only: Required[int]
+    alpha: Required[float]
+    power: Required[float]
+    power_now: Required[float]
+    needed: Required[int | None]
+    beyond: Required[int | None]
+    mined: Required[int | None]
+    counted: Required[int]
+    stopped: Required[str | None]
+    limit: Required[int | None]
+    history_has: Required[bool | None]
+    sentences: Required[list[str]]
+
+
 class ReportSectionsTriedRow(TypedDict, total=False):
     """report.json /properties/sections/properties/tried/properties/rows/items."""
 
@@ -1222,6 +1244,7 @@ class ReportSections(TypedDict, total=False):
     funnel: Required[ReportSectionsFunnel]
     comparisons: Required[ReportSectionsComparisons]
     tasks: Required[list[ReportSectionsTask]]
+    sample_size: ReportSectionsSampleSize
     tried: ReportSectionsTried
     worth: ReportSectionsWorth
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bb_core.vocabulary import (
     CRASHED,
@@ -25,6 +26,7 @@ from bb_core.vocabulary import (
 )
 
 from bb_report.bout import Bout, category_of
+from bb_report.comparisons import decisive_p
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -34,7 +36,7 @@ from bb_report.data import (
     Headline,
 )
 from bb_report.statuses import EMPTY_STATEMENT, RAN
-from bb_report.words import p_clause, plural, rate_text
+from bb_report.words import plural, rate_text
 
 #: Flags the headline names first, with how they read; any other flag is named as it is.
 FLAG_WORDS = {
@@ -77,10 +79,10 @@ def _leader(
             True,
             (
                 f"{first.name} leads, and its lead over {second.name} is significant "
-                f"(paired exact test, adjusted {p_clause(pair.p_adjusted)})."
+                f"(paired exact test, {decisive_p(pair.p_adjusted, comparisons.pairs)})."
             ),
         )
-    shown = f" ({p_clause(pair.p_adjusted)})" if pair is not None else ""
+    shown = f" ({decisive_p(pair.p_adjusted, comparisons.pairs)})" if pair is not None else ""
     return (
         first.name,
         second.name,
@@ -269,3 +271,9 @@ def headline(
         unscored_reason=reason,
         sentences=sentences,
     )
+
+
+def with_sentence(head: Headline, sentence: str) -> Headline:
+    """*head* with *sentence* said right after who leads (before what needs attention)."""
+    at = head.sentences.index(head.lead_sentence) + 1
+    return replace(head, sentences=[*head.sentences[:at], sentence, *head.sentences[at:]])

@@ -37,6 +37,7 @@ from bb_report.blocks import (
 from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
+from bb_report.sample_size import layout_section as sample_size_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
 from bb_report.worth import layout_section
@@ -225,10 +226,11 @@ def comparisons(report: Report) -> Section:
     )
     blocks: list[Block] = []
     if section.rows:
-        blocks.append(Text([row.sentence for row in section.rows], bullets=True))
+        blocks.append(Text(section.sentences or [r.sentence for r in section.rows], bullets=True))
+        p_header = f"p, adjusted for {section.pairs} comparisons" if section.pairs > 1 else "p"
         blocks.append(
             Table(
-                ["a", "b", "tasks", "both", "a only", "b only", "neither", "p", "adjusted p"],
+                ["a", "b", "tasks", "both", "a only", "b only", "neither", p_header],
                 [
                     [
                         Cell(r.a),
@@ -238,7 +240,6 @@ def comparisons(report: Report) -> Section:
                         num(str(r.a_only)),
                         num(str(r.b_only)),
                         num(str(r.neither)),
-                        num(p_value(r.p)),
                         num(
                             p_value(r.p_adjusted),
                             "good" if r.finding in ("a-more", "b-more") else "",
@@ -283,6 +284,7 @@ def document(report: Report) -> Document:
             tests(report),
             funnel(report),
             comparisons(report),
+            *sample_size_layout(report.sample_size),
             *layout_section(report.worth),
             task_table(report),
         ],
