@@ -14,6 +14,7 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.origins import OriginsSection
     from bb_report.sample_size import SampleSize
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
@@ -302,6 +303,8 @@ class Report:
     #: How many tasks it would take to tell the leader from the runner-up
     #: (:mod:`bb_report.sample_size`); None when the lead is significant or there is none.
     sample_size: SampleSize | None = None
+    #: Where the tasks come from (:mod:`bb_report.origins`); None without mining's areas.
+    origins: OriginsSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -35,6 +35,7 @@ from bb_report.data import (
     FlagCount,
     Headline,
 )
+from bb_report.flag_words import note_sentence, noted
 from bb_report.statuses import EMPTY_STATEMENT, RAN
 from bb_report.words import plural, rate_text
 
@@ -247,9 +248,14 @@ def headline(
             list(FLAG_WORDS).index(f.flag) if f.flag in FLAG_WORDS else 0,
         ),
     )
-    attention += [_flag_phrase(f) for f in ordered]
+    notes = noted(bout)
+    for f in ordered:
+        alarms = f.count - len(notes.get(f.flag, []))
+        if alarms > 0:
+            attention.append(_flag_phrase(replace(f, count=alarms)))
     if attention:
         sentences.append("Needs attention: " + "; ".join(attention) + ".")
+    sentences += [note_sentence(kind, where) for kind, where in notes.items()]
     reason = unscored_reason(bout, configured)
     return Headline(
         repositories=repositories,
@@ -273,7 +279,8 @@ def headline(
     )
 
 
-def with_sentence(head: Headline, sentence: str) -> Headline:
-    """*head* with *sentence* said right after who leads (before what needs attention)."""
-    at = head.sentences.index(head.lead_sentence) + 1
+def with_sentence(head: Headline, sentence: str, after: str | None = None) -> Headline:
+    """*head* with *sentence* said right after *after* (default: who leads), before what
+    needs attention."""
+    at = head.sentences.index(after or head.lead_sentence) + 1
     return replace(head, sentences=[*head.sentences[:at], sentence, *head.sentences[at:]])

@@ -24,6 +24,7 @@ from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, st
 from bb_report.bout import gather
 from bb_report.data import Report
 from bb_report.headline import HEADLINE_NOTES, headline, with_sentence
+from bb_report.origins import origins_section
 from bb_report.sample_size import sample_size_section
 from bb_report.tried import tried_section
 
@@ -53,6 +54,9 @@ def build_report(
     needed = sample_size_section(bout, head, compared)
     if needed is not None and needed.sentences:
         head = with_sentence(head, needed.sentences[0])
+    origins = origins_section(bout)
+    if origins is not None and origins.headline:
+        head = with_sentence(head, origins.headline, after=head.sentences[0])
     return Report(
         headline=head,
         attempts=attempts,
@@ -67,4 +71,5 @@ def build_report(
         worth=worth.worth_section(bout),
         tried=tried_section(bout),
         sample_size=needed,
+        origins=origins,
     )
