@@ -338,7 +338,9 @@ def matrices(report: Report) -> str:
 # -- the page ------------------------------------------------------------------------------
 
 
-def render_document(doc: Document, report: Report) -> str:
+def render_document(doc: Document, report: Report, tasks_html: str | None = None) -> str:
+    """The page; *tasks_html*, when given, stands in for the matrices and the drill-down
+    (which then live on pages of their own, see :mod:`bb_report.html_pages`)."""
     charts = {"agents": outcomes_chart(report), "picking": picking_chart(report)}
     body = [f"<h1>{_e(doc.title)}</h1>"]
     if doc.headline:
@@ -356,7 +358,7 @@ def render_document(doc: Document, report: Report) -> str:
     if doc.notes:
         body.append(_block(Notes(doc.notes)))
     for section in doc.sections:
-        if section.key == "tasks":
+        if section.key == "tasks" and tasks_html is None:
             body.append(matrices(report))
         inner = [f"<h2>{_e(section.title)}</h2>", f'<p class="lead">{_e(section.lead)}</p>']
         inner.append(charts.get(section.key, ""))
@@ -364,12 +366,17 @@ def render_document(doc: Document, report: Report) -> str:
             inner.append("<p>Nothing to show yet.</p>")
         inner.extend(_block(block) for block in section.blocks)
         body.append(f'<section id="{section.key}">{"".join(inner)}</section>')
-    body.append(drilldown(report.tasks))
+    body.append(drilldown(report.tasks) if tasks_html is None else tasks_html)
+    return page(doc.title, "".join(body))
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML page around *body*, with the report's style."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(doc.title)}</title><style>{STYLE}{DRILLDOWN_STYLE}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
+        f"<title>{_e(title)}</title><style>{STYLE}{DRILLDOWN_STYLE}</style></head>"
+        f"<body><main>{body}</main></body></html>\n"
     )
 
 
