@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FLAG_UNCONFINED,
     PICK,
