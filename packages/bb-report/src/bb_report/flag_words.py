@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.bout import Bout
 from bb_report.statuses import EMPTY_STATEMENT, flag_kind, task_attempts
