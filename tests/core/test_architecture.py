@@ -223,3 +223,34 @@ def test_the_architecture_page_describes_every_kernel_package_and_module() -> No
     assert sorted(set(table) - set(layout)) == [], "on the page but not in bb_core"
     for name, modules in layout.items():
         assert table[name] == modules, f"bb_core.{name}: the page's modules are not the code's"
+
+
+# What only one tool uses lives in that tool.
+
+#: Kernel modules one tool uses that stay in the kernel, each with why.
+ONE_TOOL_IN_THE_KERNEL = {
+    # bb-race reads a tree's .gitignore; dulwich, which reads it, is the kernel's dependency.
+    "bb_core.git.ignores": "bb_race",
+}
+
+
+def test_a_kernel_module_serves_the_kernel_or_more_than_one_package() -> None:
+    """Every module of bb_core is imported by another of the kernel's, or by two packages
+    at least. The pytest plugin is loaded by file into a confined pytest, never imported."""
+    kernel = import_graph(KERNEL_DIR.parent)
+    modules = set(kernel)
+    users: dict[str, set[str]] = {name: set() for name in modules}
+    for package in sorted(WORKSPACE - {KERNEL}):
+        (folder,) = ROOT.glob(f"packages/*/src/{package}")
+        for path in folder.rglob("*.py"):
+            for used in module_imports(path, module_name(path, folder.parent), modules):
+                users[used].add(package)
+    by_the_kernel = set().union(*kernel.values())
+    alone = {
+        name: ", ".join(sorted(users[name]))
+        for name in sorted(modules - by_the_kernel)
+        if len(users[name]) < 2
+        and not (KERNEL_DIR / name.removeprefix("bb_core.").replace(".", "/")).is_dir()
+        and not name.startswith("bb_core.pytest_plugin.")
+    }
+    assert alone == ONE_TOOL_IN_THE_KERNEL
