@@ -19,7 +19,7 @@ from bb_core.records.vocabulary import FINISHED
 
 from bb_judge.gate import decision, gate
 from bb_judge.grading import NO_FIX_STATUS
-from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
+from bb_judge.matrix import REPRODUCING_ROLES, OutcomeTable, Row
 from bb_judge.policies import (
     Assessment,
     Candidate,
@@ -71,7 +71,7 @@ def _attempts(task: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 
 
 def author_vendors(
-    matrix: Matrix, attempts: Mapping[str, Mapping[str, Any]]
+    matrix: OutcomeTable, attempts: Mapping[str, Mapping[str, Any]]
 ) -> dict[str, str | None]:
     """Each author's vendor: as the matrix says, else the attempt's, else guessed from its model."""
     names = set(matrix.authors) | set(attempts)
@@ -88,7 +88,7 @@ def author_vendors(
 
 
 def candidates(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     attempts: Mapping[str, Mapping[str, Any]],
     vendors: Mapping[str, str | None],
     suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
@@ -123,7 +123,7 @@ def candidates(
 
 
 def decide(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     found: Sequence[Candidate],
     policy: Policy,
     vendors: Mapping[str, str | None] | None = None,
@@ -238,7 +238,7 @@ def judge_task(
     if record is None:
         d = Decision(None, "the task was not cross-examined (it has no matrix)", [], [], [], [], [])
         return verdict_record(str(task["id"]), policy, d)
-    matrix = Matrix.from_record(record)
+    matrix = OutcomeTable.from_record(record)
     vendors = author_vendors(matrix, attempts)
     found = candidates(matrix, attempts, vendors, suspicious)
     return verdict_record(str(task["id"]), policy, decide(matrix, found, policy, vendors))

@@ -9,8 +9,7 @@ and in order; a task without an oracle gets a verdict but no scores.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from bb_core.cli.progress import Progress
 from bb_core.config import Config
@@ -19,20 +18,8 @@ from bb_core.records import Writer, count_task_lines
 from bb_core.stage import run_stage
 from bb_core.store import Store
 
-from bb_judge.divergence import add_divergence
-from bb_judge.judge import judge_task
 from bb_judge.settings import JudgeSettings
-from bb_judge.stage import JudgeStage, Scorer
-
-
-def judge_line(task: Mapping[str, Any], policy: str, scorer: Scorer | None) -> dict[str, Any]:
-    """*task* with ``verdict`` (and, given a scorer and an oracle, ``scores``) set."""
-    verdict = judge_task(task, policy)
-    out = {**task, "verdict": verdict}
-    if scorer is not None and task.get("oracle") is not None:
-        out["scores"] = scorer.score_task(task, verdict["pick"])
-        add_divergence(task, out["scores"])
-    return out
+from bb_judge.stage import JudgeStage
 
 
 def run_judge(

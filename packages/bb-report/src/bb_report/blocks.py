@@ -24,7 +24,7 @@ from bb_core.records.vocabulary import (
     WRONG_FIX,
 )
 
-from bb_report.data import Cost, Rate
+from bb_report.measures import Cost, Rate
 from bb_report.words import interval, percent, seconds, tokens
 
 #: How each category reads, and its tone.

@@ -1,6 +1,6 @@
 """The paired comparisons between agents: an exact test per pair, Holm-adjusted.
 
-Only *counted* tasks enter them (see :class:`bb_report.bout.Task`), and each pair only on
+Only *counted* tasks enter them (see :class:`bb_report.bout.TaskRecords`), and each pair only on
 the tasks both were scored on.
 """
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from bb_core.records.vocabulary import RESOLVED
 
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.data import Comparison, ComparisonsSection
 from bb_report.stats import ALPHA, holm, paired_exact_test
 from bb_report.words import p_clause, plural
@@ -78,7 +78,7 @@ def compare(
     return Comparison(a, b, n, both, a_only, b_only, neither, p, adjusted, finding, sentence + ".")
 
 
-def comparisons_section(bout: Bout, order: Sequence[str]) -> ComparisonsSection:
+def comparisons_section(bout: BoutRecords, order: Sequence[str]) -> ComparisonsSection:
     counted = [t for t in bout.ordered() if t.counted]
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
     tallies = []

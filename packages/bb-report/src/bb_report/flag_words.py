@@ -18,7 +18,7 @@ from collections.abc import Iterable
 
 from bb_core.records.vocabulary import RESOLVED
 
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.statuses import EMPTY_STATEMENT, flag_kind, task_attempts
 
 MATCHES_REFERENCE = "leak:matches-reference"
@@ -84,7 +84,7 @@ def flag_notes(flags: Iterable[str]) -> list[str]:
     return ["Flags: " + " ".join(seen)] if seen else []
 
 
-def noted(bout: Bout) -> dict[str, list[str]]:
+def noted(bout: BoutRecords) -> dict[str, list[str]]:
     """Flag kinds whose every occurrence on a task is a note: kind -> ``task agent`` each.
 
     Today that is ``leak:matches-reference`` on a patch that resolved its task."""

@@ -3,7 +3,7 @@
 It is drawn from the sections already computed (agents, comparisons, attempts), so it
 states nothing the sections below do not show in full. It also decides whether anything
 could be scored at all: a task counts as scored when it is counted (see
-:class:`bb_report.bout.Task`) and at least one contestant's attempt on it ran to an end
+:class:`bb_report.bout.TaskRecords`) and at least one contestant's attempt on it ran to an end
 of its own (finished or no-change); when none did, :attr:`Headline.unscored_reason`
 says why in one line, which ``bugbout run`` prints before exiting 1.
 """
@@ -25,7 +25,7 @@ from bb_core.records.vocabulary import (
     TIMED_OUT,
 )
 
-from bb_report.bout import Bout, category_of
+from bb_report.bout import BoutRecords, category_of
 from bb_report.comparisons import decisive_p
 from bb_report.data import (
     AgentLine,
@@ -115,7 +115,7 @@ def _flag_phrase(flag: FlagCount) -> str:
     return f"{plural(flag.count, one, many)} ({where})"
 
 
-def unscored_reason(bout: Bout, configured: Sequence[str]) -> str | None:
+def unscored_reason(bout: BoutRecords, configured: Sequence[str]) -> str | None:
     """Why nothing could be scored, or None when at least one task was."""
     tasks = bout.ordered()
     counted = [t for t in tasks if t.counted]
@@ -160,7 +160,7 @@ def unscored_reason(bout: Bout, configured: Sequence[str]) -> str | None:
 
 
 def headline(
-    bout: Bout,
+    bout: BoutRecords,
     agents: AgentsSection,
     comparisons: ComparisonsSection,
     attempts: AttemptsSection,

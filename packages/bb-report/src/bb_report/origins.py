@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.words import percent, plural
 
 
@@ -63,7 +63,7 @@ def _areas(summaries: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, int]]:
     return found
 
 
-def origins_section(bout: Bout) -> OriginsSection | None:
+def origins_section(bout: BoutRecords) -> OriginsSection | None:
     """The section, or None when mining's summary carries no areas."""
     areas = _areas(bout.summaries)
     if not areas:

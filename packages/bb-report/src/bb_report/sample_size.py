@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass
 
 from bb_report.blocks import Cell, Section, Table, Text, num
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.data import ComparisonsSection, Headline
 from bb_report.power import CAP, POWER, tasks_needed
 from bb_report.stats import ALPHA
@@ -45,7 +45,7 @@ class SampleSize:
     sentences: list[str]
 
 
-def _mined(bout: Bout) -> tuple[int | None, str | None]:
+def _mined(bout: BoutRecords) -> tuple[int | None, str | None]:
     if not bout.summaries:
         return None, None
     mined = sum(int(s.get("tasks", 0)) for s in bout.summaries)
@@ -57,7 +57,7 @@ def _mined(bout: Bout) -> tuple[int | None, str | None]:
 
 
 def sample_size_section(
-    bout: Bout, headline: Headline, comparisons: ComparisonsSection
+    bout: BoutRecords, headline: Headline, comparisons: ComparisonsSection
 ) -> SampleSize | None:
     """The section, or None when there is no leader, or its lead is already significant."""
     a, b = headline.leader, headline.runner_up

@@ -11,13 +11,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core import package_version
 from bb_core.envs import TestEnv
 from bb_core.records.vocabulary import REFERENCE
 from bb_core.store import cache_key
 
-from bb_xexam import __version__
 from bb_xexam.authors import SUITE, Author, Column, authors_of
 from bb_xexam.settings import XexamSettings
+
+#: This release of bb-xexam: a matrix made by another one is not reused.
+VERSION = package_version("bb-xexam")
 
 #: How the stage tree is made; a matrix made another way is not reused.
 STAGE_TREE = "whole-base-tree"
@@ -48,7 +51,7 @@ def matrix_key(
 ) -> str:
     """The key of a task's matrix (``.bugbout/matrices/<task>.json``)."""
     return cache_key(
-        "xexam", __version__, task_inputs(task), _authors(authors),
+        "xexam", VERSION, task_inputs(task), _authors(authors),
         [(c.name, c.patch) for c in columns], *_env(env), sandbox,
         settings.run_suite, settings.test_timeout, settings.run_limit,
     )  # fmt: skip
@@ -74,7 +77,7 @@ def reference_key(
 ) -> str:
     """The key of a task's reference column (``.bugbout/reference-columns/<task>.json``)."""
     return cache_key(
-        "xexam-reference", __version__, task_inputs(task), column.patch, _authors(authors),
+        "xexam-reference", VERSION, task_inputs(task), column.patch, _authors(authors),
         *_env(env), sandbox, settings.test_timeout, settings.run_limit,
     )  # fmt: skip
 

@@ -83,6 +83,11 @@ class TestNames:
     def is_test_class(self, name: str) -> bool:
         return _matches(name, self.classes)
 
+    def collects_class(self, node: ast.ClassDef) -> bool:
+        """Whether pytest collects tests from the class *node*: named as a test class, or
+        a ``unittest.TestCase`` (any base named ``...TestCase``), whatever its name."""
+        return self.is_test_class(node.name) or _is_testcase(node)
+
     def defines_tests(self, source: bytes | str | None) -> bool:
         """Whether a module's *source* defines a test pytest would collect by these names."""
         if source is None:
@@ -96,7 +101,7 @@ class TestNames:
     def _has_test(self, node: ast.stmt) -> bool:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             return self.is_test_function(node.name)
-        if isinstance(node, ast.ClassDef) and (self.is_test_class(node.name) or _is_testcase(node)):
+        if isinstance(node, ast.ClassDef) and self.collects_class(node):
             return any(self._has_test(item) for item in node.body)
         return False
 
@@ -152,6 +157,7 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
 
 
 def _is_testcase(node: ast.ClassDef) -> bool:
+    """Whether *node* derives from a ``...TestCase`` (unittest's, or a framework's)."""
     for base in node.bases:
         name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
         if name.endswith("TestCase"):

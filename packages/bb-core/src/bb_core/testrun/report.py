@@ -14,7 +14,7 @@ import orjson
 from bb_core.records import kinds
 
 
-class Report:
+class ReportReader:
     """The plugin's report of one pytest process, read incrementally."""
 
     def __init__(self, path: Path, key: bytes | None = None) -> None:
@@ -107,7 +107,7 @@ class ReportedTest:
 
 
 @dataclass
-class Attempt:
+class ProcessReport:
     """What one pytest process reported."""
 
     tests: dict[str, ReportedTest] = field(default_factory=dict)
@@ -171,7 +171,7 @@ def covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str,
     return None
 
 
-def tampering(attempt: Attempt, report: Report) -> list[str]:
+def tampering(attempt: ProcessReport, report: ReportReader) -> list[str]:
     """Evidence, in one pytest process's report, that something changed how tests ran."""
     evidence = [f"the plugin saw: {what}" for what in attempt.tamper]
     if report.forged:
@@ -183,7 +183,7 @@ def tampering(attempt: Attempt, report: Report) -> list[str]:
     return evidence
 
 
-def inconsistency(attempt: Attempt, report: Report, exit_code: int) -> str | None:
+def inconsistency(attempt: ProcessReport, report: ReportReader, exit_code: int) -> str | None:
     """Why a pytest process that ended on its own cannot be trusted, or None."""
     if not attempt.session and not report.events:
         return f"pytest exited with status {exit_code} and wrote no report"

@@ -18,7 +18,7 @@ from bb_core.tamper.twins import Twin
 from bb_core.testrun import crosscheck
 from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.command import PLUGIN_DIR, plan_targets, pytest_argv, run_environment
-from bb_core.testrun.report import Report, ReportedTest, inconsistency, tampering
+from bb_core.testrun.report import ReportedTest, ReportReader, inconsistency, tampering
 from bb_core.testrun.result import TestRun
 from bb_core.testrun.served import ForkServer, ServedRun
 from bb_core.testrun.touched import environment_value
@@ -343,8 +343,10 @@ class _Runs:
         finally:
             for fd in fds:
                 os.close(fd)
-        collection = Report(second, self.key) if self.collection_pass else None
-        return watch(running, Report(main, self.key), self.deadline, self.test_timeout, collection)
+        collection = ReportReader(second, self.key) if self.collection_pass else None
+        return watch(
+            running, ReportReader(main, self.key), self.deadline, self.test_timeout, collection
+        )
 
     def _take(self, ended: Ended) -> None:
         """Fold one process's report into the run, evidence of tampering included."""
