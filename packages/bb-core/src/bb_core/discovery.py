@@ -60,7 +60,7 @@ class TestNames:
         object.__setattr__(self, "_hash", hash(fields))
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined]
+        return self._hash  # type: ignore[attr-defined,no-any-return]
 
     def is_test_module(self, path: str) -> bool:
         """Whether pytest collects *path* (relative to the root) when it walks a folder.

@@ -78,4 +78,5 @@ def quick_check(name: str) -> Check:
     try:
         return compile_schema(by_name[name], registry)
     except Unsupported:
-        return validator(name).is_valid
+        check: Check = validator(name).is_valid
+        return check

@@ -16,8 +16,9 @@ from typing import Any
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
 from bb_core.sandbox import Sandbox
+from bb_core.scratch import remove_tree
 
-from bb_race.checkout import Checkouts, remove_tree
+from bb_race.checkout import Checkouts
 
 
 def _base_id(nodeid: str) -> str:

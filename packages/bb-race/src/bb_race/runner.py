@@ -33,10 +33,11 @@ from bb_core.sandbox import (
     tree_size,
 )
 from bb_core.sandbox.shims import follow_argv
+from bb_core.scratch import remove_tree
 from bb_core.vocabulary import FLAG_LINK_REMOVED, FLAG_NETWORK_NOT_NARROWED, FLAG_NETWORK_REFUSED
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
-from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
+from bb_race.checkout import AttemptDirs, Checkouts
 from bb_race.egress import EgressProxy, Upstream
 from bb_race.footprint import leave_out
 from bb_race.forensics import leak_flags, unconfined_flags

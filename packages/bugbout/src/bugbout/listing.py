@@ -189,9 +189,11 @@ def funnel_table(mined: Tally, oracles: Tally | None) -> str:
         str(summary.get("stopped")), ""
     )
     note = f"\nMining stopped {stopped}; older history was not examined." if stopped else ""
-    return tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True) + note
+    table: str = tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True)
+    return table + note
 
 
 def explain_table(verdicts: list[tuple[str, str, str]]) -> str:
     """``bugbout tasks --explain``: every rule, in order, with its verdict for one commit."""
-    return tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True) + "\n"
+    table: str = tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True)
+    return table + "\n"

@@ -135,7 +135,7 @@ class ClaudeCodeAgent(CodingAgent):
         instead, which inside bugbout's sandbox is already a fresh one showing only the
         attempt's own processes (whose environments the commands, in a user namespace
         of their own, still cannot read)."""
-        settings = json.loads(json.dumps(SANDBOX_SETTINGS))
+        settings: dict[str, Any] = json.loads(json.dumps(SANDBOX_SETTINGS))
         if nested:
             settings["sandbox"]["enableWeakerNestedSandbox"] = True
         allow = [f"Bash({test_command})"]
