@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -94,7 +94,7 @@ class Line:
         return str(self.record.get("kind"))
 
 
-def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
+def check(record: Mapping[str, Any], kind: str) -> tuple[str, str] | None:
     """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
     if quick_check(kind)(record):
         return None

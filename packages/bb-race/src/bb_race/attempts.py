@@ -15,9 +15,9 @@ import re
 import secrets
 import time
 from pathlib import Path
-from typing import Any
 
 import orjson
+from bb_core.kinds import Attempt, as_attempt
 from bb_core.records import check
 from bb_core.store import atomic_write, read_json
 from bb_core.vocabulary import CRASHED, QUOTA
@@ -59,16 +59,16 @@ class AttemptStore:
         atomic_write(path, made.encode() + b"\n")
         return made
 
-    def load(self, task_id: str, agent: str) -> dict[str, Any] | None:
+    def load(self, task_id: str, agent: str) -> Attempt | None:
         """The stored attempt, or None when there is none (or it is not a valid record)."""
         record = read_json(self.path(task_id, agent))
         if not isinstance(record, dict) or check(record, "attempt") is not None:
             return None
         if record.get("task_id") != task_id or record.get("agent") != agent:
             return None
-        return record
+        return as_attempt(record)
 
-    def save(self, record: dict[str, Any]) -> Path:
+    def save(self, record: Attempt) -> Path:
         """Store *record* atomically, its fields in the order they were written, so a
         race that reads it back writes the same line as the race that made it."""
         path = self.path(str(record["task_id"]), str(record["agent"]))
@@ -91,14 +91,14 @@ class AttemptStore:
         return target
 
 
-def needs_run(stored: dict[str, Any] | None, *, retry_failed: bool, refresh: bool = False) -> bool:
+def needs_run(stored: Attempt | None, *, retry_failed: bool, refresh: bool = False) -> bool:
     """Whether an agent must (again) run on a task, given what is stored."""
     if stored is None or refresh:
         return True
     return retry_failed and stored.get("status") in RETRYABLE
 
 
-def needs_reproduction(stored: dict[str, Any]) -> bool:
+def needs_reproduction(stored: Attempt) -> bool:
     """Whether an examiner's stored attempt still lacks the run of its tests."""
     return (
         stored.get("role") == "examiner"

@@ -13,9 +13,10 @@ import signal
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bb_core.agents import CodingAgent, read_tail, scrub
+from bb_core.kinds import Attempt, JSONObject
 from bb_core.patch import compare_trees, files_in_patch, split_patch
 from bb_core.patch.names import odd_name
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
@@ -45,13 +46,17 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def base_record(task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
-    return {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
+def base_record(task: Mapping[str, Any], agent: CodingAgent) -> Attempt:
+    """The fields every attempt record of *agent* on *task* starts with (not yet a whole
+    record: how it ended is added to them)."""
+    return cast(
+        Attempt, {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
+    )
 
 
 def crashed_record(
     task: Mapping[str, Any], agent: CodingAgent, error: BaseException, started: str, took: float
-) -> dict[str, Any]:
+) -> Attempt:
     """The record of an attempt that bugbout itself could not carry out."""
     summary = "".join(traceback.format_exception_only(type(error), error)).strip()
     return {
@@ -83,7 +88,7 @@ def collect(
     completed: Completed,
     stopped: str | None = None,
     left_out: Callable[[str], bool] | None = None,
-) -> dict[str, Any]:
+) -> Attempt:
     """The attempt record from what the agent left on disk and in its logs; new files for
     which *left_out* says True (ignored, or made by the test command) are no part of it."""
     found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
@@ -117,7 +122,7 @@ def collect(
     status = decide_status(completed, changed, quota)
     if completed.limit:
         flags.append(f"{FLAG_LIMIT}:{completed.limit}")
-    record: dict[str, Any] = {
+    record: Attempt = {
         **base_record(task, agent),
         "status": status,
         "exit_code": completed.exit_code,
@@ -165,8 +170,9 @@ def crash_reason(exit_code: int | None, stderr: Path) -> str:
     return f"{what}: {last[:300]}"
 
 
-def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
+def finish(attempt: Attempt, secrets: Sequence[str]) -> Attempt:
     """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
+    record = cast(JSONObject, attempt)  # its text fields, by name
     for key in ("summary", "error"):
         if key in record:
             record[key] = redact(scrub(str(record[key]), secrets))
@@ -178,11 +184,11 @@ def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
         for key in ("patch", "source_patch", "test_patch"):
             if key in record:
                 record[key] = redact_patch(str(record[key]), secrets)
-    record = json_safe(record)
-    problem = check(record, "attempt")
+    attempt = json_safe(record)
+    problem = check(attempt, "attempt")
     if problem is not None:
         raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")
-    return record
+    return attempt
 
 
 def json_safe(value: Any) -> Any:

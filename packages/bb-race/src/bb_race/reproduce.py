@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from bb_core.kinds import Outcome
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
 from bb_core.sandbox import Sandbox
@@ -38,7 +39,7 @@ def reproduce(
     sandbox: Sandbox,
     timeout: float,
     test_timeout: float | None,
-) -> dict[str, str]:
+) -> dict[str, Outcome]:
     """Node id -> outcome of the examiner's tests on the unfixed tree."""
     from bb_core.testrun import run_pytest
     from bb_core.testrun.touched import whole_files
@@ -66,7 +67,7 @@ def reproduce(
         touched=whole_files(applied),  # the examiner's files; the rest is the project's
     )
     wanted = set(tests)
-    outcomes: dict[str, str] = {}
+    outcomes: dict[str, Outcome] = {}
     for nodeid, outcome in run.outcomes.items():
         if nodeid in wanted or _base_id(nodeid) in wanted:
             outcomes[nodeid] = outcome

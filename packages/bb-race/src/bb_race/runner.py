@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
+from bb_core.kinds import Attempt
 from bb_core.sandbox import (
     Bubblewrap,
     Completed,
@@ -190,7 +191,7 @@ def attempt(
     agent: CodingAgent,
     dirs: AttemptDirs,
     version: str | None = None,
-) -> dict[str, Any]:
+) -> Attempt:
     """Run *agent* (of CLI *version*, when known) on *task* in *dirs* and return the
     attempt record (not yet saved)."""
     started = now_iso()
@@ -221,7 +222,7 @@ def _attempt(
     dirs: AttemptDirs,
     started: str,
     version: str | None,
-) -> dict[str, Any]:
+) -> Attempt:
     dirs.fresh()
     # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
     # files the fix modifies stay; the test files the fix adds do not exist there yet.
@@ -247,7 +248,7 @@ def _run(
     dirs: AttemptDirs,
     run: _Run,
     stack: ExitStack,
-) -> dict[str, Any]:
+) -> Attempt:
     started, command, prompt, prompt_file = run.started, run.command, run.prompt, run.file
     temp = attempt_temp(dirs, stack)
     session = Session(

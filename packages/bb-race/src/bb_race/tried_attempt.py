@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action, CodingAgent
+from bb_core.kinds import AttemptTried
 from bb_core.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
@@ -80,7 +81,7 @@ def attempt_tried(
     refused: Sequence[str] = (),
     readable: Iterable[Path] = (),
     test_command: str = "",
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[AttemptTried], list[str]]:
     """The attempt's findings and the flags reading them earned."""
     home = os.path.expanduser("~")
     bugbout_home = str(dirs.root.parent.parent)

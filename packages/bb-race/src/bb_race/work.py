@@ -22,6 +22,7 @@ from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import AgentConfig
+from bb_core.kinds import Attempt, Task
 from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home
 from bb_core.treewalk import make_dirs, walk
@@ -140,7 +141,7 @@ class RaceWork:
 
     def run(
         self,
-        task: dict[str, Any],
+        task: Task,
         agent: CodingAgent,
         dirs: AttemptDirs,
         payload: Mapping[str, Any],
@@ -171,15 +172,13 @@ class RaceWork:
         save = examined if ran else (None if kept else record)
         return {"record": examined, "save": save, "replaces": replaces}
 
-    def examine(
-        self, task: dict[str, Any], record: dict[str, Any], dirs: AttemptDirs
-    ) -> tuple[dict[str, Any], bool]:
+    def examine(self, task: Task, record: Attempt, dirs: AttemptDirs) -> tuple[Attempt, bool]:
         """An examiner's tests run on the unfixed tree: the record with ``reproducing``,
         and True; or with a ``reproduce-failed`` flag, and False."""
         ctx = self.context()
         if ctx.cancel.is_set():
             raise Cancelled()
-        record = dict(record)
+        record = record.copy()
         try:
             record["reproducing"] = reproduce(
                 task,
@@ -212,7 +211,7 @@ class RaceWork:
         self.__init__(**{**state, "agents": tuple(agents)})  # type: ignore[misc]
 
 
-def reproduce_failed(record: dict[str, Any], why: str) -> dict[str, Any]:
+def reproduce_failed(record: Attempt, why: str) -> Attempt:
     """*record* flagged ``reproduce-failed`` (once) for *why*."""
     flags = [f for f in record.get("flags", []) if not f.startswith(FLAG_REPRODUCE_FAILED)]
     return {**record, "flags": [*flags, f"{FLAG_REPRODUCE_FAILED}: {why}"]}
@@ -225,7 +224,7 @@ def _shipped(root: Path) -> Path:
         return Path(SHIPPED) / "work" / root.name
 
 
-def relabel(record: dict[str, Any], old: Path, new: Path) -> dict[str, Any]:
+def relabel(record: Attempt, old: Path, new: Path) -> Attempt:
     """*record* with its ``logdir`` under *new* instead of *old*."""
     logdir = record.get("logdir")
     if not isinstance(logdir, str):
