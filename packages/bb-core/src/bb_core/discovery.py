@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.kinds import Task
+
 #: Files that can hold pytest configuration, in the order pytest looks at them.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
@@ -125,7 +127,7 @@ class TestNames:
 DEFAULT = TestNames()
 
 
-def names_of(task: Mapping[str, Any]) -> TestNames:
+def names_of(task: Task) -> TestNames:
     """The naming rules a task's fix was mined with (its ``test_names``), else the defaults."""
     record = task.get("test_names")
     if not isinstance(record, Mapping):

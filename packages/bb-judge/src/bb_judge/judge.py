@@ -13,6 +13,7 @@ from typing import Any
 
 from bb_core import kinds
 from bb_core.agents import guess_vendor
+from bb_core.kinds import Task, as_task
 from bb_core.patch import PatchError, lines_changed
 from bb_core.schemas import VERSION
 from bb_core.vocabulary import FINISHED
@@ -66,7 +67,7 @@ def source_patch(attempt: Mapping[str, Any]) -> str:
     return str(attempt.get("patch", ""))
 
 
-def _attempts(task: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _attempts(task: Task) -> dict[str, Mapping[str, Any]]:
     return {str(a["agent"]): a for a in task.get("attempts", ())}
 
 
@@ -233,7 +234,7 @@ def judge_task(
     *suspicious*: by contestant, the static findings that keep its patch from being picked
     (:func:`bb_judge.suspect.task_findings`; none under ``[judge] suspicious = "count"``)."""
     policy = get_policy(policy_name)
-    attempts = _attempts(task)
+    attempts = _attempts(as_task(task))
     record = task.get("matrix")
     if record is None:
         d = Decision(None, "the task was not cross-examined (it has no matrix)", [], [], [], [], [])

@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import orjson
-from bb_core.kinds import Attempt, as_attempt
+from bb_core.kinds import Attempt
 from bb_core.records import check
 from bb_core.store import atomic_write, read_json
 from bb_core.vocabulary import CRASHED, QUOTA
@@ -59,14 +61,14 @@ class AttemptStore:
         atomic_write(path, made.encode() + b"\n")
         return made
 
-    def load(self, task_id: str, agent: str) -> Attempt | None:
+    def load(self, task_id: str, agent: str) -> dict[str, Any] | None:
         """The stored attempt, or None when there is none (or it is not a valid record)."""
         record = read_json(self.path(task_id, agent))
         if not isinstance(record, dict) or check(record, "attempt") is not None:
             return None
         if record.get("task_id") != task_id or record.get("agent") != agent:
             return None
-        return as_attempt(record)
+        return record
 
     def save(self, record: Attempt) -> Path:
         """Store *record* atomically, its fields in the order they were written, so a
@@ -91,14 +93,16 @@ class AttemptStore:
         return target
 
 
-def needs_run(stored: Attempt | None, *, retry_failed: bool, refresh: bool = False) -> bool:
+def needs_run(
+    stored: Mapping[str, Any] | None, *, retry_failed: bool, refresh: bool = False
+) -> bool:
     """Whether an agent must (again) run on a task, given what is stored."""
     if stored is None or refresh:
         return True
     return retry_failed and stored.get("status") in RETRYABLE
 
 
-def needs_reproduction(stored: Attempt) -> bool:
+def needs_reproduction(stored: Mapping[str, Any]) -> bool:
     """Whether an examiner's stored attempt still lacks the run of its tests."""
     return (
         stored.get("role") == "examiner"

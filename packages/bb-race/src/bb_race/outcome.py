@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from bb_core.agents import CodingAgent, read_tail, scrub
-from bb_core.kinds import Attempt, JSONObject
+from bb_core.kinds import Attempt, Task
 from bb_core.patch import compare_trees, files_in_patch, split_patch
 from bb_core.patch.names import odd_name
 from bb_core.patchcheck import patch_credentials, redact, redact_patch
@@ -55,7 +55,7 @@ def base_record(task: Mapping[str, Any], agent: CodingAgent) -> Attempt:
 
 
 def crashed_record(
-    task: Mapping[str, Any], agent: CodingAgent, error: BaseException, started: str, took: float
+    task: Task, agent: CodingAgent, error: BaseException, started: str, took: float
 ) -> Attempt:
     """The record of an attempt that bugbout itself could not carry out."""
     summary = "".join(traceback.format_exception_only(type(error), error)).strip()
@@ -82,7 +82,7 @@ def decide_status(completed: Completed, changed: bool, quota: bool) -> AttemptSt
 
 
 def collect(
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     completed: Completed,
@@ -170,9 +170,9 @@ def crash_reason(exit_code: int | None, stderr: Path) -> str:
     return f"{what}: {last[:300]}"
 
 
-def finish(attempt: Attempt, secrets: Sequence[str]) -> Attempt:
-    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
-    record = cast(JSONObject, attempt)  # its text fields, by name
+def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
+    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it
+    (a record being finished, of any shape: what it is then is an attempt)."""
     for key in ("summary", "error"):
         if key in record:
             record[key] = redact(scrub(str(record[key]), secrets))
@@ -184,11 +184,11 @@ def finish(attempt: Attempt, secrets: Sequence[str]) -> Attempt:
         for key in ("patch", "source_patch", "test_patch"):
             if key in record:
                 record[key] = redact_patch(str(record[key]), secrets)
-    attempt = json_safe(record)
-    problem = check(attempt, "attempt")
+    record = json_safe(record)
+    problem = check(record, "attempt")
     if problem is not None:
         raise ValueError(f"attempt record is invalid at {problem[0]}: {problem[1]}")
-    return attempt
+    return record
 
 
 def json_safe(value: Any) -> Any:

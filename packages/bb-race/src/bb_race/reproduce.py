@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.kinds import Outcome
+from bb_core.kinds import Outcome, Task
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
 from bb_core.sandbox import Sandbox
@@ -29,7 +29,7 @@ def _base_id(nodeid: str) -> str:
 
 
 def reproduce(
-    task: Mapping[str, Any],
+    task: Task,
     record: Mapping[str, Any],
     *,
     folder: Path,

@@ -17,10 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
-from bb_core.kinds import Attempt
+from bb_core.kinds import Attempt, Task
 from bb_core.sandbox import (
     Bubblewrap,
     Completed,
@@ -65,8 +64,8 @@ class RaceContext:
     sandbox: Sandbox
     timeout: int
     checkouts: Checkouts
-    repository: Callable[[Mapping[str, Any]], str]
-    test_command: Callable[[Mapping[str, Any]], str]
+    repository: Callable[[Task], str]
+    test_command: Callable[[Task], str]
     readable: list[Path] = field(default_factory=list)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     secrets: Sequence[str] = ()
@@ -74,7 +73,7 @@ class RaceContext:
     max_patch_bytes: int = MAX_PATCH_BYTES
     max_disk_bytes: int = MAX_DISK_BYTES
     #: The files the test command creates on a task's base tree (see bb_race.footprint).
-    footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
+    footprint: Callable[[Task, str], frozenset[str]] | None = None
 
 
 def run_agent(
@@ -187,7 +186,7 @@ def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
 
 def attempt(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     version: str | None = None,
@@ -217,7 +216,7 @@ class _Run:
 
 def _attempt(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     started: str,
@@ -243,7 +242,7 @@ def _attempt(
 
 def _run(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     run: _Run,

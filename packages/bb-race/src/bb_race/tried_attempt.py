@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action, CodingAgent
-from bb_core.kinds import AttemptTried
+from bb_core.kinds import AttemptTried, Task
 from bb_core.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
@@ -75,7 +75,7 @@ def own_actions(agent: CodingAgent, dirs: AttemptDirs) -> tuple[list[Action], st
 def attempt_tried(
     agent: CodingAgent,
     dirs: AttemptDirs,
-    task: Mapping[str, Any],
+    task: Task,
     record: Mapping[str, Any],
     *,
     refused: Sequence[str] = (),

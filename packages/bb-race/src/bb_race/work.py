@@ -18,11 +18,11 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import AgentConfig
-from bb_core.kinds import Attempt, Task
+from bb_core.kinds import Attempt, JSONObject, Task, as_attempt
 from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home
 from bb_core.treewalk import make_dirs, walk
@@ -154,10 +154,15 @@ class RaceWork:
         ask = payload.get("given")
         record = attempt(ctx, task, agent, dirs, payload.get("version"))
         try:
-            record = finish({**record, "given": ask} if ask else record, ctx.secrets)
+            done = finish(
+                cast(JSONObject, {**record, "given": ask} if ask else record), ctx.secrets
+            )
         except ValueError as exc:
             crashed = crashed_record(task, agent, exc, started, 0.0)
-            record = finish({**crashed, "given": ask} if ask else crashed, ctx.secrets)
+            done = finish(
+                cast(JSONObject, {**crashed, "given": ask} if ask else crashed), ctx.secrets
+            )
+        record = as_attempt(done)
         replaces = bool(payload.get("replaces"))
         if not needs_reproduction(record):
             return {"record": record, "save": record, "replaces": replaces}
@@ -192,7 +197,7 @@ class RaceWork:
                 test_timeout=self.settings.test_timeout,
             )
         except Exception as exc:
-            return reproduce_failed(record, str(exc)), False
+            return as_attempt(reproduce_failed(record, str(exc))), False
         return record, True
 
     # -- shipping -----------------------------------------------------------------------
@@ -211,7 +216,7 @@ class RaceWork:
         self.__init__(**{**state, "agents": tuple(agents)})  # type: ignore[misc]
 
 
-def reproduce_failed(record: Attempt, why: str) -> Attempt:
+def reproduce_failed(record: Mapping[str, Any], why: str) -> dict[str, Any]:
     """*record* flagged ``reproduce-failed`` (once) for *why*."""
     flags = [f for f in record.get("flags", []) if not f.startswith(FLAG_REPRODUCE_FAILED)]
     return {**record, "flags": [*flags, f"{FLAG_REPRODUCE_FAILED}: {why}"]}

@@ -25,6 +25,7 @@ from typing import Any
 from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.errors import BbError
+from bb_core.kinds import Task
 from bb_core.patch import apply_patch
 from bb_core.patchcheck import outside_links
 from bb_core.paths import file_kind
@@ -43,7 +44,7 @@ from bb_xexam.neutral import make_neutral
 
 
 def run_author(
-    task: Mapping[str, Any],
+    task: Task,
     columns: Sequence[Column],
     item: Placed,
     stage: Path,
@@ -112,7 +113,7 @@ def run_author(
 
 
 def _run_column(
-    task: Mapping[str, Any],
+    task: Task,
     column: Column,
     item: Placed,
     stage: Path,

@@ -10,12 +10,13 @@ result is plain data: the author's placement and each column's run (see
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bb_core.envs import TestEnv
+from bb_core.kinds import Task
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
 from bb_core.units import Unit
@@ -40,7 +41,7 @@ def log_dir(task_id: str, key: str) -> Path:
 
 
 def author_entry(
-    task: Mapping[str, Any],
+    task: Task,
     columns: Sequence[Column],
     item: Placed,
     staged: Staged,
