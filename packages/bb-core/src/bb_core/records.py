@@ -199,7 +199,7 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
                 stream.close()
 
 
-def dumps(record: dict[str, Any]) -> bytes:
+def dumps(record: Mapping[str, Any]) -> bytes:
     """One record as a JSON line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
@@ -225,7 +225,7 @@ class Writer:
         self.validate = validate
         self.count = 0
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         kind = record.get("kind")
         if self.validate and kind in KINDS:
             problem = check(record, str(kind))

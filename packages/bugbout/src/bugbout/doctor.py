@@ -324,7 +324,7 @@ class Doctor:
             options = MineOptions.from_config(self.config)
             location = str(self.config.repository_path())
             bases = [
-                str(record["base_commit"])
+                str(record.get("base_commit"))
                 for record in mine(location, options)
                 if record.get("kind") == "task"
             ]
