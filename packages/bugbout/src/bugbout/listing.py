@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from bb_core.kinds import JSONObject
 from tabulate import tabulate
 
 from bugbout.stages import Tally
@@ -117,13 +118,13 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[dict[str, Any]]:
+def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[JSONObject]:
     """``bugbout tasks --json``: one object per task (the table's row) and per skip line
     the mining wrote, in the mining's order of tasks then skips."""
     grounded = grounded_by_id(oracles, mined)
     for task in mined.tasks:
         task_id = str(task["id"])
-        truth: dict[str, Any] | None = None
+        truth: JSONObject | None = None
         entry = (grounded or {}).get(task_id)
         if entry is not None and entry.get("kind") == "skip":
             truth = {"set_aside": entry.get("reason"), "message": entry.get("message")}
