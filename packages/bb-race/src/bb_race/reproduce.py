@@ -9,11 +9,11 @@ does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bb_core.kinds import Outcome, Task
+from bb_core.kinds import Attempt, Outcome, Task
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
 from bb_core.sandbox import Sandbox
@@ -30,7 +30,7 @@ def _base_id(nodeid: str) -> str:
 
 def reproduce(
     task: Task,
-    record: Mapping[str, Any],
+    record: Attempt,
     *,
     folder: Path,
     location: str,

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import Action, CodingAgent
-from bb_core.kinds import AttemptTried, Task
+from bb_core.kinds import Attempt, AttemptTried, Task
 from bb_core.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
@@ -76,7 +75,7 @@ def attempt_tried(
     agent: CodingAgent,
     dirs: AttemptDirs,
     task: Task,
-    record: Mapping[str, Any],
+    record: Attempt,
     *,
     refused: Sequence[str] = (),
     readable: Iterable[Path] = (),
