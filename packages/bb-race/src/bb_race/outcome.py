@@ -171,8 +171,7 @@ def crash_reason(exit_code: int | None, stderr: Path) -> str:
 
 
 def finish(record: dict[str, Any], secrets: Sequence[str]) -> dict[str, Any]:
-    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it
-    (a record being finished, of any shape: what it is then is an attempt)."""
+    """Scrub secrets from the text fields, flag and redact a patch that holds one, check it."""
     for key in ("summary", "error"):
         if key in record:
             record[key] = redact(scrub(str(record[key]), secrets))
