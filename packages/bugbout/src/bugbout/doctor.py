@@ -28,6 +28,7 @@ from bb_core.config import Config
 from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.errors import BbError
 from bb_core.git import open_repo
+from bb_core.kinds import JSONObject
 from bb_core.limits import run_limit
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
@@ -49,7 +50,7 @@ class Check:
     fix: str | None = None
     blocking: bool = False
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JSONObject:
         """The check as ``bugbout doctor --json`` writes it."""
         return {
             "check": self.name,
