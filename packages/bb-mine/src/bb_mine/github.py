@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 from bb_core.store import cache_key, home_dir, read_json, write_json
 
 if TYPE_CHECKING:

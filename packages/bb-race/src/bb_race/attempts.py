@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bb_core.kinds import Attempt
 from bb_core.records import check
+from bb_core.records.kinds import Attempt
+from bb_core.records.vocabulary import CRASHED, QUOTA
 from bb_core.store import atomic_write, read_json
-from bb_core.vocabulary import CRASHED, QUOTA
 
 #: Statuses ``--retry-failed`` runs again: the agent never had a fair go.
 RETRYABLE = frozenset({QUOTA, CRASHED})

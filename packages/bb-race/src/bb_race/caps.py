@@ -8,8 +8,8 @@ later stage. A running agent whose disk use passes the cap is stopped.
 
 from __future__ import annotations
 
-from bb_core.kinds import Attempt
-from bb_core.vocabulary import CRASHED, FLAG_OVER_CAP
+from bb_core.records.kinds import Attempt
+from bb_core.records.vocabulary import CRASHED, FLAG_OVER_CAP
 
 #: How often a running agent's disk use is measured.
 DISK_POLL = 5.0

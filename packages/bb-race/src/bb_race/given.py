@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 from bb_core.agents import SECRET_NAME, CodingAgent, Session
-from bb_core.kinds import Task, as_task
+from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import Sandbox
 
 from bb_race.prompt import build_prompt

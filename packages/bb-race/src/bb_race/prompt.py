@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from bb_core.kinds import Task
+from bb_core.records.kinds import Task
 
 COMMON_RULES = """\
 Work only inside this directory; it is a copy of the project without its git history.

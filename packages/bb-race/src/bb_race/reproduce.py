@@ -13,11 +13,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bb_core.kinds import Attempt, Outcome, Task
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
+from bb_core.records.kinds import Attempt, Outcome, Task
 from bb_core.sandbox import Sandbox
-from bb_core.scratch import remove_tree
+from bb_core.store.scratch import remove_tree
 
 from bb_race.checkout import Checkouts
 

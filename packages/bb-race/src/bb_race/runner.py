@@ -19,7 +19,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
-from bb_core.kinds import Attempt, Task
+from bb_core.records.kinds import Attempt, Task
+from bb_core.records.vocabulary import (
+    FLAG_LINK_REMOVED,
+    FLAG_NETWORK_NOT_NARROWED,
+    FLAG_NETWORK_REFUSED,
+)
 from bb_core.sandbox import (
     Bubblewrap,
     Completed,
@@ -33,8 +38,7 @@ from bb_core.sandbox import (
     tree_size,
 )
 from bb_core.sandbox.shims import follow_argv
-from bb_core.scratch import remove_tree
-from bb_core.vocabulary import FLAG_LINK_REMOVED, FLAG_NETWORK_NOT_NARROWED, FLAG_NETWORK_REFUSED
+from bb_core.store.scratch import remove_tree
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts

@@ -34,8 +34,8 @@ from pathlib import Path, PurePosixPath
 from typing import cast
 
 from bb_core.agents import Action
-from bb_core.kinds import AttemptTried, AttemptTriedKind, AttemptTriedSource
 from bb_core.paths import in_test_part
+from bb_core.records.kinds import AttemptTried, AttemptTriedKind, AttemptTriedSource
 from bb_core.sandbox import read_untrusted
 
 from bb_race import reach_rules as rules

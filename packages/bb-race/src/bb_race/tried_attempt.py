@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bb_core.agents import Action, CodingAgent
-from bb_core.kinds import Attempt, AttemptTried, Task
-from bb_core.vocabulary import FLAG_TRIED_UNREAD
+from bb_core.records.kinds import Attempt, AttemptTried, Task
+from bb_core.records.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
 from bb_race.checkout import AttemptDirs

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bb_core.agents import init_entries
-from bb_core.declarations import test_requirements
 from bb_core.envs import find_uv
-from bb_core.kinds import JSONObject
+from bb_core.envs.declarations import test_requirements
+from bb_core.records.kinds import JSONObject
 
 
 def agent_clis() -> tuple[tuple[str, str], ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 from tabulate import tabulate
 
 from bugbout.stages import Tally

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import IO
 
 from bb_core import store
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 from bb_core.store import Store, read_json, write_json
 
 #: The stages of a run, in order, with the file each one's output stream goes to.

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import orjson
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 
 class Report:

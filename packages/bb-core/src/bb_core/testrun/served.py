@@ -25,7 +25,7 @@ from pathlib import Path
 
 import orjson
 
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Completed, Confined, Confinement, Sandbox, program_roots
 from bb_core.testrun.command import PLUGIN_DIR
 

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import read_untrusted
 
 from bb_race.adapters._logs import json_lines

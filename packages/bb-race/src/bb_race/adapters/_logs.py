@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import BASE_ENV, read_tail
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 
 #: How much of the end of a log is read when looking for results and usage limits.
 LOG_TAIL = 4 * 1024 * 1024

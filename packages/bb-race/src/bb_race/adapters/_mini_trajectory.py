@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 
 from bb_race.adapters._logs import count, log_text, summary_text, token_counts
 

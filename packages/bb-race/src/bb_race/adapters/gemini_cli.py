@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
-from bb_core.kinds import JSONObject
+from bb_core.records.kinds import JSONObject
 
 from bb_race.adapters._actions import gemini_actions
 from bb_race.adapters._logs import (
