@@ -14,6 +14,7 @@ from typing import Any
 from bb_core.agents import guess_vendor
 from bb_core.patch import PatchError, lines_changed
 from bb_core.records import kinds
+from bb_core.records.kinds import Attempt, Task, as_task
 from bb_core.records.schemas import VERSION
 from bb_core.records.vocabulary import FINISHED
 
@@ -59,26 +60,24 @@ def patch_size(patch: str) -> int:
         )
 
 
-def source_patch(attempt: Mapping[str, Any]) -> str:
+def source_patch(attempt: Attempt) -> str:
     """The part of an attempt's patch inside the package, when the race split it out."""
     if "source_patch" in attempt:
         return str(attempt["source_patch"])
     return str(attempt.get("patch", ""))
 
 
-def _attempts(task: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _attempts(task: Task) -> dict[str, Attempt]:
     return {str(a["agent"]): a for a in task.get("attempts", ())}
 
 
-def author_vendors(
-    matrix: OutcomeTable, attempts: Mapping[str, Mapping[str, Any]]
-) -> dict[str, str | None]:
+def author_vendors(matrix: OutcomeTable, attempts: Mapping[str, Attempt]) -> dict[str, str | None]:
     """Each author's vendor: as the matrix says, else the attempt's, else guessed from its model."""
     names = set(matrix.authors) | set(attempts)
     vendors: dict[str, str | None] = {}
     for name in names:
         author = matrix.authors.get(name)
-        attempt = attempts.get(name, {})
+        attempt: Mapping[str, Any] = attempts.get(name, {})
         vendors[name] = (
             (author.vendor if author else None)
             or attempt.get("vendor")
@@ -89,7 +88,7 @@ def author_vendors(
 
 def candidates(
     matrix: OutcomeTable,
-    attempts: Mapping[str, Mapping[str, Any]],
+    attempts: Mapping[str, Attempt],
     vendors: Mapping[str, str | None],
     suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[Candidate]:
@@ -233,7 +232,7 @@ def judge_task(
     *suspicious*: by contestant, the static findings that keep its patch from being picked
     (:func:`bb_judge.suspect.task_findings`; none under ``[judge] suspicious = "count"``)."""
     policy = get_policy(policy_name)
-    attempts = _attempts(task)
+    attempts = _attempts(as_task(task))
     record = task.get("matrix")
     if record is None:
         d = Decision(None, "the task was not cross-examined (it has no matrix)", [], [], [], [], [])

@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bb_report.measures import Cost, Rate
+from bb_report.measures import Cost as Cost
+from bb_report.measures import Rate as Rate
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:

@@ -27,8 +27,11 @@ from bb_core.config import Config
 from bb_core.errors import UsageError
 from bb_core.executors.lanes import Lanes, LaneState
 from bb_core.executors.model import EXECUTORS as EXECUTORS
-from bb_core.executors.model import SHARED_LANE, ExecutorSettings, Unit, Work
+from bb_core.executors.model import SHARED_LANE as SHARED_LANE
+from bb_core.executors.model import ExecutorSettings as ExecutorSettings
 from bb_core.executors.model import Failed as Failed
+from bb_core.executors.model import Unit as Unit
+from bb_core.executors.model import Work as Work
 
 
 class Executor(Protocol):

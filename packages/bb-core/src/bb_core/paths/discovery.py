@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.records.kinds import JSONObject, Task, TaskTestNames
+
 #: Files that can hold pytest configuration, in the order pytest looks at them.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
@@ -60,7 +62,7 @@ class TestNames:
         object.__setattr__(self, "_hash", hash(fields))
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined]
+        return self._hash  # type: ignore[attr-defined,no-any-return]
 
     def is_test_module(self, path: str) -> bool:
         """Whether pytest collects *path* (relative to the root) when it walks a folder.
@@ -114,8 +116,8 @@ class TestNames:
             return False
         return self.is_test_module(path) or self.defines_tests(source)
 
-    def to_record(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
+    def to_record(self) -> TaskTestNames:
+        record: TaskTestNames = {
             "python_files": list(self.files),
             "python_classes": list(self.classes),
             "python_functions": list(self.functions),
@@ -130,7 +132,7 @@ class TestNames:
 DEFAULT = TestNames()
 
 
-def names_of(task: Mapping[str, Any]) -> TestNames:
+def names_of(task: Task) -> TestNames:
     """The naming rules a task's fix was mined with (its ``test_names``), else the defaults."""
     record = task.get("test_names")
     if not isinstance(record, Mapping):
@@ -173,7 +175,7 @@ def read_names(
     *override* (``[project] test-files``) replaces ``python_files``. A configuration file
     that cannot be read as its format counts as absent, as far as naming goes.
     """
-    found: dict[str, Any] | None = None
+    found: JSONObject | None = None
     origin: str | None = None
     for name in CONFIG_FILES:
         content = read(name)
@@ -210,7 +212,7 @@ def holds_pytest_config(name: str, content: bytes) -> bool:
     return False
 
 
-def _section(name: str, content: bytes) -> dict[str, Any] | None:
+def _section(name: str, content: bytes) -> JSONObject | None:
     """The pytest settings in one config file, or None when it holds no pytest section."""
     text = content.decode("utf-8", "replace")
     if name == "pyproject.toml":

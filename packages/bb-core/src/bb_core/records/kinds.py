@@ -218,6 +218,10 @@ KINDS: tuple[Kind, ...] = (
     "report",
 )
 
+#: Any JSON object that is neither a record nor a record's section (an agent's log
+#: event, a TOML table, a test run's report line): the records have the types below.
+JSONObject = dict[str, Any]
+
 
 # -- records -----------------------------------------------------------------------------
 

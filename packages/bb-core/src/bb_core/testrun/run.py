@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 from bb_core.tamper import canaries as canary_tests
 from bb_core.tamper.twins import Twin
@@ -257,7 +258,7 @@ class _Runs:
     key: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     final: dict[str, ReportedTest] = field(default_factory=dict)
     collected: dict[str, None] = field(default_factory=dict)
-    collectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    collectors: dict[str, JSONObject] = field(default_factory=dict)
     stuck: dict[str, str] = field(default_factory=dict)  # node id → "test" or "collect"
     evidence: list[str] = field(default_factory=list)
     exit_code: int | None = None
