@@ -9,7 +9,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from bb_core.lanes import Lanes
+from bb_core.executors.lanes import Lanes
 from bb_race.live import LiveView, render
 
 #: What waits for another run (``wait_for``): a note test over the notes so far, polled until

@@ -14,6 +14,8 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.origins import OriginsSection
+    from bb_report.sample_size import SampleSize
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
 
@@ -227,6 +229,8 @@ class ComparisonsSection:
     pairs: int
     rows: list[Comparison]
     notes: list[str]
+    #: The pairs in words: one sentence per pair told apart, one for all the others.
+    sentences: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -296,6 +300,11 @@ class Report:
     worth: WorthSection | None = None
     #: What each agent tried to reach the fix (:mod:`bb_report.tried`).
     tried: TriedSection | None = None
+    #: How many tasks it would take to tell the leader from the runner-up
+    #: (:mod:`bb_report.sample_size`); None when the lead is significant or there is none.
+    sample_size: SampleSize | None = None
+    #: Where the tasks come from (:mod:`bb_report.origins`); None without mining's areas.
+    origins: OriginsSection | None = None
 
     @property
     def empty(self) -> bool:
