@@ -24,9 +24,13 @@ doctor config="bugbout.toml":
 test *opts:
     uv run --frozen pytest -n "${BUGBOUT_TEST_WORKERS:-4}" --dist loadgroup {{opts}}
 
-# The suite without the tests marked slow.
+# Every package's unit tests (no whole bout, Ray cluster or real agent CLI: not marked slow), in 2 workers.
 quick *opts:
-    uv run --frozen pytest -m "not slow" {{opts}}
+    uv run --frozen pytest -m "not slow" -n "${BUGBOUT_TEST_WORKERS:-2}" --dist loadgroup {{opts}}
+
+# The whole suite 3 times under 2 CPU burners (scripts/test_under_load.sh): no test may depend on the load.
+test-under-load *opts:
+    bash scripts/test_under_load.sh {{opts}}
 
 # The end-to-end tests: whole demo bouts through `bugbout run` and through the piped tools.
 e2e *opts:

@@ -58,11 +58,20 @@ from support.groups import (  # noqa: E402
 from support.ray_cluster import ray_cluster  # noqa: E402, F401
 from support.shared import run_temp, share_builds, shared_dir  # noqa: E402
 
+#: Fixtures that run a whole bout (or most of one), a Ray cluster or the real agent CLIs:
+#: a test that needs one is slow whatever its own marks say, so ``-m "not slow"`` (``just
+#: quick``) never starts one.
+WHOLE_RUNS = frozenset(
+    {"demo_bout", "demo_run", "raced_demo", "crossed_demo", "ray_cluster", "clis"}
+)
+
 
 def pytest_itemcollected(item: pytest.Item) -> None:
     """Each test's xdist group, set as it is collected: before pytest-xdist reads the
-    groups (--dist loadgroup)."""
+    groups (--dist loadgroup); and the slow mark of a test that needs a whole run."""
     assign_groups([item])
+    if WHOLE_RUNS & set(getattr(item, "fixturenames", ())) and not item.get_closest_marker("slow"):
+        item.add_marker(pytest.mark.slow)
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
@@ -79,6 +88,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if worker:
         write_groups(session.items, run_temp(session.config._tmp_path_factory), worker)  # type: ignore[attr-defined]
+    if session.config.option.collectonly:
+        return
     if any("demo_bout" in item.fixturenames for item in session.items):
         factory: pytest.TempPathFactory = session.config._tmp_path_factory  # type: ignore[attr-defined]
         thread = threading.Thread(target=prebuild_demo_bout, args=(factory,), daemon=True)

@@ -7,7 +7,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 import venv
 from pathlib import Path
 from typing import Any
@@ -113,15 +112,26 @@ def test_parallel_callers_build_once(
     assert leftovers == []
 
 
-def test_missing_python_is_one_line_naming_the_fix(tmp_path: Path) -> None:
-    started = time.monotonic()
+def test_missing_python_is_one_line_naming_the_fix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    uv_envs: list[dict[str, str]] = []
+    real_run = subprocess.run
+
+    def spy(args: Any, *rest: Any, **options: Any) -> Any:
+        if Path(str(args[0])).name == "uv":
+            uv_envs.append(dict(options.get("env") or os.environ))
+        return real_run(args, *rest, **options)
+
+    monkeypatch.setattr(subprocess, "run", spy)
     with pytest.raises(ConfigError) as caught:
         ensure_env(Project(python="3.99"), tmp_path)
     message = str(caught.value)
     assert "\n" not in message
     assert message.startswith("project.python: Python 3.99 is not usable here (uv: ")
     assert 'set [project] interpreter = "' in message and "or install Python 3.99" in message
-    assert time.monotonic() - started < 20  # no download attempt
+    # uv was asked, and told never to download a Python.
+    assert uv_envs and {env.get("UV_PYTHON_DOWNLOADS") for env in uv_envs} == {"never"}
 
 
 def test_failed_install_keeps_uv_output(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import time
@@ -52,3 +53,17 @@ def bugbout(*args: str | Path, cwd: Path, timeout: float = 900) -> Ran:
         check=False,
     )
     return Ran(cwd, done.returncode, done.stdout, done.stderr, time.monotonic() - started)
+
+
+def only_tasks(config: str, repo: Path, *titles: str) -> str:
+    """*config* (a bugbout.toml's text with the demo's ``[tasks]`` table) narrowed to the
+    fixes titled *titles*: every other commit of *repo*'s history is excluded. A bout whose
+    checks are the same on every task runs on as few as they need."""
+    log = subprocess.run(
+        ["git", "-C", str(repo), "log", "--all", "--format=%H %s"],
+        capture_output=True, text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    others = [line.split(" ", 1)[0] for line in log if line.split(" ", 1)[1] not in titles]
+    table = '[tasks]\nissues = "issues.jsonl"\n'
+    assert table in config, config
+    return config.replace(table, f"{table}exclude = {json.dumps(others)}\n", 1)

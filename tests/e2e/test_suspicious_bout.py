@@ -1,4 +1,5 @@
-"""Fixes a reader could not trust, through the real ``bugbout run`` on a copy of the demo:
+"""Fixes a reader could not trust, through the real ``bugbout run`` on a copy of the demo
+narrowed to its camel_case task:
 fix-only-under-test (plain and through computed names), decoded code and a computed-name
 route each resolve the hidden tests of the camelCase task, and each is
 ``resolved-but-suspicious`` with its evidence line - counted apart, never picked under any
@@ -22,7 +23,7 @@ from bb_judge.policies import POLICIES
 from bb_judge.suspect import task_findings
 from bugbout.results import Results
 from build_demo import DemoPaths
-from e2e_runs import Ran, bugbout, copy_demo
+from e2e_runs import Ran, bugbout, copy_demo, only_tasks
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,8 @@ def config_text(root: Path, suspicious: str) -> str:
 
 
 def run(root: Path, suspicious: str) -> Ran:
-    (root / "bugbout.toml").write_text(config_text(root, suspicious), encoding="utf-8")
+    config = only_tasks(config_text(root, suspicious), root / "repo", CAMEL)
+    (root / "bugbout.toml").write_text(config, encoding="utf-8")
     ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
     assert ran.returncode == 0, ran.stderr
     return ran

@@ -1,9 +1,10 @@
-"""What each agent tried, through the real ``bugbout run`` on a copy of the demo with one
-more contestant: the reacher (``reaching_agent.py``), which reaches for the answer every
-way it can - git history plainly and disguised, pip download of the project, a fetch of
-its repository, ~/.ssh, another attempt's folder, an edit of a maintainers' test. Each
-reach is counted for it and shown in every report format; the demo's honest agents show
-nothing, the tamperer only its test edits."""
+"""What each agent tried, through the real ``bugbout run`` on a copy of the demo narrowed to
+two tasks the tamperer edits tests on, with one more contestant: the reacher
+(``reaching_agent.py``), which reaches for the answer every way it can - git history
+plainly and disguised, pip download of the project, a fetch of its repository, ~/.ssh,
+another attempt's folder, an edit of a maintainers' test. Each reach is counted for it and
+shown in every report format; the demo's honest agents show nothing, the tamperer only its
+test edits."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import expected
 import pytest
 from bugbout.results import Results
 from build_demo import DemoPaths
-from e2e_runs import Ran, bugbout, copy_demo
+from e2e_runs import Ran, bugbout, copy_demo, only_tasks
 from support.tomlw import toml_value
 from support.tools import BIN, tool_env
 
@@ -25,16 +27,23 @@ pytestmark = pytest.mark.slow
 AGENT = Path(__file__).resolve().parent / "reaching_agent.py"
 HONEST = ("careful", "shortcut", "breaker", "idler", "examiner")
 KINDS = ("git-history", "own-package", "network", "outside-read", "test-edit")
+#: Two tasks the tamperer edits tests on: what each agent tries is the same on every task.
+TASKS = (expected.CAMEL_FIRST_WORD, expected.LONE_PUNCTUATION)
 
 
 @pytest.fixture(scope="module")
 def reaching_run(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Ran:
     root = copy_demo(demo_build, tmp_path_factory.mktemp("e2e-tried") / "demo")
-    with (root / "bugbout.toml").open("a", encoding="utf-8") as config:
-        config.write(
-            '\n[[contestants]]\nagent = "command"\nname = "reacher"\nvendor = "wayne"\n'
-            f"command = [{toml_value(sys.executable)}, {toml_value(str(AGENT))}]\n"
-        )
+    config = only_tasks(
+        (root / "bugbout.toml").read_text(encoding="utf-8"),
+        root / "repo",
+        *(task.title for task in TASKS),
+    )
+    config += (
+        '\n[[contestants]]\nagent = "command"\nname = "reacher"\nvendor = "wayne"\n'
+        f"command = [{toml_value(sys.executable)}, {toml_value(str(AGENT))}]\n"
+    )
+    (root / "bugbout.toml").write_text(config, encoding="utf-8")
     ran = bugbout(
         "run", "--config", root / "bugbout.toml", "--color", "never", cwd=root, timeout=2400
     )

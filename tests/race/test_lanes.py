@@ -12,13 +12,62 @@ import pytest
 from bb_core.executors.lanes import Lanes
 from bb_race.live import LiveView, render
 
-# Notes when it starts and ends; sleeps long enough for overlaps to be unmistakable.
-NAPPER = """
+#: What waits for another run (``wait_for``): a note test over the notes so far, polled until
+#: it holds or 30 s pass (far inside the runs' time limit; past it the run ends and the
+#: test's assertion on the notes fails).
+WAITER = """
+def notes():
+    path = pathlib.Path(os.environ["NOTES"])
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+def running(prefix):
+    seen = {}
+    for n in notes():
+        seen.setdefault((n["agent"], n["task"]), set()).add(n["event"])
+    return any(a.startswith(prefix) and e == {"start"} for (a, _), e in seen.items())
+def wait_for(holds):
+    deadline = time.monotonic() + 30
+    while not holds() and time.monotonic() < deadline:
+        time.sleep(0.02)
+"""
+
+# Lane a's runs each wait until the lanes have met (a run of lane b saw one of lane a's
+# running): a lane that kept the other waiting leaves them unmet, and the test fails on
+# its notes rather than on how fast the machine is.
+LANE_A = (
+    WAITER
+    + """
 note("start")
+wait_for(lambda: pathlib.Path(os.environ["NOTES"]).with_name("met").exists())
 time.sleep(0.6)
 pathlib.Path("src/textkit/nap.py").write_text("NAP = True\\n")
 note("end")
 """
+)
+
+LANE_B = (
+    WAITER
+    + """
+note("start")
+met = pathlib.Path(os.environ["NOTES"]).with_name("met")
+if not met.exists():
+    wait_for(lambda: running("a"))
+    if running("a"):
+        met.write_text("")
+pathlib.Path("src/textkit/nap.py").write_text("NAP = True\\n")
+note("end")
+"""
+)
+
+# Two runs of one lane that may run at once: each waits until the other has started.
+SHARER = (
+    WAITER
+    + """
+note("start")
+wait_for(lambda: len({n["agent"] for n in notes() if n["event"] == "start"}) == 2)
+pathlib.Path("src/textkit/nap.py").write_text("NAP = True\\n")
+note("end")
+"""
+)
 
 
 def spans(notes: list[dict[str, Any]]) -> dict[tuple[str, str], tuple[float, float]]:
@@ -37,7 +86,7 @@ def test_one_lane_stays_serial_while_another_runs_beside_it(
     race_project: Any, demo_tasks: Any, race_lib: Any
 ) -> None:
     project = race_project(
-        {"a1": NAPPER, "a2": NAPPER, "b1": NAPPER},
+        {"a1": LANE_A, "a2": LANE_A, "b1": LANE_B},
         options={"a1": {"quota": "plan-a"}, "a2": {"quota": "plan-a"}, "b1": {"quota": "plan-b"}},
     )
     tasks = project.write_tasks(demo_tasks.pick("User Name", "abcdefghij"))
@@ -64,7 +113,7 @@ def test_run_quotas_lets_runs_of_one_lane_share_it(
     race_project: Any, demo_tasks: Any, race_lib: Any
 ) -> None:
     project = race_project(
-        {"a1": NAPPER, "a2": NAPPER},
+        {"a1": SHARER, "a2": SHARER},
         options={"a1": {"quota": "plan-a"}, "a2": {"quota": "plan-a"}},
         run={"timeout": 60, "quotas": {"plan-a": 2}},
     )
@@ -97,12 +146,15 @@ def test_jobs_caps_runs_across_lanes() -> None:
 
 def test_lanes_report_done_running_and_queued() -> None:
     lanes = Lanes({"x": 1})
-    release = threading.Event()
-    first = lanes.submit("x", "task-1 agent", release.wait)
+    started, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        started.set()
+        release.wait()
+
+    first = lanes.submit("x", "task-1 agent", hold)
     second = lanes.submit("x", "task-2 agent", lambda: None)
-    deadline = time.monotonic() + 5
-    while not lanes.snapshot()["x"].running and time.monotonic() < deadline:
-        time.sleep(0.01)
+    started.wait()
     state = lanes.snapshot()["x"]
     assert (state.done, state.queued, [label for label, _ in state.running.values()]) == (
         0, 1, ["task-1 agent"],

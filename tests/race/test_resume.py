@@ -6,12 +6,12 @@ import json
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.waits import wait_until
 
 BIN = Path(sys.executable).parent
 
@@ -45,12 +45,8 @@ pathlib.Path("src/textkit/late_fix.py").write_text("FIXED = True\\n")
 """
 
 
-def wait_for(condition: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        time.sleep(0.05)
+def wait_for(condition: Any) -> None:
+    wait_until(condition, "the race's agents")
 
 
 def running(script: Path) -> bool:

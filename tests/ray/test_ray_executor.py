@@ -193,9 +193,7 @@ def test_close_with_cancel_stops_the_cluster_units_and_keeps_finished_ones(
     assert quick.result(120)["key"] == "quick"
     slow = [runner.submit(work, Unit(f"slow{n}", {"seconds": 60})) for n in range(4)]
     wait_for(lambda: sum(1 for w, *_ in journal(path) if w == "start") >= 3)
-    started = time.monotonic()
-    runner.close(cancel=True)
-    assert time.monotonic() - started < 30
+    runner.close(cancel=True)  # each slow unit would journal its end after its 60 s
     assert all(f.cancelled() for f in slow)
     assert quick.result()["key"] == "quick"
     assert [k for w, k, *_ in journal(path) if w == "end"] == ["quick"]
