@@ -13,12 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.progress import Progress
-from bb_core.records import Writer
-from bb_core.stage import BenchStage, run_stage
+from bb_core.stage import BenchStage
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_core.units import Executor, Failed, Unit
+from bb_core.units import Failed, Unit
 from bb_core.workbench import Workbench
 
 from bb_oracle.cache import OracleCache
@@ -82,6 +80,15 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         self._known.pop(task_id, None)
         return [Unit(task_id, {"task": record, "key": key}, label=task_id)]
 
+    def closing(self) -> str | None:
+        """What the run came to, when it saw a task."""
+        return self.stats.line() if self.stats.tasks else None
+
+    def counts(self) -> dict[str, int]:
+        """The run's tasks, those answered from the cache and its pytest runs."""
+        stats = self.stats
+        return {"tasks": stats.tasks, "cached": stats.cached, "test_runs": stats.test_runs}
+
     def kept(self, record: dict[str, Any]) -> bool:
         """Whether *record*'s answer came from the cache of an earlier run."""
         return str(record["id"]) in self._kept
@@ -115,22 +122,3 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
 
 def _crash_message(failed: Failed) -> str:
     return f"the task's unit could not be finished ({failed.reason}): {failed.message}"
-
-
-def run_oracle(
-    inputs: Sequence[str],
-    config: Config,
-    settings: OracleSettings | None = None,
-    *,
-    jobs: int = 1,
-    store: Store | None = None,
-    writer: Writer | None = None,
-    progress: Progress | None = None,
-    runner: Runner = run_pytest,
-    executor: Executor | None = None,
-) -> Stats:
-    """The whole stage: every task of *inputs* through :class:`OracleStage`, on *executor*
-    (``jobs`` local threads by default), other lines passed on."""
-    stage = OracleStage(config, settings, store=store, runner=runner)
-    run_stage(inputs, stage, executor, progress, writer, jobs=jobs)
-    return stage.stats

@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import Config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.progress import warn
+from bb_core.records import Line
 from bb_core.sandbox import NoSandbox, Sandbox
 from bb_core.store import Store
 from bb_core.units import Executor, Failed, Unit
@@ -71,7 +73,10 @@ class RaceStage:
         sandbox: Sandbox | None = None,
     ) -> None:
         self.config = config
-        self.settings = settings or RaceSettings.from_config(config)
+        chosen = settings or RaceSettings.from_config(config)
+        if agents is None and chosen.agents is not None:
+            agents = chosen.agents
+        self.settings = replace(chosen, agents=None)
         self._given_agents = list(agents) if agents is not None else None
         self._agents: list[CodingAgent] | None = None
         self.store = AttemptStore(store_dir or Store(config.root).attempts)
@@ -111,6 +116,12 @@ class RaceStage:
         return select_agents(self.agents(), self.settings.only)
 
     # -- the stage ----------------------------------------------------------------------
+
+    def before(self, lines: Sequence[Line]) -> None:
+        """Given the whole input before any agent starts: an unknown agent, or none at
+        all, stops the race before it writes a task."""
+        if any(line.known and line.kind == "task" for line in lines):
+            self.chosen()
 
     def start(self, executor: Executor) -> RaceWork:
         if self._work is None:

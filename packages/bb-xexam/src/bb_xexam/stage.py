@@ -34,18 +34,17 @@ from typing import Any
 
 from bb_core import kinds
 from bb_core.config import Config
-from bb_core.progress import Progress
-from bb_core.records import Writer, check
-from bb_core.stage import BenchStage, run_stage
+from bb_core.records import check
+from bb_core.stage import BenchStage
 from bb_core.store import Store, atomic_write, read_json
-from bb_core.units import Executor, Failed, Unit
+from bb_core.units import Failed, Unit
 from bb_core.vocabulary import REFERENCE
 from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Author, Column, authors_of, columns_of, slug
 from bb_xexam.matrix import Lost, assemble, hidden_column
 from bb_xexam.plan import matrix_key, reference_key, reference_plan
-from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
+from bb_xexam.settings import XexamSettings
 from bb_xexam.work import AUTHOR, XexamWork, log_dir
 
 
@@ -259,22 +258,3 @@ def _crash_log(task_id: str, key: str, author: str | None) -> Path:
 
 def _lost(task_id: str, key: str, author: str | None, failed: Failed) -> Lost:
     return Lost(failed.reason, failed.message, str(_crash_log(task_id, key, author)))
-
-
-def run_xexam(
-    inputs: Sequence[str],
-    config: Config,
-    settings: XexamSettings | None = None,
-    *,
-    jobs: int = 1,
-    store: Store | None = None,
-    writer: Writer | None = None,
-    progress: Progress | None = None,
-    executor: Executor | None = None,
-) -> int:
-    """The whole stage: every task of *inputs* through :class:`XexamStage`, on *executor*
-    (by default local threads: ``jobs`` tasks' worth of authors, each task's
-    :data:`~bb_xexam.settings.RUNS_AT_ONCE` at once), other lines passed on; returns the
-    task lines handled."""
-    stage = XexamStage(config, settings, store)
-    return run_stage(inputs, stage, executor, progress, writer, jobs=max(1, jobs) * RUNS_AT_ONCE)
