@@ -22,6 +22,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -335,11 +336,43 @@ def build(
     )
 
 
+#: The entry-point group every stage's spec is published in (see bb_core.stage_spec).
+STAGES_GROUP = "bugbout.stages"
+
+#: The sections of stages made known in this process (``bb_core.stage_spec.register``).
+_registered: dict[str, Section] = {}
+
+
+def register_section(section: Section) -> None:
+    """Make *section*'s owner read it from now on in this process."""
+    _registered[section.name] = section
+
+
+def unregister_section(name: str) -> None:
+    _registered.pop(name, None)
+
+
 def _section_owners() -> dict[str, Section]:
     """The sections the installed stages own, by name (their specs are loaded here)."""
-    from bb_core.stage_spec import sections
+    return {**_published_sections(), **_registered}
 
-    return sections()
+
+@functools.cache
+def _published_sections() -> dict[str, Section]:
+    from importlib.metadata import entry_points
+
+    found: dict[str, Section] = {}
+    for point in entry_points(group=STAGES_GROUP):
+        try:
+            spec = point.load()
+        except Exception as exc:
+            raise ConfigError(
+                f"stage {point.name!r} cannot be loaded from {point.value}: {exc}"
+            ) from exc
+        section = getattr(spec, "section", None)
+        if isinstance(section, Section):
+            found.setdefault(section.name, section)
+    return found
 
 
 def _fields(cls: type[Any], table: Mapping[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any, Generic, Protocol, Self, TypeVar
 
-from bb_core.config import Config, Section
+from bb_core.config import STAGES_GROUP, Config, Section, register_section, unregister_section
 from bb_core.errors import ConfigError
 from bb_core.progress import Progress
 from bb_core.records import STDIN, Line, Writer
@@ -32,7 +32,7 @@ from bb_core.store import Store
 from bb_core.units import Executor, ExecutorSettings, make_executor
 
 #: The entry-point group every stage is published in.
-ENTRY_POINT_GROUP = "bugbout.stages"
+ENTRY_POINT_GROUP = STAGES_GROUP
 
 #: The built-in stages of a bout, in the order they run (the report comes after them).
 BUILT_IN = ("mine", "oracle", "race", "xexam", "judge")
@@ -194,12 +194,16 @@ def register(spec: StageSpec[Any]) -> StageSpec[Any]:
     """Make *spec* known in this process (a stage defined in a script or a test);
     a published stage uses the ``bugbout.stages`` entry-point group instead."""
     _registered[spec.name] = spec
+    if spec.section is not None:
+        register_section(spec.section)
     return spec
 
 
 def unregister(name: str) -> None:
     """Forget a stage :func:`register` made known."""
-    _registered.pop(name, None)
+    spec = _registered.pop(name, None)
+    if spec is not None and spec.section is not None:
+        unregister_section(spec.section.name)
 
 
 def installed() -> dict[str, StageSpec[Any]]:
@@ -226,11 +230,6 @@ def _published() -> dict[str, StageSpec[Any]]:
             )
         found[point.name] = spec
     return found
-
-
-def sections() -> dict[str, Section]:
-    """The sections of bugbout.toml the installed stages own, by name."""
-    return {spec.section.name: spec.section for spec in installed().values() if spec.section}
 
 
 def pipeline(specs: Mapping[str, StageSpec[Any]] | None = None) -> list[StageSpec[Any]]:
