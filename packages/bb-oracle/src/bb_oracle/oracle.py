@@ -10,9 +10,10 @@ a result is cached in ``.bugbout/`` so an unchanged task never runs again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.kinds import OracleSkipReason
 from bb_core.records import count_task_lines
@@ -58,10 +59,10 @@ class Oracle:
     def stats(self) -> Stats:
         return self.stage.stats
 
-    def handle(self, task: dict[str, Any]) -> list[dict[str, Any]]:
+    def handle(self, task: Mapping[str, Any]) -> list[kinds.Task | kinds.Skip]:
         """The task's lines; the repository handles it opened are closed again."""
         try:
-            return run_one(self.stage, task)
+            return run_one(self.stage, kinds.as_task(task))
         finally:
             self.stage.close()
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core import kinds
 from bb_core.config import Config
 from bb_core.stage import BenchStage
 from bb_core.store import Store
@@ -54,7 +55,7 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         remove_stale()
         return OracleWork(bench, self.settings, self.runner)
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: kinds.Task) -> Sequence[Unit]:
         task_id = str(record["id"])
         with self._lock:
             self.stats.tasks += 1
@@ -89,7 +90,7 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         stats = self.stats
         return {"tasks": stats.tasks, "cached": stats.cached, "test_runs": stats.test_runs}
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def kept(self, record: kinds.Task) -> bool:
         """Whether *record*'s answer came from the cache of an earlier run."""
         return str(record["id"]) in self._kept
 
@@ -101,7 +102,9 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         if self.cache is not None:
             self.cache.put(unit.key, str(unit.payload["key"]), result["result"])
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(
+        self, record: kinds.Task, results: Mapping[str, Any]
+    ) -> list[kinds.Task | kinds.Skip]:
         task_id = str(record["id"])
         found = results.get(task_id)
         if found is None:
@@ -114,10 +117,11 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
             skip = Skip.from_entry(answer["skip"])
             with self._lock:
                 self.stats.skips[skip.reason] = self.stats.skips.get(skip.reason, 0) + 1
-            return [dict(skip_line(record, skip))]
+            return [skip_line(record, skip)]
         with self._lock:
             self.stats.oracles += 1
-        return [{**record, "oracle": dict(answer["oracle"])}]
+        out: kinds.Task = {**record, "oracle": kinds.as_oracle(answer["oracle"])}
+        return [out]
 
 
 def _crash_message(failed: Failed) -> str:

@@ -21,6 +21,7 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.config import Config
 from bb_core.errors import BbError, ConfigError, UsageError
+from bb_core.kinds import Attempt, Task, as_attempt
 from bb_core.progress import warn
 from bb_core.records import Line
 from bb_core.sandbox import NoSandbox, Sandbox
@@ -154,7 +155,7 @@ class RaceStage:
         if self._view is not None:
             self._view.draw()
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: Task) -> Sequence[Unit]:
         task_id = str(record["id"])
         chosen = self.chosen()
         units: list[Unit] = []
@@ -198,7 +199,7 @@ class RaceStage:
             self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the race
         return units
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def kept(self, record: Task) -> bool:
         """A task that needs no run has every attempt kept from earlier races."""
         return True
 
@@ -221,15 +222,15 @@ class RaceStage:
             self.store.retire(str(save["task_id"]), str(save["agent"]))
         self.store.save(save)
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: Task, results: Mapping[str, Any]) -> list[Task]:
         task_id = str(record["id"])
-        attempts = []
+        attempts: list[Attempt] = []
         for agent in self.agents():
             key = f"{task_id} {agent.name}"
             if key in results:
-                attempts.append(self._answer(key, results[key], record, agent))
+                attempts.append(as_attempt(self._answer(key, results[key], record, agent)))
             elif (task_id, agent.name) in self._known:
-                attempts.append(self._known[(task_id, agent.name)])
+                attempts.append(as_attempt(self._known[(task_id, agent.name)]))
         return [{**record, "attempts": attempts}]
 
     def cancel(self) -> None:

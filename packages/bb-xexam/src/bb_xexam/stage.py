@@ -92,7 +92,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
 
     # -- the driver's side ----------------------------------------------------------------
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: kinds.Task) -> Sequence[Unit]:
         if "attempts" not in record:
             return []
         plan = self._plan(record)
@@ -117,11 +117,11 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             for p in wanted
         ]
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def kept(self, record: kinds.Task) -> bool:
         """A raced task that needs no run has its matrix kept from an earlier run."""
         return "attempts" in record
 
-    def _plan(self, task: dict[str, Any]) -> _Plan:
+    def _plan(self, task: kinds.Task) -> _Plan:
         authors = authors_of(task, run_suite=self.settings.run_suite)
         columns = columns_of(task)
         env = self.bench.env(task)
@@ -170,7 +170,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             self._runs_path(task_id, str(payload["author"]), create=True), json.dumps(kept)
         )
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: kinds.Task, results: Mapping[str, Any]) -> list[kinds.Task]:
         if "attempts" not in record:
             return [record]
         with self._lock:
@@ -179,7 +179,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
         matrix = plan.matrix
         if matrix is None:
             matrix = self._matrix(record, plan, results)
-        out = {**record, "matrix": matrix}
+        out: kinds.Task = {**record, "matrix": matrix}
         if plan.reference is not None:
             hidden = plan.hidden
             if hidden is None:
@@ -194,9 +194,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             out["reference_column"] = hidden
         return [out]
 
-    def _matrix(
-        self, task: dict[str, Any], plan: _Plan, results: Mapping[str, Any]
-    ) -> kinds.Matrix:
+    def _matrix(self, task: kinds.Task, plan: _Plan, results: Mapping[str, Any]) -> kinds.Matrix:
         task_id = str(task["id"])
         found: dict[str, dict[str, Any] | Lost] = {}
         duration = 0.0
