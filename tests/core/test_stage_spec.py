@@ -13,9 +13,9 @@ from typing import Any
 import click
 import pytest
 from bb_core.config import Config, load_config
+from bb_core.executors.units import Executor, ExecutorSettings, LocalExecutor, Unit, Work
 from bb_core.records import Writer
 from bb_core.stage_spec import BUILT_IN, Command, Ran, StageSpec, installed, run
-from bb_core.units import Executor, ExecutorSettings, LocalExecutor, Unit, Work
 
 TOOLS = {"mine": "bb_mine", "oracle": "bb_oracle", "race": "bb_race", "xexam": "bb_xexam",
          "judge": "bb_judge"}  # fmt: skip

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 from bb_core.errors import StageFailed, UsageError
-from bb_core.schemas import validator
+from bb_core.records.schemas import validator
 from bb_report import (
     Report,
     build_report,

@@ -18,11 +18,11 @@ from typing import Any, Self
 
 from bb_core.cli import config_option
 from bb_core.config import Config, Fail, Section, section_fields
-from bb_core.kinds import Task
+from bb_core.executors.units import Executor, Unit, Work
+from bb_core.records.kinds import Task
 from bb_core.stage_cli import stage_command
 from bb_core.stage_spec import Command, StageSpec
 from bb_core.store import Store
-from bb_core.units import Executor, Unit, Work
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """One shape for every stage that does work: records in, work units out, records back.
 
-A :class:`Stage` turns each input record into work units (:class:`bb_core.units.Unit`),
+A :class:`Stage` turns each input record into work units (:class:`bb_core.executors.units.Unit`),
 which an executor runs - on this machine's threads or across a Ray cluster - and then
 combines the units' results into the record(s) it writes. :func:`run_stage` drives any
 stage:
@@ -27,16 +27,16 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import NO_RUN, RAN, REUSED, Progress, warn
 from bb_core.config import Config
+from bb_core.config.limits import TestLimits
 from bb_core.errors import BadRecord
-from bb_core.kinds import Skip, Task
-from bb_core.limits import TestLimits
-from bb_core.progress import NO_RUN, RAN, REUSED, Progress, warn
+from bb_core.executors.units import Executor, LocalExecutor, Unit, Work
 from bb_core.records import Line, Writer, read_lines
-from bb_core.units import Executor, LocalExecutor, Unit, Work
-from bb_core.workbench import Workbench
+from bb_core.records.kinds import Skip, Task
 
-#: The record kind a stage reads (a generated :mod:`bb_core.kinds` TypedDict).
+#: The record kind a stage reads (a generated :mod:`bb_core.records.kinds` TypedDict).
 InT = TypeVar("InT", contravariant=True)
 #: The record kinds it writes.
 OutT = TypeVar("OutT", covariant=True)
@@ -45,7 +45,7 @@ OutT = TypeVar("OutT", covariant=True)
 class Stage(Protocol[InT, OutT]):
     """What :func:`run_stage` needs of a stage (built from its settings, e.g.
     ``OracleStage(config, OracleSettings(...))``), typed by the record kind it reads
-    (*InT*, e.g. :class:`bb_core.kinds.Task`) and the kinds it writes (*OutT*)."""
+    (*InT*, e.g. :class:`bb_core.records.kinds.Task`) and the kinds it writes (*OutT*)."""
 
     #: The program's name, for warnings (``bb-oracle``).
     prog: str

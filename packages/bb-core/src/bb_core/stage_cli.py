@@ -25,8 +25,8 @@ from bb_core.cli import (
     terminate_as_interrupt,
     version_option,
 )
+from bb_core.cli.progress import Progress
 from bb_core.config import Config, load_config
-from bb_core.progress import Progress
 from bb_core.records import Writer, count_task_lines
 from bb_core.stage_spec import StageSpec, run
 from bb_core.store import Store
@@ -57,7 +57,7 @@ def stage_command(spec: StageSpec[Any]) -> click.Command:
 def default_check(config: Config, params: Mapping[str, Any]) -> None:
     """The machine checked for a stage that runs tests: the agents' entries and the
     sandbox (``--sandbox`` applied, when the command has it)."""
-    from bb_core.preflight import preflight
+    from bb_core.cli.preflight import preflight
 
     sandbox = params.get("sandbox")
     preflight(config if sandbox is None else config.with_overrides({"run.sandbox": sandbox}),
@@ -65,7 +65,7 @@ def default_check(config: Config, params: Mapping[str, Any]) -> None:
 
 
 def _main(spec: StageSpec[Any], params: dict[str, Any]) -> None:
-    from bb_core.units import executor_settings
+    from bb_core.executors.units import executor_settings
 
     params.pop("debug", None)
     command = spec.command

@@ -23,13 +23,13 @@ from functools import cache
 from importlib.metadata import entry_points
 from typing import Any, Generic, Protocol, Self, TypeVar
 
+from bb_core.cli.progress import Progress
 from bb_core.config import STAGES_GROUP, Config, Section, register_section, unregister_section
 from bb_core.errors import ConfigError
-from bb_core.progress import Progress
+from bb_core.executors.units import Executor, ExecutorSettings, make_executor
 from bb_core.records import STDIN, Line, Writer
 from bb_core.stage import AnyStage, read_whole, run_stage
 from bb_core.store import Store
-from bb_core.units import Executor, ExecutorSettings, make_executor
 
 #: The entry-point group every stage is published in.
 ENTRY_POINT_GROUP = STAGES_GROUP
@@ -67,7 +67,7 @@ class Command:
     the input argument comes first and ``--strict`` (for a stage that reads records),
     ``--debug`` and ``--version`` last. ``settings`` makes the stage's settings of the
     configuration and the command's parameters; ``check`` checks the machine before any
-    work (by default :func:`bb_core.preflight.preflight` with ``--sandbox`` applied)."""
+    work (by default :func:`bb_core.cli.preflight.preflight` with ``--sandbox`` applied)."""
 
     help: str
     options: Sequence[Callable[[Any], Any]]

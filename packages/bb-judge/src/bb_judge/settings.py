@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config, Fail, Section, section_fields
+from bb_core.config.limits import TestLimits
 from bb_core.errors import UsageError
-from bb_core.limits import TestLimits
 
 from bb_judge.policies import POLICIES
 

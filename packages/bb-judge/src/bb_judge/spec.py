@@ -8,7 +8,7 @@ from typing import Any
 import click
 from bb_core.cli import config_option, executor_options, jobs_option, refresh_option
 from bb_core.config import Config
-from bb_core.kinds import POLICIES
+from bb_core.records.kinds import POLICIES
 from bb_core.stage_spec import Command, StageSpec
 from bb_core.store import Store
 
@@ -51,7 +51,7 @@ def settings(config: Config, given: Mapping[str, Any]) -> JudgeSettings:
 
 def check(config: Config, given: Mapping[str, Any]) -> None:
     """The agents' entries, and the sandbox unless nothing is scored."""
-    from bb_core.preflight import preflight
+    from bb_core.cli.preflight import preflight
 
     preflight(config, sandbox=not given["no_score"])
 

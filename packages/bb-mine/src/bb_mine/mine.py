@@ -33,11 +33,11 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
+from bb_core.cli.progress import Progress
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, open_repo
-from bb_core.kinds import MineSkipReason
-from bb_core.progress import Progress
-from bb_core.schemas import VERSION
+from bb_core.records.kinds import MineSkipReason
+from bb_core.records.schemas import VERSION
 from bb_core.store import cache_key
 
 from bb_mine.cache import Entry, History, MiningCache

@@ -9,9 +9,9 @@ from typing import Any
 
 import click
 from bb_core.cli import argument, config_option, issues_option, jobs_option, refresh_option
+from bb_core.cli.progress import Progress, warn
 from bb_core.config import Config
 from bb_core.errors import UsageError
-from bb_core.progress import Progress, warn
 from bb_core.records import Writer
 from bb_core.stage_spec import Command, Ran, StageSpec
 
@@ -154,7 +154,7 @@ def settings(config: Config, given: Mapping[str, Any]) -> MineSettings:
 def check(config: Config, given: Mapping[str, Any]) -> None:
     """The agents' entries, when there are any (their modules are imported only then)."""
     if config.agents:
-        from bb_core.preflight import preflight
+        from bb_core.cli.preflight import preflight
 
         preflight(config)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Fail, Section, resolve, section_fields
-from bb_core.config_doc import show
+from bb_core.config.doc import show
 
 #: What ``tasks.since`` and ``bb-mine --since`` take, in words.
 SINCE_WORDS = "a date YYYY-MM-DD or an ISO 8601 time"

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.config import Config, Fail, Section, section_fields
+from bb_core.config.limits import TestLimits
 from bb_core.envs import TestEnv
-from bb_core.limits import TestLimits
 
 from bb_oracle.strength import FORMAT as STRENGTH_FORMAT
 from bb_oracle.strength import Thresholds

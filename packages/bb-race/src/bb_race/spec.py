@@ -30,9 +30,9 @@ from bb_core.cli import (
     retry_failed_option,
 )
 from bb_core.config import Config
+from bb_core.executors.units import ExecutorSettings
 from bb_core.stage_spec import Command, StageSpec
 from bb_core.store import Store
-from bb_core.units import ExecutorSettings
 
 from bb_race.settings import RaceSettings
 from bb_race.stage import PROG, RaceStage
@@ -74,7 +74,7 @@ def settings(config: Config, given: Mapping[str, Any]) -> RaceSettings:
 
 def check(config: Config, given: Mapping[str, Any]) -> None:
     """Every agent entry, its program on PATH, and the sandbox."""
-    from bb_core.preflight import preflight
+    from bb_core.cli.preflight import preflight
 
     preflight(config, executables=True, sandbox=True)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FINISHED,
     FIXED_BUT_BROKE,

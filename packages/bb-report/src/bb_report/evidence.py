@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     BASE,
     FLAG_BINARY_SOURCE,
     FLAG_LEAK,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FLAG_UNCONFINED,
     PICK,

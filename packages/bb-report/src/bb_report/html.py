@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from html import escape
 
-from bb_core.vocabulary import NO_FIX, RESOLVED
+from bb_core.records.vocabulary import NO_FIX, RESOLVED
 
 from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
 from bb_report.bout import ROW_CATEGORIES

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 from bb_core.errors import StageFailed
 from bb_core.records import check
-from bb_core.schemas import VERSION
+from bb_core.records.schemas import VERSION
 
 from bb_report.data import Report
 

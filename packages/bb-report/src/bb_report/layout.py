@@ -11,7 +11,7 @@ gate), in :mod:`bb_report.layout_runs` (the attempts and the tasks) and in
 
 from __future__ import annotations
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     FIXED_BUT_BROKE,
     NO_FIX,
     RESOLVED,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb_core.vocabulary import CRASHED, FINISHED, NO_CHANGE, QUOTA, TIMED_OUT
+from bb_core.records.vocabulary import CRASHED, FINISHED, NO_CHANGE, QUOTA, TIMED_OUT
 
 from bb_report.blocks import (
     CATEGORY_TONE,

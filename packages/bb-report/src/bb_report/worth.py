@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
+from bb_core.records.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
 from bb_report.bout import Bout, Task, category_of

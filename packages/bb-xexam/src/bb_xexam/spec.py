@@ -15,9 +15,9 @@ from bb_core.cli import (
     test_run_options,
 )
 from bb_core.config import Config
+from bb_core.executors.units import ExecutorSettings
 from bb_core.stage_spec import Command, StageSpec
 from bb_core.store import Store
-from bb_core.units import ExecutorSettings
 
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
 from bb_xexam.stage import XexamStage

@@ -18,9 +18,9 @@ from bb_core.cli import (
     terminate_as_interrupt,
     version_option,
 )
+from bb_core.cli.preflight import preflight
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
-from bb_core.preflight import preflight
 from bb_report import render
 from bb_report.options import (
     chosen_format,

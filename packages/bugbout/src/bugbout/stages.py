@@ -21,20 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.progress import Progress
+from bb_core.executors.units import ExecutorSettings
 from bb_core.records import Writer, count_task_lines, read_lines
-from bb_core.stage_spec import Ran, StageSpec, pipeline
-from bb_core.stage_spec import run as run_stage
-from bb_core.store import Store
-from bb_core.units import ExecutorSettings
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     PICK,
     REFERENCE,
     RESOLVED_BUT_BREAKS_SUITE,
     RESOLVED_BUT_SUSPICIOUS,
     SCORE_CRASHED,
 )
+from bb_core.stage_spec import Ran, StageSpec, pipeline
+from bb_core.stage_spec import run as run_stage
+from bb_core.store import Store
 from bb_judge.settings import JudgeConfig
 from bb_report import Report, build_report, render
 from bb_report.words import plural
