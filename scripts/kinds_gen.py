@@ -304,6 +304,9 @@ def render() -> str:
         "\n".join(writer.enums),
         "\n#: The record kinds, in pipeline order.\n",
         f"Kind = Literal[{kinds}]\nKINDS: tuple[Kind, ...] = ({kinds},)\n",
+        "\n#: Any JSON object that is neither a record nor a record's section (an agent's log\n"
+        "#: event, a TOML table, a test run's report line): the records have the types below.\n"
+        "JSONObject = dict[str, Any]\n",
         "\n\n# -- records " + "-" * 77 + "\n\n\n",
         "\n\n".join(writer.classes),
         "\n\n# -- typed views " + "-" * 73 + "\n\n\n",

@@ -8,9 +8,8 @@ from bb_core.records import check
 from bb_core.stage import run_one
 from bb_judge.divergence import describe, divergence
 from bb_judge.judge import judge_task
-from bb_judge.run import judge_line
 from bb_judge.settings import JudgeSettings
-from bb_judge.stage import Scorer
+from bb_judge.stage import JudgeStage
 from bb_xexam.stage import XexamStage
 from shout_bout import NEW_TESTS, OLD_TESTS, diff, shout_task, write_config
 
@@ -98,11 +97,13 @@ def test_a_resolved_patch_differing_on_an_examiners_test_diverges(git_repo, tmp_
         assert orjson.dumps(judge_task(examined, policy)) == orjson.dumps(
             judge_task(without, policy)
         )
-    scorer = Scorer(config, JudgeSettings.from_config(config))
-    judged = judge_line(examined, "majority", scorer)
-    assert orjson.dumps(judged["verdict"]) == orjson.dumps(
-        judge_line(without, "majority", scorer)["verdict"]
-    )
+    judging = JudgeStage(config, JudgeSettings.from_config(config))
+    try:
+        (judged,) = run_one(judging, examined)
+        (judged_without,) = run_one(judging, without)
+    finally:
+        judging.close()
+    assert orjson.dumps(judged["verdict"]) == orjson.dumps(judged_without["verdict"])
     scores = {s["patch"]: s for s in judged["scores"]}
     careful, diverger = scores["careful"], scores["diverger"]
     assert careful["category"] == diverger["category"] == "resolved"

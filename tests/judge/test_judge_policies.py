@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from bb_core.records import check
 from bb_judge.judge import judge_task
-from bb_judge.matrix import Matrix, Row
+from bb_judge.matrix import OutcomeTable, Row
 from bb_judge.policies import POLICIES, Candidate, assess, reproductions
 from judge_tables import attempt, matrix_record, task_line
 
@@ -403,7 +403,7 @@ def test_abstains_without_evidence(task_matrix: dict[str, Any] | None, reason: s
 
 def test_assess_is_pure_over_the_matrix() -> None:
     """The library answers without a task line: a matrix and candidates are enough."""
-    matrix = Matrix.from_record(matrix_record(THREE))
+    matrix = OutcomeTable.from_record(matrix_record(THREE))
     assert reproductions(matrix)[0] == Row("alice", "a1")
     carol = assess(matrix, Candidate("carol", "carol"), POLICIES["majority"])
     assert not carol.approved

@@ -11,7 +11,15 @@ from bb_mine.rules import (
     issue_refs,
     reads_like_fix,
 )
-from bb_mine.tests_added import Unparseable, added_tests, collect
+from bb_mine.tests_added import Unparseable, collect, compare
+
+
+def added_tests(
+    old: bytes | None, new: bytes | None, *, path: str = "", strict: bool = False
+) -> list[str]:
+    """Test ids in *new* that *old* lacks, as mining compares a fix's test files."""
+    functions, cases, _changed = compare(collect(old, f"{path} (before)"), collect(new, path), path)
+    return functions if strict else functions + cases
 
 
 @pytest.mark.parametrize(

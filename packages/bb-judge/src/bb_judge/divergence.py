@@ -16,6 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core.records.kinds import (
+    Matrix,
+    Score,
+    ScoreDivergence,
+    ScoreDivergenceDiverge,
+    TaskReferenceColumn,
+    as_task,
+)
 from bb_core.records.vocabulary import (
     PICK,
     REFERENCE,
@@ -33,9 +41,7 @@ MET = (RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS)
 BOUT_ROLES = ("contestant", "examiner")
 
 
-def divergence(
-    matrix: Mapping[str, Any], hidden: Mapping[str, Any], column: str
-) -> dict[str, Any] | None:
+def divergence(matrix: Matrix, hidden: TaskReferenceColumn, column: str) -> ScoreDivergence | None:
     """*column*'s divergence from the reference column; None when it has no column."""
     if not any(c.get("name") == column for c in matrix.get("columns", ())):
         return None
@@ -47,7 +53,7 @@ def divergence(
     }
     theirs = {(c["author"], c["test"]): c for c in hidden.get("cells", ())}
     compared = 0
-    diverges: list[dict[str, Any]] = []
+    diverges: list[ScoreDivergenceDiverge] = []
     for where in sorted(set(mine) & set(theirs)):
         compared += 1
         patch, reference = mine[where], theirs[where]
@@ -58,19 +64,19 @@ def divergence(
                     "test": where[1],
                     "patch": patch["outcome"],
                     "reference": reference["outcome"],
-                    "cells": [dict(patch), dict(reference)],
+                    "cells": [patch.copy(), reference.copy()],
                 }
             )
     return {"compared": compared, "diverges": diverges, "agrees": not diverges}
 
 
-def add_divergence(task: Mapping[str, Any], scores: Sequence[dict[str, Any]]) -> None:
+def add_divergence(task: Mapping[str, Any], scores: Sequence[Score]) -> None:
     """Add ``divergence`` to every resolved contestant score (and the pick's copy)."""
-    hidden = task.get("reference_column")
-    matrix = task.get("matrix")
+    hidden = as_task(task).get("reference_column")
+    matrix = as_task(task).get("matrix")
     if not isinstance(hidden, Mapping) or not isinstance(matrix, Mapping):
         return
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, ScoreDivergence] = {}
     for score in scores:
         name = str(score["patch"])
         if score["category"] not in MET or name in (REFERENCE, PICK):

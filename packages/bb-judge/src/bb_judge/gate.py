@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from bb_core.records import kinds
 
-from bb_judge.matrix import Matrix, Row
+from bb_judge.matrix import OutcomeTable, Row
 from bb_judge.policies import Assessment, Candidate, Policy, assess
 
 APPROVE: kinds.VerdictRankingGate = "approve"
@@ -20,7 +20,7 @@ REJECT: kinds.VerdictRankingGate = "reject"
 
 
 def gate(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     candidate: Candidate,
     policy: Policy,
     *,

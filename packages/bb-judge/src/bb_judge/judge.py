@@ -14,12 +14,13 @@ from typing import Any
 from bb_core.agents import guess_vendor
 from bb_core.patch import PatchError, lines_changed
 from bb_core.records import kinds
+from bb_core.records.kinds import Attempt, Task, as_task
 from bb_core.records.schemas import VERSION
 from bb_core.records.vocabulary import FINISHED
 
 from bb_judge.gate import decision, gate
 from bb_judge.grading import NO_FIX_STATUS
-from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
+from bb_judge.matrix import REPRODUCING_ROLES, OutcomeTable, Row
 from bb_judge.policies import (
     Assessment,
     Candidate,
@@ -59,26 +60,24 @@ def patch_size(patch: str) -> int:
         )
 
 
-def source_patch(attempt: Mapping[str, Any]) -> str:
+def source_patch(attempt: Attempt) -> str:
     """The part of an attempt's patch inside the package, when the race split it out."""
     if "source_patch" in attempt:
         return str(attempt["source_patch"])
     return str(attempt.get("patch", ""))
 
 
-def _attempts(task: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+def _attempts(task: Task) -> dict[str, Attempt]:
     return {str(a["agent"]): a for a in task.get("attempts", ())}
 
 
-def author_vendors(
-    matrix: Matrix, attempts: Mapping[str, Mapping[str, Any]]
-) -> dict[str, str | None]:
+def author_vendors(matrix: OutcomeTable, attempts: Mapping[str, Attempt]) -> dict[str, str | None]:
     """Each author's vendor: as the matrix says, else the attempt's, else guessed from its model."""
     names = set(matrix.authors) | set(attempts)
     vendors: dict[str, str | None] = {}
     for name in names:
         author = matrix.authors.get(name)
-        attempt = attempts.get(name, {})
+        attempt: Mapping[str, Any] = attempts.get(name, {})
         vendors[name] = (
             (author.vendor if author else None)
             or attempt.get("vendor")
@@ -88,8 +87,8 @@ def author_vendors(
 
 
 def candidates(
-    matrix: Matrix,
-    attempts: Mapping[str, Mapping[str, Any]],
+    matrix: OutcomeTable,
+    attempts: Mapping[str, Attempt],
     vendors: Mapping[str, str | None],
     suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[Candidate]:
@@ -123,7 +122,7 @@ def candidates(
 
 
 def decide(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     found: Sequence[Candidate],
     policy: Policy,
     vendors: Mapping[str, str | None] | None = None,
@@ -233,12 +232,12 @@ def judge_task(
     *suspicious*: by contestant, the static findings that keep its patch from being picked
     (:func:`bb_judge.suspect.task_findings`; none under ``[judge] suspicious = "count"``)."""
     policy = get_policy(policy_name)
-    attempts = _attempts(task)
+    attempts = _attempts(as_task(task))
     record = task.get("matrix")
     if record is None:
         d = Decision(None, "the task was not cross-examined (it has no matrix)", [], [], [], [], [])
         return verdict_record(str(task["id"]), policy, d)
-    matrix = Matrix.from_record(record)
+    matrix = OutcomeTable.from_record(record)
     vendors = author_vendors(matrix, attempts)
     found = candidates(matrix, attempts, vendors, suspicious)
     return verdict_record(str(task["id"]), policy, decide(matrix, found, policy, vendors))

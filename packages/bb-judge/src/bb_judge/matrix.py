@@ -55,7 +55,7 @@ class Row:
     test: str
 
 
-class Matrix:
+class OutcomeTable:
     """Outcomes by (author, test, column); an absent cell reads as ``missing``."""
 
     def __init__(
@@ -77,7 +77,7 @@ class Matrix:
         self._base_keys: dict[str, set[tuple[str, str]]] = {}
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any]) -> Matrix:
+    def from_record(cls, record: Mapping[str, Any]) -> OutcomeTable:
         """Build from a matrix record; the base column is ``base``, else the first unpatched."""
         # A brittle test (keyed to its author's patch's bytes, see bb-xexam's neutral
         # twins) is no evidence about any patch: its row is left out.

@@ -1,4 +1,4 @@
-"""The judge's rules and policies, as pure functions over a :class:`~bb_judge.matrix.Matrix`.
+"""The judge's rules and policies, as pure functions over a :class:`~bb_judge.matrix.OutcomeTable`.
 
 The four rules:
 
@@ -39,7 +39,7 @@ from fractions import Fraction
 
 from bb_core.records import kinds
 
-from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
+from bb_judge.matrix import REPRODUCING_ROLES, OutcomeTable, Row
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,17 +125,17 @@ def get_policy(name: str) -> Policy:
         raise ValueError(f"unknown policy {name!r} (known: {known})") from None
 
 
-def own_columns(matrix: Matrix) -> dict[str, str]:
+def own_columns(matrix: OutcomeTable) -> dict[str, str]:
     """Each contestant's patch column, when its run completed."""
     return {str(c.patch_of): c.name for c in matrix.patch_columns() if not c.broken}
 
 
-def reproductions(matrix: Matrix) -> list[Row]:
+def reproductions(matrix: OutcomeTable) -> list[Row]:
     """Rule 1: tests failing on the unfixed tree (and passing on their author's own patch)."""
     return classify(matrix)[0]
 
 
-def classify(matrix: Matrix) -> tuple[list[Row], list[Row]]:
+def classify(matrix: OutcomeTable) -> tuple[list[Row], list[Row]]:
     """Rule 1 in full: ``(reproductions, unconfirmed)``.
 
     Unconfirmed: a contestant's tests that fail on the unfixed tree but also on the
@@ -178,7 +178,7 @@ def independent(
 
 
 def _support(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     candidate: Candidate,
     repro: Sequence[Row],
     policy: Policy,
@@ -199,12 +199,14 @@ def _support(
     return share, authors, used
 
 
-def _breaks(matrix: Matrix, candidate: Candidate, role: str) -> list[Row]:
+def _breaks(matrix: OutcomeTable, candidate: Candidate, role: str) -> list[Row]:
     """Tests of *role* by other authors that pass on the unfixed tree and not on the patch."""
     return [t for t in matrix.broken_by(candidate.column, role) if t.author != candidate.patch]
 
 
-def quorum_voters(matrix: Matrix, candidate: Candidate, others: Sequence[Candidate]) -> list[str]:
+def quorum_voters(
+    matrix: OutcomeTable, candidate: Candidate, others: Sequence[Candidate]
+) -> list[str]:
     """The columns whose behaviour decides rule 3: other eligible patches that ran whole."""
     return [
         o.column
@@ -216,7 +218,7 @@ def quorum_voters(matrix: Matrix, candidate: Candidate, others: Sequence[Candida
     ]
 
 
-def counts_against(matrix: Matrix, test: Row, voters: Sequence[str]) -> bool:
+def counts_against(matrix: OutcomeTable, test: Row, voters: Sequence[str]) -> bool:
     """Rule 3: does a break of repository *test* count? Only if most voters keep it passing."""
     if not voters:
         return True
@@ -229,7 +231,7 @@ def _plural(count: int, word: str) -> str:
 
 
 def assess(
-    matrix: Matrix,
+    matrix: OutcomeTable,
     candidate: Candidate,
     policy: Policy,
     *,

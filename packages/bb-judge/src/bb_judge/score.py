@@ -16,6 +16,7 @@ from typing import Any
 from bb_core.errors import UsageError
 from bb_core.executors.units import Failed
 from bb_core.records import kinds
+from bb_core.records.kinds import Task, as_task
 from bb_core.records.schemas import VERSION
 from bb_core.records.vocabulary import FINISHED, PICK, REFERENCE, RESOLVED, SCORE_CRASHED
 from bb_core.store import cache_key
@@ -73,10 +74,10 @@ def score_key(task: Mapping[str, Any], patch: str, env_key: str, limits: Sequenc
         task["fix_commit"],
         task["source"],
         task["tests"],
-        protected_paths(task),
+        protected_paths(as_task(task)),
         sorted(oracle["fail_to_pass"]),
         sorted(oracle["pass_to_pass"]),
-        hidden_modules(task),
+        hidden_modules(as_task(task)),
         oracle.get("twins", []),
         patch,
         env_key,
@@ -113,7 +114,7 @@ def score_records(
     """The reference's record, each contestant's and, when *pick* is given, the pick's."""
     oracle = task["oracle"]
     f2p, p2p = list(oracle["fail_to_pass"]), list(oracle["pass_to_pass"])
-    records = [_record(task, e, outcomes[e.patch], f2p, p2p) for e in todo]
+    records = [_record(as_task(task), e, outcomes[e.patch], f2p, p2p) for e in todo]
     broken = records[0]["category"] != RESOLVED
     for record in records:
         record["environment_broken"] = broken
@@ -125,7 +126,7 @@ def score_records(
 
 
 def _record(
-    task: Mapping[str, Any],
+    task: Task,
     entry: Entry,
     outcome: Outcome,
     f2p: Sequence[str],

@@ -44,7 +44,9 @@ UNNEEDED = ("attempts", "matrix", "reference_column", "verdict", "scores", "stat
 
 
 @dataclass
-class Stats:
+class ScoreCounts:
+    """What a run of the stage scored: tasks seen, patches answered from cache, pytest runs."""
+
     tasks: int = 0
     #: Patches whose outcome came from ``.bugbout/cache/score/``.
     cached: int = 0
@@ -91,7 +93,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         self.score_cache = ScoreCache(kept)
         self.suite_cache = SuiteCache(kept)
         self.runner = runner
-        self.stats = Stats()
+        self.stats = ScoreCounts()
         self._plans: dict[int, _Plan] = {}
         #: By the control's score key: whether the reference resolved, once known; and
         #: the cache writes waiting for it.

@@ -35,6 +35,7 @@ from bb_core.git import Repo
 from bb_core.patch import apply_patch
 from bb_core.patch.check import outside_links
 from bb_core.records import kinds
+from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import (
     PICK,
     REFERENCE,
@@ -57,7 +58,7 @@ Run = Callable[..., TestRun]
 Checkout = Callable[[str], AbstractContextManager[Path]]
 
 
-def fix_modules(task: Mapping[str, Any]) -> set[str]:
+def fix_modules(task: Task) -> set[str]:
     """The test files the fix touches: their tests are the oracle's business, not the suite's."""
     return {str(p) for p in task.get("test_files", ())}
 
@@ -84,7 +85,7 @@ def suite_key(
 
 
 def run_baseline(
-    repo: Repo, task: Mapping[str, Any], env: TestEnv, run: Run, checkout: Checkout
+    repo: Repo, task: Task, env: TestEnv, run: Run, checkout: Checkout
 ) -> dict[str, Any]:
     """The base tree's suite, run twice: ``passing``, ``flaky``, ``sound`` and the runs' logs."""
     tests = str(task["tests"])
@@ -105,7 +106,7 @@ def run_baseline(
 
 def run_patch(
     repo: Repo,
-    task: Mapping[str, Any],
+    task: Task,
     env: TestEnv,
     patch: str,
     key: str,
@@ -140,9 +141,7 @@ def run_patch(
     }
 
 
-def section(
-    task: Mapping[str, Any], ran: Mapping[str, Any], baseline: Mapping[str, Any]
-) -> kinds.ScoreSuite:
+def section(task: Task, ran: Mapping[str, Any], baseline: Mapping[str, Any]) -> kinds.ScoreSuite:
     """The ``suite`` section of a resolved patch's score, from its run (or cached run)."""
     passing = list(baseline["passing"])
     broke = broken(passing, ran["outcomes"])
@@ -191,7 +190,7 @@ def add_suite(
     elif isinstance(reference, Failed):
         lost = reference
     else:
-        checked = section(task, reference, baseline)
+        checked = section(as_task(task), reference, baseline)
         changed = set(checked["broken"])
         kept = {**baseline, "passing": [t for t in baseline["passing"] if t not in changed]}
         by_name[REFERENCE]["suite"] = {
@@ -208,7 +207,7 @@ def add_suite(
         if isinstance(ran, Failed):
             _crashed(record, ran)
         elif ran is not None:
-            record["suite"] = section(task, ran, kept)
+            record["suite"] = section(as_task(task), ran, kept)
             if record["suite"]["breaks"]:
                 record["category"] = RESOLVED_BUT_BREAKS_SUITE
                 record["reason"] = f"{record['reason']}; but it {describe(record['suite'])}"

@@ -16,6 +16,7 @@ from typing import Any, cast
 from bb_core.git import Repo
 from bb_core.patch.check import outside_links
 from bb_core.records import kinds
+from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_SUSPICIOUS
 
 from bb_judge.grading import source_filter
@@ -28,7 +29,7 @@ COUNT = "count"
 CHOICES = (EXCLUDE, COUNT)
 
 
-def patch_findings(repo: Repo, task: Mapping[str, Any], patch: str) -> list[Finding]:
+def patch_findings(repo: Repo, task: Task, patch: str) -> list[Finding]:
     """The findings in the package files *patch* changes, as scoring would apply them."""
     if not patch.strip():
         return []
@@ -51,7 +52,7 @@ def task_findings(repo: Repo, task: Mapping[str, Any]) -> dict[str, list[Finding
         name = str(attempt["agent"])
         if name in (REFERENCE, PICK):
             continue
-        findings = patch_findings(repo, task, str(attempt.get("patch", "")))
+        findings = patch_findings(repo, as_task(task), str(attempt.get("patch", "")))
         if findings:
             found[name] = findings
     return found

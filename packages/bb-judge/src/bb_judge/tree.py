@@ -19,6 +19,7 @@ from bb_core.patch import apply_patch, files_in_patch
 from bb_core.patch.check import binary_files, outside_links
 from bb_core.patch.names import odd_name, odd_name_flags
 from bb_core.records import kinds
+from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
 from bb_core.store.scratch import remove_tree
 
@@ -49,7 +50,7 @@ class Outcome:
         return cls(**{k: data[k] for k in cls.__dataclass_fields__ if k in data})
 
 
-def hidden_modules(task: Mapping[str, Any]) -> list[str]:
+def hidden_modules(task: Task) -> list[str]:
     """The files to hand pytest: the oracle's modules, else those of its test ids."""
     oracle = task["oracle"]
     modules = oracle.get("test_modules")
@@ -59,12 +60,12 @@ def hidden_modules(task: Mapping[str, Any]) -> list[str]:
     return sorted({nodeid.split("::", 1)[0] for nodeid in ids})
 
 
-def protected_paths(task: Mapping[str, Any]) -> list[str]:
+def protected_paths(task: Task) -> list[str]:
     """Paths restored from the fix before the hidden tests run: protected paths and test files."""
     return sorted({*task.get("protected_paths", ()), *task.get("test_files", ())})
 
 
-def prepare(repo: Repo, task: Mapping[str, Any], patch: str, dest: Path) -> Outcome:
+def prepare(repo: Repo, task: Task, patch: str, dest: Path) -> Outcome:
     """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)

@@ -27,6 +27,7 @@ from bb_core.envs import TestEnv
 from bb_core.errors import EnvironmentFailed
 from bb_core.executors.units import Unit
 from bb_core.patch import PatchError
+from bb_core.records.kinds import Task
 from bb_core.store import home_dir, scratch
 from bb_core.store.scratch import area_root, scratch_dir
 from bb_core.tamper.twins import Twin
@@ -89,7 +90,7 @@ class JudgeWork:
 
     def score(
         self,
-        task: Mapping[str, Any],
+        task: Task,
         patch: str,
         key: str,
         payload: Mapping[str, Any],
@@ -108,9 +109,7 @@ class JudgeWork:
             found["suite"] = run_patch(repo, task, env, patch, str(wanted), counted, checkout)
         return {**found, "test_runs": counted.runs}
 
-    def hidden(
-        self, task: Mapping[str, Any], patch: str, key: str, env: TestEnv, run: _Counted
-    ) -> Outcome:
+    def hidden(self, task: Task, patch: str, key: str, env: TestEnv, run: _Counted) -> Outcome:
         """*patch*'s outcome on the task's hidden tests."""
         with checkout(str(task["id"])) as dest:
             try:
@@ -134,7 +133,7 @@ class JudgeWork:
         return outcome
 
 
-def patch_lines(task: Mapping[str, Any], patch: str, applied: Sequence[str]) -> Touched | None:
+def patch_lines(task: Task, patch: str, applied: Sequence[str]) -> Touched | None:
     """What a scoring run charges audited events to: the lines *patch* wrote in the files
     it *applied* (none of the maintainers' fix, nor of the files restored from it)."""
     if patch == str(task.get("reference_patch") or ""):

@@ -9,7 +9,7 @@ decided afresh on every run.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +78,7 @@ class MiningCache:
         records = data.get("records")
         return records if isinstance(records, list) and records else None
 
-    def remember_replay(self, key: str, records: list[dict[str, Any]]) -> None:
+    def remember_replay(self, key: str, records: Sequence[Mapping[str, Any]]) -> None:
         document = {"version": RULES_VERSION, "key": key, "records": records}
         atomic_write(self._replay_path, orjson.dumps(document), durable=False)
 

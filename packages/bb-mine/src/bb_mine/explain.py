@@ -131,7 +131,7 @@ def _in_a_run(location: str | Path, options: MineSettings, sha: str) -> tuple[st
         for record in records:
             kind = record.get("kind")
             if kind == "task" and record.get("fix_commit") == sha:
-                return PASSED, f"no newer task claims its issues; a run makes it {record['id']}"
+                return PASSED, f"no newer task claims its issues; a run makes it {record.get('id')}"
             if kind == "skip" and record.get("commit") == sha:
                 return FAILED, str(record.get("message", record.get("reason")))
             if kind == "summary":

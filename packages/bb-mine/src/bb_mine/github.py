@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import orjson
+from bb_core.records.kinds import JSONObject
 from bb_core.store import cache_key, home_dir, read_json, write_json
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ class GitHub:
         write_json(path, {"found": True, "at": time.time(), "data": _slim(data)})
         return _item(data)
 
-    def _get(self, path: str) -> dict[str, Any]:
+    def _get(self, path: str) -> JSONObject:
         import urllib.error  # imported here: a run with an export never needs HTTP
         import urllib.request
 
@@ -237,7 +238,7 @@ class GitHub:
         raise GitHubUnavailable(self.unavailable, self._short) from exc
 
 
-def _slim(data: dict[str, Any]) -> dict[str, Any]:
+def _slim(data: JSONObject) -> JSONObject:
     return {
         "number": data.get("number"),
         "title": data.get("title") or "",
@@ -247,7 +248,7 @@ def _slim(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _item(data: dict[str, Any]) -> Item:
+def _item(data: JSONObject) -> Item:
     return Item(
         number=int(data.get("number") or 0),
         title=str(data.get("title") or ""),

@@ -31,15 +31,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bb_core.cli.progress import Progress
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, open_repo
-from bb_core.records.kinds import MineSkipReason
+from bb_core.records.kinds import MineSkipReason, Skip, Summary, Task, as_summary
 from bb_core.records.schemas import VERSION
 from bb_core.store import cache_key
 
+from bb_mine.areas import Areas
 from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, Layout, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
@@ -49,6 +50,9 @@ from bb_mine.repository import github_repo, guess_source, identity, normal_folde
 from bb_mine.statements import IssueExport, StatementFinder
 from bb_mine.task_record import TaskMaker, commit_only_warning, key_text
 from bb_mine.verdicts import Rules, Verdict
+
+#: What a mining run writes: its task and skip records, then one summary.
+MinedRecord = Task | Skip | Summary
 
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
 STATEMENT_RULES = 5
@@ -62,7 +66,7 @@ def mine(
     *,
     warn: Callable[[str], None] = lambda message: None,
     progress: Progress | None = None,
-) -> Generator[dict[str, Any], None, None]:
+) -> Generator[MinedRecord, None, None]:
     """Task and skip records, newest first, then one summary record.
 
     Bad input (not a repository, unknown branch, missing package folder, unreadable
@@ -178,7 +182,7 @@ class Miner:
 
     # -- the walk -------------------------------------------------------------------------
 
-    def run(self) -> Iterator[dict[str, Any]]:
+    def run(self) -> Iterator[MinedRecord]:
         """Replay the last identical run from the cache, else mine (and remember the result)."""
         started = time.monotonic()
         if not self.options.use_cache:
@@ -190,12 +194,13 @@ class Miner:
         key = self._replay_key()
         replay = self.cache.replay(key)
         if replay is not None:
-            *records, summary = replay
-            yield from records
+            *records, last = replay
+            summary = as_summary(last)
+            yield from cast("list[MinedRecord]", records)
             self._warn_commit_only(summary)
             yield summary | {"elapsed": round(time.monotonic() - started, 3)}
             return
-        produced: list[dict[str, Any]] = []
+        produced: list[MinedRecord] = []
         for record in self._mine(started):
             produced.append(record)
             if record["kind"] == "summary":
@@ -204,7 +209,7 @@ class Miner:
         if not self.finder.degraded:  # a run that lost GitHub half-way is not worth replaying
             self.cache.remember_replay(key, produced)
 
-    def _warn_commit_only(self, summary: dict[str, Any]) -> None:
+    def _warn_commit_only(self, summary: Summary) -> None:
         """Say once when no statement came from an issue: agents then read only what was
         written with the fix in hand."""
         sources = summary.get("statement_sources") or {}
@@ -230,13 +235,14 @@ class Miner:
             self.finder.github.repo if self.finder.github is not None else None,
         )
 
-    def _mine(self, started: float) -> Iterator[dict[str, Any]]:
+    def _mine(self, started: float) -> Iterator[MinedRecord]:
         opts = self.options
         since = opts.since.timestamp() if opts.since else None
         counts: dict[str, int] = dict.fromkeys(REASONS, 0)
         examined = candidates = tasks = 0
         stopped = "end"
         sources: dict[str, int] = {}
+        areas = Areas(self.sources)
         claimed: dict[tuple[str, int], str] = {}
         history = History(self.repo, self.head, self.cache) if opts.use_cache else None
         walk = iter(history) if history is not None else self._plain_walk()
@@ -251,6 +257,8 @@ class Miner:
                 judged = facts | {"fix": True} if item.by_label else facts
                 if facts["fix"] or item.by_label == "export":
                     candidates += 1
+                if judged.get("fix") and judged.get("source_files"):
+                    areas.saw_fix(judged["source_files"])
                 reason: Verdict = self._judge(entry.sha, judged)
                 if reason is not None and item.by_label == "github":
                     reason = _unlabelled(reason)  # its labels were never read: not a fix
@@ -274,12 +282,12 @@ class Miner:
                         sources[made["statement_source"]] = (
                             sources.get(made["statement_source"], 0) + 1
                         )
-                        yield dict(made)
+                        yield made.copy()
                 if reason is not None:
                     code, message, detail = reason
                     counts[code] += 1
                     if code not in ("not-a-fix",) or opts.explain:
-                        yield dict(self.maker.skip(entry.sha, facts, code, message, detail))
+                        yield self.maker.skip(entry.sha, facts, code, message, detail).copy()
                 if self.progress is not None and (examined % 25 == 0 or reason is None):
                     self.progress.update(
                         advance=examined - self.progress.done, current=f"commits, {tasks} tasks"
@@ -310,6 +318,7 @@ class Miner:
                 "tasks": tasks,
                 "skipped": {code: n for code, n in counts.items() if n},
                 "statement_sources": sources,
+                "areas": areas.summary(self.repo, self.head) or None,
                 "stopped": stopped,
                 "since": opts.since.isoformat() if opts.since else None,
                 "limit": opts.limit,
@@ -384,5 +393,5 @@ def _unlabelled(reason: tuple[MineSkipReason, str, dict[str, Any]]) -> Verdict:
     )
 
 
-def _summary_clean(record: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in record.items() if v is not None}
+def _summary_clean(record: dict[str, Any]) -> Summary:
+    return cast(Summary, {k: v for k, v in record.items() if v is not None})

@@ -276,7 +276,7 @@ def _class_tests(piece: bytes, names: TestNames) -> dict[str, Collected] | None:
     node = header[0]
     if any(isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) for n in node.body):
         return None
-    qualname = node.name if _is_test_class(node, names) else ""
+    qualname = node.name if names.collects_class(node) else ""
     cases = parametrize_cases(node.decorator_list)
     skips = skip_marks(node.decorator_list)
     tests: dict[str, Collected] = {}
@@ -322,14 +322,6 @@ def _member_tests(
     if len(_MEMBERS) > _PIECES_KEPT:
         _MEMBERS.popitem(last=False)
     return found
-
-
-def added_tests(
-    old: bytes | None, new: bytes | None, *, path: str = "", strict: bool = False
-) -> list[str]:
-    """Test ids in *new* that *old* lacks: ``path::name`` or ``path::name[case]``."""
-    functions, cases, _changed = compare(collect(old, f"{path} (before)"), collect(new, path), path)
-    return functions if strict else functions + cases
 
 
 def compare(
@@ -401,18 +393,8 @@ def _collect_body(
             text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
             marks = skips | skip_marks(node.decorator_list) if node.decorator_list else skips
             out[qualname] = Collected(qualname, node.lineno, text, cases, source, marks)
-        elif isinstance(node, ast.ClassDef) and _is_test_class(node, names):
+        elif isinstance(node, ast.ClassDef) and names.collects_class(node):
             qualname = f"{owner}::{node.name}" if owner else node.name
             cases = inherited | parametrize_cases(node.decorator_list)
             marks = skips | skip_marks(node.decorator_list)
             _collect_body(node.body, qualname, cases, out, names, source, lines, marks)
-
-
-def _is_test_class(node: ast.ClassDef, names: TestNames) -> bool:
-    if names.is_test_class(node.name):
-        return True
-    for base in node.bases:
-        name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
-        if name.endswith("TestCase"):
-            return True
-    return False

@@ -13,10 +13,10 @@ import contextlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from bb_core.git import Repo
 from bb_core.paths.discovery import names_at
+from bb_core.records.kinds import Task
 from bb_core.store import scratch
 from bb_core.store.scratch import area_root, scratch_dir
 
@@ -37,9 +37,7 @@ class Sides:
     modules: tuple[str, ...]
 
 
-def plan_sides(
-    repo: Repo, task: Mapping[str, Any], test_files: Sequence[str] | None = None
-) -> Sides:
+def plan_sides(repo: Repo, task: Task, test_files: Sequence[str] | None = None) -> Sides:
     """Read the fix's test files from *repo* and pick the modules to run.
 
     The modules are the fix's test files that are test modules by the project's naming

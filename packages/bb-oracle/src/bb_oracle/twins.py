@@ -15,9 +15,9 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from bb_core.git import Repo
+from bb_core.records.kinds import Oracle
 from bb_core.tamper.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 from bb_core.testrun import TestRun
 
@@ -67,7 +67,7 @@ def _functions(data: bytes) -> dict[str, str]:
 
 
 def kept(
-    twins: Sequence[Twin], runs: Mapping[str, Sequence[TestRun]], oracle: Mapping[str, Any]
+    twins: Sequence[Twin], runs: Mapping[str, Sequence[TestRun]], oracle: Oracle
 ) -> list[Twin]:
     """The candidates the runs validate, at most ``KEPT`` a module (see the docstring)."""
     f2p = {n.split("[", 1)[0] for n in oracle["fail_to_pass"]}

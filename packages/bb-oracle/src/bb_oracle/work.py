@@ -24,6 +24,7 @@ from bb_core.errors import EnvironmentFailed, GitError
 from bb_core.executors.units import Unit
 from bb_core.git import Repo
 from bb_core.records import kinds
+from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
 from bb_core.tamper.twins import Twin
@@ -47,7 +48,7 @@ def task_sides(bench: Workbench, task: Mapping[str, Any]) -> tuple[Repo, Sides]:
     except GitError as exc:
         raise GitError(f"task {task['id']}: repository {exc}") from exc
     try:
-        sides = plan_sides(repo, task, bench.config.project.test_files)
+        sides = plan_sides(repo, as_task(task), bench.config.project.test_files)
     except GitError as exc:
         raise Skip("unknown-commit", str(exc)) from exc
     if not sides.modules:
@@ -91,7 +92,7 @@ class OracleWork:
 
     def compute(
         self,
-        task: Mapping[str, Any],
+        task: Task,
         repo: Repo,
         sides: Sides,
         env: TestEnv,

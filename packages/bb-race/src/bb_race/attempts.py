@@ -14,11 +14,13 @@ from __future__ import annotations
 import re
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import orjson
 from bb_core.records import check
+from bb_core.records.kinds import Attempt
 from bb_core.records.vocabulary import CRASHED, QUOTA
 from bb_core.store import atomic_write, read_json
 
@@ -68,7 +70,7 @@ class AttemptStore:
             return None
         return record
 
-    def save(self, record: dict[str, Any]) -> Path:
+    def save(self, record: Attempt) -> Path:
         """Store *record* atomically, its fields in the order they were written, so a
         race that reads it back writes the same line as the race that made it."""
         path = self.path(str(record["task_id"]), str(record["agent"]))
@@ -91,14 +93,16 @@ class AttemptStore:
         return target
 
 
-def needs_run(stored: dict[str, Any] | None, *, retry_failed: bool, refresh: bool = False) -> bool:
+def needs_run(
+    stored: Mapping[str, Any] | None, *, retry_failed: bool, refresh: bool = False
+) -> bool:
     """Whether an agent must (again) run on a task, given what is stored."""
     if stored is None or refresh:
         return True
     return retry_failed and stored.get("status") in RETRYABLE
 
 
-def needs_reproduction(stored: dict[str, Any]) -> bool:
+def needs_reproduction(stored: Mapping[str, Any]) -> bool:
     """Whether an examiner's stored attempt still lacks the run of its tests."""
     return (
         stored.get("role") == "examiner"

@@ -8,8 +8,7 @@ later stage. A running agent whose disk use passes the cap is stopped.
 
 from __future__ import annotations
 
-from typing import Any
-
+from bb_core.records.kinds import Attempt
 from bb_core.records.vocabulary import CRASHED, FLAG_OVER_CAP
 
 #: How often a running agent's disk use is measured.
@@ -23,7 +22,7 @@ def size_text(count: int) -> str:
     return f"{count / (1024 * 1024):.0f} MB" if count >= 1024 * 1024 else f"{count} bytes"
 
 
-def enforce_caps(record: dict[str, Any], *, patch_cap: int, disk_cap: int, left: int) -> None:
+def enforce_caps(record: Attempt, *, patch_cap: int, disk_cap: int, left: int) -> None:
     """Over a cap, *record* becomes ``crashed`` with the reason and an ``over-cap`` flag,
     without its patch. *left*: the bytes the attempt left on disk."""
     size = len(str(record.get("patch", "")).encode())
@@ -41,11 +40,13 @@ def enforce_caps(record: dict[str, Any], *, patch_cap: int, disk_cap: int, left:
     if not reasons:
         return
     record.update(
-        status=CRASHED,
-        patch="",
-        source_patch="",
-        test_patch="",
-        test_files=[],
-        tests=[],
-        error="not kept: " + "; ".join(reasons),
+        {
+            "status": CRASHED,
+            "patch": "",
+            "source_patch": "",
+            "test_patch": "",
+            "test_files": [],
+            "tests": [],
+            "error": "not kept: " + "; ".join(reasons),
+        }
     )

@@ -22,6 +22,7 @@ from typing import Any
 
 from bb_core.git.ignores import GitIgnores
 from bb_core.patch import read_tree
+from bb_core.records.kinds import Task
 from bb_core.sandbox import Sandbox
 from bb_core.store import cache_key, home_dir, read_json
 from bb_core.store.scratch import remove_tree
@@ -53,7 +54,7 @@ class Footprints:
         self._locks: dict[str, threading.Lock] = {}
         self._lock = threading.Lock()
 
-    def of(self, task: Mapping[str, Any], command: str) -> frozenset[str]:
+    def of(self, task: Task, command: str) -> frozenset[str]:
         """The paths the test run creates on *task*'s base tree (empty when it cannot run)."""
         key = cache_key("footprint", self.repository(task), task["base_commit"], command)
         with self._lock:
@@ -72,7 +73,7 @@ class Footprints:
             return frozenset(kept)
         return None
 
-    def _measure(self, key: str, task: Mapping[str, Any]) -> frozenset[str]:
+    def _measure(self, key: str, task: Task) -> frozenset[str]:
         from bb_core.store import atomic_write
         from bb_core.testrun import run_pytest
 

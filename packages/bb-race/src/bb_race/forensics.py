@@ -18,11 +18,10 @@ deserve a second look:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import Invocation
+from bb_core.records.kinds import Attempt, Task
 from bb_core.records.vocabulary import FLAG_LEAK, FLAG_REFUSED, FLAG_UNCONFINED
 from bb_core.sandbox import Sandbox, read_untrusted
 from bb_core.store.treewalk import walk
@@ -93,9 +92,7 @@ def log_flags(logs: Path, *, work_root: Path, own_id: str) -> list[str]:
     return list(flags)
 
 
-def leak_flags(
-    record: Mapping[str, Any], task: Mapping[str, Any], logs: Path, *, work_root: Path
-) -> list[str]:
+def leak_flags(record: Attempt, task: Task, logs: Path, *, work_root: Path) -> list[str]:
     """Every leak flag of an attempt: its patch against the reference, then its logs."""
     flags = []
     source = str(record.get("source_patch") or "")

@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 from bb_core.agents import SECRET_NAME, CodingAgent, Session
+from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import Sandbox
 
 from bb_race.prompt import build_prompt
@@ -33,12 +34,12 @@ def digest(value: Any) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def prompt_of(task: Mapping[str, Any], agent: CodingAgent, command: str) -> str:
+def prompt_of(task: Task, agent: CodingAgent, command: str) -> str:
     return build_prompt(task, role=agent.role, assignment=agent.assignment, command=command)
 
 
 def invocation_digest(
-    agent: CodingAgent, task: Mapping[str, Any], prompt: str, command: str, sandbox: Sandbox
+    agent: CodingAgent, task: Task, prompt: str, command: str, sandbox: Sandbox
 ) -> str:
     """The hash of how the adapter would start the agent, independent of where.
 
@@ -95,9 +96,9 @@ def given(
     version: Callable[[CodingAgent], str | None],
 ) -> dict[str, Any]:
     """The attempt's ``given`` field: what it was asked, and the key that sums it up."""
-    prompt = prompt_of(task, agent, command)
+    prompt = prompt_of(as_task(task), agent, command)
     try:
-        invocation = invocation_digest(agent, task, prompt, command, sandbox)
+        invocation = invocation_digest(agent, as_task(task), prompt, command, sandbox)
     except Exception as exc:  # the attempt will crash the same way: key it by the error
         invocation = digest({"adapter-error": f"{type(exc).__name__}: {exc}"})
     found: dict[str, Any] = {

@@ -13,7 +13,7 @@ import signal
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bb_core.agents import CodingAgent, read_tail, scrub
 from bb_core.patch import compare_trees, files_in_patch, split_patch
@@ -21,6 +21,7 @@ from bb_core.patch.check import patch_credentials, redact, redact_patch
 from bb_core.patch.names import odd_name
 from bb_core.paths import in_test_part
 from bb_core.records import check
+from bb_core.records.kinds import Attempt, Task
 from bb_core.records.schemas import VERSION
 from bb_core.records.vocabulary import (
     CRASHED,
@@ -45,13 +46,17 @@ def now_iso() -> str:
     return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def base_record(task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
-    return {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
+def base_record(task: Mapping[str, Any], agent: CodingAgent) -> Attempt:
+    """The fields every attempt record of *agent* on *task* starts with (not yet a whole
+    record: how it ended is added to them)."""
+    return cast(
+        Attempt, {"kind": "attempt", "v": VERSION, "task_id": task["id"], **agent.describe()}
+    )
 
 
 def crashed_record(
-    task: Mapping[str, Any], agent: CodingAgent, error: BaseException, started: str, took: float
-) -> dict[str, Any]:
+    task: Task, agent: CodingAgent, error: BaseException, started: str, took: float
+) -> Attempt:
     """The record of an attempt that bugbout itself could not carry out."""
     summary = "".join(traceback.format_exception_only(type(error), error)).strip()
     return {
@@ -77,13 +82,13 @@ def decide_status(completed: Completed, changed: bool, quota: bool) -> AttemptSt
 
 
 def collect(
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     completed: Completed,
     stopped: str | None = None,
     left_out: Callable[[str], bool] | None = None,
-) -> dict[str, Any]:
+) -> Attempt:
     """The attempt record from what the agent left on disk and in its logs; new files for
     which *left_out* says True (ignored, or made by the test command) are no part of it."""
     found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
@@ -117,7 +122,7 @@ def collect(
     status = decide_status(completed, changed, quota)
     if completed.limit:
         flags.append(f"{FLAG_LIMIT}:{completed.limit}")
-    record: dict[str, Any] = {
+    record: Attempt = {
         **base_record(task, agent),
         "status": status,
         "exit_code": completed.exit_code,

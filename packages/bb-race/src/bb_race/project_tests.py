@@ -19,6 +19,7 @@ from bb_core.cli.progress import warn
 from bb_core.envs import TestEnv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
+from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import program_roots
 
 from bb_race.prompt import pytest_command
@@ -42,7 +43,7 @@ class ProjectTests:
         history); raises when it cannot be built."""
         self._build()
         if task is not None and self._follows():
-            return self._task_env(task)
+            return self._task_env(as_task(task))
         if self._env is None:
             raise BbError(self._problem or "the project's test environment is unavailable")
         return self._env
@@ -50,7 +51,7 @@ class ProjectTests:
     def _follows(self) -> bool:
         return follows_history(self.bench.config.project)
 
-    def _task_env(self, task: Mapping[str, Any]) -> TestEnv:
+    def _task_env(self, task: Task) -> TestEnv:
         try:
             return self.bench.env(task)
         except (BbError, OSError) as exc:
@@ -76,7 +77,7 @@ class ProjectTests:
         env = self._env
         if self._follows():
             try:
-                env = self._task_env(task)
+                env = self._task_env(as_task(task))
             except BbError:
                 env = None
         if env is None:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
-from typing import Any
+
+from bb_core.records.kinds import Task
 
 COMMON_RULES = """\
 Work only inside this directory; it is a copy of the project without its git history.
@@ -91,7 +92,7 @@ def pytest_command(
 
 
 def build_prompt(
-    task: Mapping[str, Any],
+    task: Task,
     *,
     role: str,
     assignment: str | None,

@@ -9,15 +9,17 @@ does not.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
+from bb_core.records.kinds import Attempt, Outcome, Task
 from bb_core.sandbox import Sandbox
+from bb_core.store.scratch import remove_tree
 
-from bb_race.checkout import Checkouts, remove_tree
+from bb_race.checkout import Checkouts
 
 
 def _base_id(nodeid: str) -> str:
@@ -27,8 +29,8 @@ def _base_id(nodeid: str) -> str:
 
 
 def reproduce(
-    task: Mapping[str, Any],
-    record: Mapping[str, Any],
+    task: Task,
+    record: Attempt,
     *,
     folder: Path,
     location: str,
@@ -37,7 +39,7 @@ def reproduce(
     sandbox: Sandbox,
     timeout: float,
     test_timeout: float | None,
-) -> dict[str, str]:
+) -> dict[str, Outcome]:
     """Node id -> outcome of the examiner's tests on the unfixed tree."""
     from bb_core.testrun import run_pytest
     from bb_core.testrun.touched import whole_files
@@ -65,7 +67,7 @@ def reproduce(
         touched=whole_files(applied),  # the examiner's files; the rest is the project's
     )
     wanted = set(tests)
-    outcomes: dict[str, str] = {}
+    outcomes: dict[str, Outcome] = {}
     for nodeid, outcome in run.outcomes.items():
         if nodeid in wanted or _base_id(nodeid) in wanted:
             outcomes[nodeid] = outcome

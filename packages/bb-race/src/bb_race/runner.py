@@ -17,9 +17,9 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
+from bb_core.records.kinds import Attempt, Task
 from bb_core.records.vocabulary import (
     FLAG_LINK_REMOVED,
     FLAG_NETWORK_NOT_NARROWED,
@@ -38,9 +38,10 @@ from bb_core.sandbox import (
     tree_size,
 )
 from bb_core.sandbox.shims import follow_argv
+from bb_core.store.scratch import remove_tree
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
-from bb_race.checkout import AttemptDirs, Checkouts, remove_tree
+from bb_race.checkout import AttemptDirs, Checkouts
 from bb_race.egress import EgressProxy, Upstream
 from bb_race.footprint import leave_out
 from bb_race.forensics import leak_flags, unconfined_flags
@@ -67,8 +68,8 @@ class RaceContext:
     sandbox: Sandbox
     timeout: int
     checkouts: Checkouts
-    repository: Callable[[Mapping[str, Any]], str]
-    test_command: Callable[[Mapping[str, Any]], str]
+    repository: Callable[[Task], str]
+    test_command: Callable[[Task], str]
     readable: list[Path] = field(default_factory=list)
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
     secrets: Sequence[str] = ()
@@ -76,7 +77,7 @@ class RaceContext:
     max_patch_bytes: int = MAX_PATCH_BYTES
     max_disk_bytes: int = MAX_DISK_BYTES
     #: The files the test command creates on a task's base tree (see bb_race.footprint).
-    footprint: Callable[[Mapping[str, Any], str], frozenset[str]] | None = None
+    footprint: Callable[[Task, str], frozenset[str]] | None = None
 
 
 def run_agent(
@@ -189,11 +190,11 @@ def attempt_temp(dirs: AttemptDirs, stack: ExitStack) -> Path:
 
 def attempt(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     version: str | None = None,
-) -> dict[str, Any]:
+) -> Attempt:
     """Run *agent* (of CLI *version*, when known) on *task* in *dirs* and return the
     attempt record (not yet saved)."""
     started = now_iso()
@@ -219,12 +220,12 @@ class _Run:
 
 def _attempt(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     started: str,
     version: str | None,
-) -> dict[str, Any]:
+) -> Attempt:
     dirs.fresh()
     # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
     # files the fix modifies stay; the test files the fix adds do not exist there yet.
@@ -245,12 +246,12 @@ def _attempt(
 
 def _run(
     ctx: RaceContext,
-    task: Mapping[str, Any],
+    task: Task,
     agent: CodingAgent,
     dirs: AttemptDirs,
     run: _Run,
     stack: ExitStack,
-) -> dict[str, Any]:
+) -> Attempt:
     started, command, prompt, prompt_file = run.started, run.command, run.prompt, run.file
     temp = attempt_temp(dirs, stack)
     session = Session(

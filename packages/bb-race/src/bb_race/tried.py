@@ -28,13 +28,14 @@ or hidden in an innocently named file counts the same.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import cast
 
 from bb_core.agents import Action
 from bb_core.paths import in_test_part
+from bb_core.records.kinds import AttemptTried, AttemptTriedKind, AttemptTriedSource
 from bb_core.sandbox import read_untrusted
 
 from bb_race import reach_rules as rules
@@ -110,7 +111,7 @@ class _Reader:
         self.package_hints = [
             re.split(r"[-_.]+", n.lower())[0] for n in scope.packages if n.strip("-_.")
         ]
-        self.found: dict[tuple[str, str], dict[str, Any]] = {}
+        self.found: dict[tuple[str, str], AttemptTried] = {}
         self.written: dict[str, str] = {}
 
     def add(self, kind: str, evidence: str, stopped: bool, source: str) -> None:
@@ -120,7 +121,8 @@ class _Reader:
             self.found[key]["stopped"] = self.found[key]["stopped"] and stopped
         elif len(self.found) < MAX_FINDINGS:
             self.found[key] = {
-                "kind": kind, "evidence": evidence, "stopped": stopped, "source": source,
+                "kind": cast(AttemptTriedKind, kind), "evidence": evidence, "stopped": stopped,
+                "source": cast(AttemptTriedSource, source),
             }  # fmt: skip
 
     def kinds_in(self, text: str, *, log: bool = False) -> list[str]:
@@ -222,7 +224,7 @@ def _refused(action: Action) -> bool:
     return rules.refused(said) or bool(TOOL_REFUSED.search(said[:300]))
 
 
-def read_actions(actions: Sequence[Action], scope: Scope, source: str) -> list[dict[str, Any]]:
+def read_actions(actions: Sequence[Action], scope: Scope, source: str) -> list[AttemptTried]:
     """The findings of *actions* (read from *source*: the trajectory or the logs); a log
     line is stopped when it or one of the :data:`LOOK_AHEAD` lines after it says so."""
     reader = _Reader(scope)
@@ -247,7 +249,7 @@ def read_actions(actions: Sequence[Action], scope: Scope, source: str) -> list[d
     return found
 
 
-def refused_hosts(hosts: Iterable[str]) -> list[dict[str, Any]]:
+def refused_hosts(hosts: Iterable[str]) -> list[AttemptTried]:
     """A ``network`` finding for every host the egress proxy refused."""
     return [
         {"kind": "network", "evidence": f"the egress proxy refused {host}", "stopped": True,
@@ -256,11 +258,11 @@ def refused_hosts(hosts: Iterable[str]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def edits_to_tests(patch: str, tests: str) -> list[dict[str, Any]]:
+def edits_to_tests(patch: str, tests: str) -> list[AttemptTried]:
     """A ``test-edit`` for each maintainers' test file (one the base tree has) that the
     patch changes other than by adding lines, deletes or renames, and each test
     configuration file of theirs it touches at all."""
-    found = []
+    found: list[AttemptTried] = []
     for block in re.split(r"(?m)^(?=diff --git )", patch):
         head = block.split("\n", 1)[0]
         if not head.startswith("diff --git ") or "\nnew file mode" in block.split("@@", 1)[0]:
@@ -292,11 +294,11 @@ def edits_to_tests(patch: str, tests: str) -> list[dict[str, Any]]:
     return found
 
 
-def summarise(findings: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def summarise(findings: Iterable[AttemptTried]) -> list[AttemptTried]:
     """*findings* in the order of :data:`KINDS`, each kind's in the order found, at most
     :data:`MAX_FINDINGS`."""
     ordered = sorted(findings, key=lambda f: KINDS.index(str(f["kind"])))
-    return [dict(f) for f in ordered[:MAX_FINDINGS]]
+    return [f.copy() for f in ordered[:MAX_FINDINGS]]
 
 
 def project_names(base: Path, source: str) -> tuple[str, ...]:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import Action, CodingAgent
+from bb_core.records.kinds import Attempt, AttemptTried, Task
 from bb_core.records.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
@@ -74,13 +74,13 @@ def own_actions(agent: CodingAgent, dirs: AttemptDirs) -> tuple[list[Action], st
 def attempt_tried(
     agent: CodingAgent,
     dirs: AttemptDirs,
-    task: Mapping[str, Any],
-    record: Mapping[str, Any],
+    task: Task,
+    record: Attempt,
     *,
     refused: Sequence[str] = (),
     readable: Iterable[Path] = (),
     test_command: str = "",
-) -> tuple[list[dict[str, Any]], list[str]]:
+) -> tuple[list[AttemptTried], list[str]]:
     """The attempt's findings and the flags reading them earned."""
     home = os.path.expanduser("~")
     bugbout_home = str(dirs.root.parent.parent)

@@ -18,12 +18,13 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, cast
 
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
 from bb_core.bench.workbench import Workbench
 from bb_core.config import AgentConfig
 from bb_core.executors.units import Unit
+from bb_core.records.kinds import Attempt, JSONObject, Task, as_attempt
 from bb_core.records.vocabulary import FLAG_REPRODUCE_FAILED
 from bb_core.store import bugbout_home
 from bb_core.store.scratch import remove_tree
@@ -140,7 +141,7 @@ class RaceWork:
 
     def run(
         self,
-        task: dict[str, Any],
+        task: Task,
         agent: CodingAgent,
         dirs: AttemptDirs,
         payload: Mapping[str, Any],
@@ -153,10 +154,15 @@ class RaceWork:
         ask = payload.get("given")
         record = attempt(ctx, task, agent, dirs, payload.get("version"))
         try:
-            record = finish({**record, "given": ask} if ask else record, ctx.secrets)
+            done = finish(
+                cast(JSONObject, {**record, "given": ask} if ask else record), ctx.secrets
+            )
         except ValueError as exc:
             crashed = crashed_record(task, agent, exc, started, 0.0)
-            record = finish({**crashed, "given": ask} if ask else crashed, ctx.secrets)
+            done = finish(
+                cast(JSONObject, {**crashed, "given": ask} if ask else crashed), ctx.secrets
+            )
+        record = as_attempt(done)
         replaces = bool(payload.get("replaces"))
         if not needs_reproduction(record):
             return {"record": record, "save": record, "replaces": replaces}
@@ -171,15 +177,13 @@ class RaceWork:
         save = examined if ran else (None if kept else record)
         return {"record": examined, "save": save, "replaces": replaces}
 
-    def examine(
-        self, task: dict[str, Any], record: dict[str, Any], dirs: AttemptDirs
-    ) -> tuple[dict[str, Any], bool]:
+    def examine(self, task: Task, record: Attempt, dirs: AttemptDirs) -> tuple[Attempt, bool]:
         """An examiner's tests run on the unfixed tree: the record with ``reproducing``,
         and True; or with a ``reproduce-failed`` flag, and False."""
         ctx = self.context()
         if ctx.cancel.is_set():
             raise Cancelled()
-        record = dict(record)
+        record = record.copy()
         try:
             record["reproducing"] = reproduce(
                 task,
@@ -193,7 +197,7 @@ class RaceWork:
                 test_timeout=self.settings.test_timeout,
             )
         except Exception as exc:
-            return reproduce_failed(record, str(exc)), False
+            return as_attempt(reproduce_failed(record, str(exc))), False
         return record, True
 
     # -- shipping -----------------------------------------------------------------------
@@ -212,7 +216,7 @@ class RaceWork:
         self.__init__(**{**state, "agents": tuple(agents)})  # type: ignore[misc]
 
 
-def reproduce_failed(record: dict[str, Any], why: str) -> dict[str, Any]:
+def reproduce_failed(record: Mapping[str, Any], why: str) -> dict[str, Any]:
     """*record* flagged ``reproduce-failed`` (once) for *why*."""
     flags = [f for f in record.get("flags", []) if not f.startswith(FLAG_REPRODUCE_FAILED)]
     return {**record, "flags": [*flags, f"{FLAG_REPRODUCE_FAILED}: {why}"]}
@@ -225,7 +229,7 @@ def _shipped(root: Path) -> Path:
         return Path(SHIPPED) / "work" / root.name
 
 
-def relabel(record: dict[str, Any], old: Path, new: Path) -> dict[str, Any]:
+def relabel(record: Attempt, old: Path, new: Path) -> Attempt:
     """*record* with its ``logdir`` under *new* instead of *old*."""
     logdir = record.get("logdir")
     if not isinstance(logdir, str):

@@ -46,7 +46,7 @@ def category_of(score: Mapping[str, Any]) -> str:
 
 
 @dataclass(eq=False)  # tasks are compared by identity: comparing their records is costly
-class Task:
+class TaskRecords:
     """One task with every section the records hold for it."""
 
     id: str
@@ -141,10 +141,10 @@ class Task:
 
 
 @dataclass
-class Bout:
+class BoutRecords:
     """Everything the records say, by task."""
 
-    tasks: dict[str, Task] = field(default_factory=dict)
+    tasks: dict[str, TaskRecords] = field(default_factory=dict)
     skips: list[Mapping[str, Any]] = field(default_factory=list)
     summaries: list[Mapping[str, Any]] = field(default_factory=list)
     kinds: Counter[str] = field(default_factory=Counter)  # every record read, by kind
@@ -155,7 +155,7 @@ class Bout:
     def empty(self) -> bool:
         return not (self.tasks or self.skips or self.summaries)
 
-    def ordered(self) -> list[Task]:
+    def ordered(self) -> list[TaskRecords]:
         return list(self.tasks.values())
 
     def contestants(self) -> list[str]:
@@ -165,20 +165,20 @@ class Bout:
         return list(dict.fromkeys(n for t in self.tasks.values() for n in t.examiners()))
 
 
-def _task(bout: Bout, task_id: str) -> Task:
+def _task(bout: BoutRecords, task_id: str) -> TaskRecords:
     if task_id not in bout.tasks:
-        bout.tasks[task_id] = Task(task_id)
+        bout.tasks[task_id] = TaskRecords(task_id)
     return bout.tasks[task_id]
 
 
-def _note_vendor(bout: Bout, name: str, vendor: Any) -> None:
+def _note_vendor(bout: BoutRecords, name: str, vendor: Any) -> None:
     if isinstance(vendor, str) and vendor and name not in bout.vendors:
         bout.vendors[name] = vendor
 
 
-def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
-    """Sort *records* into a :class:`Bout`."""
-    bout = Bout()
+def gather(records: Iterable[Mapping[str, Any]]) -> BoutRecords:
+    """Sort *records* into a :class:`BoutRecords`."""
+    bout = BoutRecords()
     loose: list[Mapping[str, Any]] = []
     for record in records:
         kind = str(record.get("kind"))
@@ -205,9 +205,9 @@ def gather(records: Iterable[Mapping[str, Any]]) -> Bout:
     return bout
 
 
-def _from_line(line: Mapping[str, Any]) -> Task:
+def _from_line(line: Mapping[str, Any]) -> TaskRecords:
     record = kinds.as_task(line)
-    task = Task(str(record["id"]), str(record.get("title", "")), line=True, record=record)
+    task = TaskRecords(str(record["id"]), str(record.get("title", "")), line=True, record=record)
     task.kind = record.get("category")
     if "statement" in record:
         task.statement = {
@@ -225,7 +225,7 @@ def _from_line(line: Mapping[str, Any]) -> Task:
     return task
 
 
-def _attach(task: Task, record: Mapping[str, Any]) -> None:
+def _attach(task: TaskRecords, record: Mapping[str, Any]) -> None:
     kind = record["kind"]
     if kind == "attempt":
         task.attempts[str(record["agent"])] = kinds.as_attempt(record)
@@ -237,6 +237,6 @@ def _attach(task: Task, record: Mapping[str, Any]) -> None:
         task.verdict = kinds.as_verdict(record)
 
 
-def task_ids(tasks: Iterable[Task]) -> str:
+def task_ids(tasks: Iterable[TaskRecords]) -> str:
     """The ids of *tasks*, comma-separated, for notes."""
     return ", ".join(t.id for t in tasks)

@@ -12,7 +12,7 @@ from bb_report.model import build_report
 from bb_report.options import (
     chosen_format,
     color_option,
-    emit,
+    emit_report,
     format_option,
     output_option,
     paint,
@@ -60,4 +60,6 @@ def main(
     their growth; each section says what it could not count yet. Empty input gives a
     short report saying there is nothing to report.
     """
-    emit(report_text(inputs, fmt, output, color, width), output)
+    chosen_format(fmt, output)  # a contradiction is refused before reading
+    report = build_report(line.record for line in read_lines(inputs))
+    emit_report(report, fmt, output, color, width)

@@ -10,45 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from bb_report.stats import proportion_interval
+from bb_report.measures import Cost as Cost
+from bb_report.measures import Rate as Rate
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.origins import OriginsSection
+    from bb_report.sample_size import SampleSize
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
-
-
-@dataclass(frozen=True)
-class Rate:
-    """*count* out of *total*, with its 95% interval; value and ends are None when total is 0."""
-
-    count: int
-    total: int
-    value: float | None
-    low: float | None
-    high: float | None
-
-    @classmethod
-    def of(cls, count: int, total: int) -> Rate:
-        if total <= 0:
-            return cls(count, total, None, None, None)
-        low, high = proportion_interval(count, total)
-        return cls(count, total, count / total, low, high)
-
-
-@dataclass(frozen=True)
-class Cost:
-    """Wall time (seconds) or tokens: in all, per attempt and per resolved task.
-
-    *measured* attempts reported it, out of *attempts*. ``per_resolved`` is None when
-    nothing was resolved or when some attempt did not report it (the total would be short).
-    """
-
-    attempts: int
-    measured: int
-    total: float | None
-    per_attempt: float | None
-    per_resolved: float | None
 
 
 @dataclass(frozen=True)
@@ -227,6 +197,8 @@ class ComparisonsSection:
     pairs: int
     rows: list[Comparison]
     notes: list[str]
+    #: The pairs in words: one sentence per pair told apart, one for all the others.
+    sentences: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -296,6 +268,11 @@ class Report:
     worth: WorthSection | None = None
     #: What each agent tried to reach the fix (:mod:`bb_report.tried`).
     tried: TriedSection | None = None
+    #: How many tasks it would take to tell the leader from the runner-up
+    #: (:mod:`bb_report.sample_size`); None when the lead is significant or there is none.
+    sample_size: SampleSize | None = None
+    #: Where the tasks come from (:mod:`bb_report.origins`); None without mining's areas.
+    origins: OriginsSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -35,7 +35,7 @@ from bb_core.records.vocabulary import (
     RESOLVED,
 )
 
-from bb_report.bout import Bout, Task, category_of
+from bb_report.bout import BoutRecords, TaskRecords, category_of
 from bb_report.data import AuthorRow, Rate, TestsSection
 from bb_report.statuses import task_detail
 from bb_report.task_views import MatrixColumn, MatrixRow, MatrixView, TaskRow
@@ -93,11 +93,24 @@ def describe(author: str, right: Rate, wrong: Rate, score: float | None) -> str:
     elif score > -0.2:
         how = "hardly tell right from wrong"
     else:
-        how = "favour the wrong patches"
+        # Negative: a larger share of the right patches was turned away than of the wrong
+        # ones. Said as that, since "failed on 9 of 12 wrong ones" reads as doing well.
+        rejected = right.total - right.count
+        return sentence + (
+            f": they turned away a larger share of the resolved patches ({rejected} of "
+            f"{right.total}) than of the wrong ones ({wrong.count} of {wrong.total}), the "
+            f"reverse of what a useful test does (separation {score:.2f})"
+            + (
+                f"; with {plural(right.total, 'resolved patch', 'resolved patches')} to judge, "
+                "that says little."
+                if right.total < 3
+                else "."
+            )
+        )
     return sentence + f": they {how} (separation {score:.2f})."
 
 
-def tests_section(bout: Bout) -> TestsSection:
+def tests_section(bout: BoutRecords) -> TestsSection:
     tasks = [t for t in bout.ordered() if t.counted and t.matrix is not None]
     tally: dict[str, Counter[str]] = {}
     roles: dict[str, str] = {}
@@ -173,7 +186,7 @@ def tests_section(bout: Bout) -> TestsSection:
     return TestsSection(len(tasks), rows, notes)
 
 
-def matrix_view(task: Task) -> MatrixView | None:
+def matrix_view(task: TaskRecords) -> MatrixView | None:
     """The task's matrix as a grid: one row per (author, test), one column per tree.
 
     The repository suite's tests that had the same outcome on every tree say nothing
@@ -209,7 +222,7 @@ def matrix_view(task: Task) -> MatrixView | None:
     return MatrixView(columns, rows)
 
 
-def _missing(task: Task) -> list[str]:
+def _missing(task: TaskRecords) -> list[str]:
     missing = []
     if not task.line:
         missing.append("task line")
@@ -261,7 +274,7 @@ def statement_words(statement: Mapping[str, Any] | None) -> str | None:
     return f"{kind}{origin}, {statement.get('length', 0)} characters"
 
 
-def task_rows(bout: Bout) -> list[TaskRow]:
+def task_rows(bout: BoutRecords) -> list[TaskRow]:
     rows = []
     for t in bout.ordered():
         verdict = t.verdict
@@ -298,7 +311,7 @@ def finding_text(finding: Any) -> str:
     return str(finding)
 
 
-def _tampering(task: Task) -> dict[str, Any]:
+def _tampering(task: TaskRecords) -> dict[str, Any]:
     """Marks and evidence of tampering, suspicious source and charged authors of one task."""
     marks: dict[str, list[str]] = {}
     lines: list[str] = []

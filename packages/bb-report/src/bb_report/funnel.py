@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.data import FunnelSection, FunnelStep, SkipCount
 from bb_report.words import plural
 
@@ -27,7 +27,7 @@ def _sum(summaries: list[Mapping[str, Any]], key: str) -> int | None:
     return sum(int(s.get(key, 0)) for s in summaries)
 
 
-def funnel_section(bout: Bout) -> FunnelSection:
+def funnel_section(bout: BoutRecords) -> FunnelSection:
     tasks = bout.ordered()
     skips_by: Counter[tuple[str, str]] = Counter()
     example: dict[tuple[str, str], str] = {}

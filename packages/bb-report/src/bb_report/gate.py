@@ -9,12 +9,12 @@ from collections.abc import Mapping, Sequence
 
 from bb_core.records.vocabulary import RESOLVED
 
-from bb_report.bout import ROW_CATEGORIES, Bout, task_ids
+from bb_report.bout import ROW_CATEGORIES, BoutRecords, task_ids
 from bb_report.data import GateRow, GateSection, Rate
 from bb_report.words import plural, rate_text
 
 
-def gate_section(bout: Bout, order: Sequence[str]) -> GateSection:
+def gate_section(bout: BoutRecords, order: Sequence[str]) -> GateSection:
     tasks = [t for t in bout.ordered() if t.counted and t.verdict is not None]
     gated = [t for t in tasks if t.verdict is not None and "gate" in t.verdict]
     notes = []

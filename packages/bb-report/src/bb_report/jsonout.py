@@ -51,6 +51,10 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["worth"] = _plain(report.worth)
     if report.tried is not None:
         record["sections"]["tried"] = _plain(report.tried)
+    if report.sample_size is not None:
+        record["sections"]["sample_size"] = _plain(report.sample_size)
+    if report.origins is not None:
+        record["sections"]["origins"] = _plain(report.origins)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -37,6 +37,8 @@ from bb_report.blocks import (
 from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
+from bb_report.origins import layout_section as origins_layout
+from bb_report.sample_size import layout_section as sample_size_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
 from bb_report.worth import layout_section
@@ -70,7 +72,7 @@ def agents(report: Report) -> Section:
                     Cell(row.name),
                     num(str(row.tasks)),
                     nonzero(c[RESOLVED], "good"),
-                    nonzero(c[RESOLVED_BUT_BREAKS_SUITE], "warn"),
+                    nonzero(c[RESOLVED_BUT_BREAKS_SUITE], "notice"),
                     nonzero(c[RESOLVED_BUT_SUSPICIOUS], "bad"),
                     nonzero(c[FIXED_BUT_BROKE], "warn"),
                     nonzero(c[WRONG_FIX], "bad"),
@@ -95,6 +97,24 @@ def agents(report: Report) -> Section:
                     "95% interval",
                 ],
                 rows,
+                short=[
+                    "agent",
+                    "tasks",
+                    "res",
+                    "res brk",
+                    "res sus",
+                    "fix brk",
+                    "wrong",
+                    "no fix",
+                    "fail",
+                    "rate",
+                    "95% CI",
+                ],
+                key=(
+                    "res: resolved; res brk: resolved but breaks suite; res sus: resolved "
+                    "but suspicious; fix brk: fixed but broke; wrong: wrong fix; fail: failed "
+                    "to run; rate: resolve rate; 95% CI: its 95% interval."
+                ),
             )
         )
         blocks.append(
@@ -209,6 +229,7 @@ def funnel(report: Report) -> Section:
                     ]
                     for s in section.skips
                 ],
+                whole=frozenset({3}),  # an example is a sentence: wrapped, never cut
             )
         )
     if section.notes:
@@ -225,10 +246,11 @@ def comparisons(report: Report) -> Section:
     )
     blocks: list[Block] = []
     if section.rows:
-        blocks.append(Text([row.sentence for row in section.rows], bullets=True))
+        blocks.append(Text(section.sentences or [r.sentence for r in section.rows], bullets=True))
+        p_header = f"p, adjusted for {section.pairs} comparisons" if section.pairs > 1 else "p"
         blocks.append(
             Table(
-                ["a", "b", "tasks", "both", "a only", "b only", "neither", "p", "adjusted p"],
+                ["a", "b", "tasks", "both", "a only", "b only", "neither", p_header],
                 [
                     [
                         Cell(r.a),
@@ -238,7 +260,6 @@ def comparisons(report: Report) -> Section:
                         num(str(r.a_only)),
                         num(str(r.b_only)),
                         num(str(r.neither)),
-                        num(p_value(r.p)),
                         num(
                             p_value(r.p_adjusted),
                             "good" if r.finding in ("a-more", "b-more") else "",
@@ -282,7 +303,9 @@ def document(report: Report) -> Document:
             gate(report),
             tests(report),
             funnel(report),
+            *origins_layout(report.origins),
             comparisons(report),
+            *sample_size_layout(report.sample_size),
             *layout_section(report.worth),
             task_table(report),
         ],

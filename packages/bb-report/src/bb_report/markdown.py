@@ -37,13 +37,14 @@ def _table(table: Table) -> str:
         rows.append([f"**{_cell(c)}**" if c.text else "" for c in table.total])
     sample = table.rows[0] if table.rows else table.total or []
     align = ["right" if c.numeric else "left" for c in sample]
-    return tabulate(
+    text: str = tabulate(
         rows,
         headers=[escape(h) for h in table.headers],
         tablefmt="pipe",
         colalign=align or None,
         disable_numparse=True,
     )
+    return text
 
 
 def _block(block: Block) -> str:

@@ -1,7 +1,7 @@
 """Sections computed from the scores: the overview of the bout and the agents' results.
 
 Only *counted* tasks enter these numbers: scored, with a reference fix that resolves in
-the test environment (see :class:`bb_report.bout.Task`). Picking one patch per bug is in
+the test environment (see :class:`bb_report.bout.TaskRecords`). Picking one patch per bug is in
 :mod:`bb_report.picking`, the merge gate in :mod:`bb_report.gate`, the paired comparisons
 between agents in :mod:`bb_report.comparisons`.
 """
@@ -14,7 +14,7 @@ from typing import Any
 
 from bb_core.records.vocabulary import FLAG_UNCONFINED, NO_FIX, RESOLVED
 
-from bb_report.bout import ROW_CATEGORIES, STAGES, Bout, task_ids
+from bb_report.bout import ROW_CATEGORIES, STAGES, BoutRecords, task_ids
 from bb_report.data import AgentRow, AgentsSection, Cost, ExaminerRow, Overview, Rate
 from bb_report.statuses import failed_to_run
 from bb_report.words import cost_note, plural
@@ -65,7 +65,7 @@ def _tokens(attempt: Mapping[str, Any] | None) -> float | None:
 # -- overview -------------------------------------------------------------------------
 
 
-def overview(bout: Bout, contestants: Sequence[str] | None = None) -> Overview:
+def overview(bout: BoutRecords, contestants: Sequence[str] | None = None) -> Overview:
     tasks = bout.ordered()
     stages = Counter(t.stage for t in tasks)
     broken = [t for t in tasks if t.contestant_scores() and t.environment_broken]
@@ -141,7 +141,7 @@ def overview(bout: Bout, contestants: Sequence[str] | None = None) -> Overview:
 # -- agents ---------------------------------------------------------------------------
 
 
-def agents_section(bout: Bout) -> AgentsSection:
+def agents_section(bout: BoutRecords) -> AgentsSection:
     tasks = bout.ordered()
     counted = [t for t in tasks if t.counted]
     broken = [t for t in tasks if t.contestant_scores() and t.environment_broken]

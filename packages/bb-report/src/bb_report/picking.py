@@ -7,13 +7,13 @@ from collections import Counter
 
 from bb_core.records.vocabulary import RESOLVED
 
-from bb_report.bout import ROW_CATEGORIES, Bout, Task, task_ids
+from bb_report.bout import ROW_CATEGORIES, BoutRecords, TaskRecords, task_ids
 from bb_report.comparisons import compare
 from bb_report.data import Abstention, PickingSection, PickRow, Rate
 from bb_report.words import percent, plural, rate_text
 
 
-def picking_section(bout: Bout) -> PickingSection:
+def picking_section(bout: BoutRecords) -> PickingSection:
     tasks = [t for t in bout.ordered() if t.counted and t.verdict is not None]
     n = len(tasks)
     names = list(dict.fromkeys(name for t in tasks for name in t.contestant_scores()))
@@ -29,7 +29,7 @@ def picking_section(bout: Bout) -> PickingSection:
     if n == 0:
         notes.insert(0, "No task is both judged and scored, so there is no pick to check.")
 
-    def resolving(t: Task) -> bool:
+    def resolving(t: TaskRecords) -> bool:
         return any(s.get("category") == RESOLVED for s in t.contestant_scores().values())
 
     abstained = [t for t in tasks if t.verdict is not None and t.verdict.get("pick") is None]

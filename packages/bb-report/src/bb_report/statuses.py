@@ -24,7 +24,7 @@ from bb_core.records.vocabulary import (
     TIMED_OUT,
 )
 
-from bb_report.bout import Bout, Task, category_of
+from bb_report.bout import BoutRecords, TaskRecords, category_of
 from bb_report.data import AttemptsSection, FlagCount
 from bb_report.task_views import AttemptView, CitedCell, ScoreView, TaskDetail
 from bb_report.words import plural
@@ -62,7 +62,7 @@ def _reason(attempt: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _author_flags(task: Task, agent: str) -> list[str]:
+def _author_flags(task: TaskRecords, agent: str) -> list[str]:
     """The flags cross-examination put on *agent* as an author (``brittle-tests``)."""
     matrix: Mapping[str, Any] = task.matrix or {}
     for author in matrix.get("authors", ()):
@@ -71,7 +71,7 @@ def _author_flags(task: Task, agent: str) -> list[str]:
     return []
 
 
-def attempt_view(task: Task, agent: str, attempt: Mapping[str, Any] | None) -> AttemptView:
+def attempt_view(task: TaskRecords, agent: str, attempt: Mapping[str, Any] | None) -> AttemptView:
     score: Mapping[str, Any] = task.scores.get(agent) or {}
     flags = [str(f) for f in score.get("flags", ())]
     if attempt is None:
@@ -94,7 +94,7 @@ def attempt_view(task: Task, agent: str, attempt: Mapping[str, Any] | None) -> A
     )
 
 
-def task_attempts(task: Task) -> list[AttemptView]:
+def task_attempts(task: TaskRecords) -> list[AttemptView]:
     """Every attempt of *task*, and a ``not-run`` row for a scored patch without one."""
     views = [attempt_view(task, name, rec) for name, rec in task.attempts.items()]
     for name in task.contestant_scores():
@@ -103,20 +103,20 @@ def task_attempts(task: Task) -> list[AttemptView]:
     return views
 
 
-def task_flags(task: Task) -> list[str]:
+def task_flags(task: TaskRecords) -> list[str]:
     record: Mapping[str, Any] = task.record or {}
     if task.line and not str(record.get("statement", "")).strip():
         return [EMPTY_STATEMENT]
     return []
 
 
-def failed_to_run(task: Task, agent: str) -> bool:
+def failed_to_run(task: TaskRecords, agent: str) -> bool:
     """*agent*'s patch on *task* is no fix because the agent never ran to an end."""
     attempt = task.attempts.get(agent)
     return attempt is None or str(attempt.get("status")) in FAILED_TO_RUN
 
 
-def attempts_section(bout: Bout) -> AttemptsSection:
+def attempts_section(bout: BoutRecords) -> AttemptsSection:
     statuses: dict[str, Counter[str]] = {}
     rows: list[AttemptView] = []
     for task in bout.ordered():
@@ -138,7 +138,7 @@ def attempts_section(bout: Bout) -> AttemptsSection:
     return AttemptsSection(ordered, rows, notes)
 
 
-def flag_counts(bout: Bout) -> list[FlagCount]:
+def flag_counts(bout: BoutRecords) -> list[FlagCount]:
     """Every kind of flag raised on an attempt, a score or a task, with where."""
     tasks: dict[str, list[str]] = {}
     agents: dict[str, list[str]] = {}
@@ -165,7 +165,7 @@ def _failing(score: Mapping[str, Any]) -> list[str]:
     return [f"{test}: {outcome}" for test, outcome in outcomes.items() if outcome != "passed"]
 
 
-def task_detail(task: Task) -> TaskDetail:
+def task_detail(task: TaskRecords) -> TaskDetail:
     record: Mapping[str, Any] = task.record or {}
     scores = [
         ScoreView(

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
-from bb_report.bout import Bout
+from bb_report.bout import BoutRecords
 from bb_report.words import plural
 
 #: The kinds of reach, in order, and their column names.
@@ -104,7 +104,7 @@ def _line(task: str, finding: Mapping[str, Any]) -> str:
     return text + mark
 
 
-def tried_section(bout: Bout) -> TriedSection | None:
+def tried_section(bout: BoutRecords) -> TriedSection | None:
     """Per agent (contestants, then examiners), its attempts that tried to reach the fix."""
     rows = []
     seen_any = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb_report.data import Cost, Rate
+from bb_report.measures import Cost, Rate
 
 
 def plural(count: float, noun: str, nouns: str | None = None) -> str:

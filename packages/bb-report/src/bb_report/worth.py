@@ -27,7 +27,7 @@ from typing import Any
 from bb_core.records.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
-from bb_report.bout import Bout, Task, category_of
+from bb_report.bout import BoutRecords, TaskRecords, category_of
 from bb_report.words import percent, plural
 
 WEAK = "weak-oracle"
@@ -91,12 +91,12 @@ class WorthSection:
     notes: list[str] = field(default_factory=list)
 
 
-def _strength(task: Task) -> Mapping[str, Any] | None:
+def _strength(task: TaskRecords) -> Mapping[str, Any] | None:
     found = task.oracle.get("strength") if task.oracle is not None else None
     return found if isinstance(found, Mapping) else None
 
 
-def _weak(task: Task) -> bool:
+def _weak(task: TaskRecords) -> bool:
     strength = _strength(task)
     return bool(strength and strength.get("weak"))
 
@@ -113,7 +113,7 @@ def cell(score: Mapping[str, Any]) -> str:
     return name
 
 
-def _task_strength(task: Task) -> TaskStrength:
+def _task_strength(task: TaskRecords) -> TaskStrength:
     strength = _strength(task)
     if strength is None:
         return TaskStrength(task.id, task.title, measured=False)
@@ -139,7 +139,7 @@ def _task_strength(task: Task) -> TaskStrength:
     )
 
 
-def worth_section(bout: Bout) -> WorthSection:
+def worth_section(bout: BoutRecords) -> WorthSection:
     counted = [t for t in bout.ordered() if t.counted]
     measured = [t for t in counted if _strength(t) is not None]
     weak = [t for t in measured if _weak(t)]
@@ -266,7 +266,18 @@ def layout_section(worth: WorthSection | None) -> list[Section]:
         blocks.append(Table(AGENT_HEADERS, [_agent_cells(r) for r in worth.rows]))
     measured = [t for t in worth.tasks if t.measured]
     if measured:
-        blocks.append(Table(TASK_HEADERS, [_task_cells(t) for t in measured]))
+        blocks.append(
+            Table(
+                TASK_HEADERS,
+                [_task_cells(t) for t in measured],
+                whole=frozenset({0, 5, 6}),  # titles, hunks and mutants wrap, read whole
+                short=["task", "oracle", "score", "killed", "covered", "untested", "survivors"],
+                key=(
+                    "score: mutation score; covered: changed lines covered; untested: "
+                    "untested hunks; survivors: surviving mutants."
+                ),
+            )
+        )
     cells = [
         f"{r.name} on {task}: {text}"
         for r in worth.rows

@@ -26,6 +26,7 @@ from bb_core.patch.names import odd_name
 from bb_core.paths import file_kind
 from bb_core.paths.discovery import DEFAULT, TestNames, names_of
 from bb_core.records import kinds
+from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import BASE, FINISHED
 
 #: The author name and role of the repository's own tests.
@@ -86,7 +87,7 @@ def _finished(attempts: Iterable[Mapping[str, Any]], role: str) -> list[Mapping[
     return [a for a in attempts if a.get("role") == role and a.get("status") == FINISHED]
 
 
-def _check_names(task: Mapping[str, Any]) -> None:
+def _check_names(task: Task) -> None:
     """Agent names become column and author names: they must be unique and not reserved."""
     seen: set[str] = set()
     for index, attempt in enumerate(task.get("attempts") or []):
@@ -106,9 +107,9 @@ def _check_names(task: Mapping[str, Any]) -> None:
 
 def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     """The task's authors in matrix order: contestants, examiners, then the suite."""
-    _check_names(task)
+    _check_names(as_task(task))
     source, tests = str(task["source"]), str(task["tests"])
-    names = names_of(task)
+    names = names_of(as_task(task))
     attempts = task.get("attempts") or []
     authors: list[Author] = []
     roles: tuple[kinds.MatrixAuthorRole, ...] = ("contestant", "examiner")
@@ -140,9 +141,9 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
 
 def columns_of(task: Mapping[str, Any]) -> list[Column]:
     """``base`` then one column per finished contestant with source changes."""
-    _check_names(task)
+    _check_names(as_task(task))
     source, tests = str(task["source"]), str(task["tests"])
-    names = names_of(task)
+    names = names_of(as_task(task))
     columns = [Column(name=BASE, patch_of=None)]
     for attempt in _finished(task.get("attempts") or [], "contestant"):
         patch = str(attempt.get("patch") or "")

@@ -11,19 +11,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core import package_version
 from bb_core.envs import TestEnv
+from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import REFERENCE
 from bb_core.store import cache_key
 
-from bb_xexam import __version__
 from bb_xexam.authors import SUITE, Author, Column, authors_of
 from bb_xexam.settings import XexamSettings
+
+#: This release of bb-xexam: a matrix made by another one is not reused.
+VERSION = package_version("bb-xexam")
 
 #: How the stage tree is made; a matrix made another way is not reused.
 STAGE_TREE = "whole-base-tree"
 
 
-def task_inputs(task: Mapping[str, Any]) -> list[Any]:
+def task_inputs(task: Task) -> list[Any]:
     return [
         task["id"], task["base_commit"], task["source"], task["tests"],
         sorted(task.get("test_files") or []), STAGE_TREE,
@@ -48,7 +52,7 @@ def matrix_key(
 ) -> str:
     """The key of a task's matrix (``.bugbout/matrices/<task>.json``)."""
     return cache_key(
-        "xexam", __version__, task_inputs(task), _authors(authors),
+        "xexam", VERSION, task_inputs(as_task(task)), _authors(authors),
         [(c.name, c.patch) for c in columns], *_env(env), sandbox,
         settings.run_suite, settings.test_timeout, settings.run_limit,
     )  # fmt: skip
@@ -74,12 +78,12 @@ def reference_key(
 ) -> str:
     """The key of a task's reference column (``.bugbout/reference-columns/<task>.json``)."""
     return cache_key(
-        "xexam-reference", __version__, task_inputs(task), column.patch, _authors(authors),
+        "xexam-reference", VERSION, task_inputs(as_task(task)), column.patch, _authors(authors),
         *_env(env), sandbox, settings.test_timeout, settings.run_limit,
     )  # fmt: skip
 
 
-def tree_key(task: Mapping[str, Any], location: str) -> str:
+def tree_key(task: Task, location: str) -> str:
     """The key of the tree every author's tests are installed in: the same for the matrix
     and the reference column (the suite is never installed, so it takes no part)."""
     authors = [a for a in authors_of(task, run_suite=False) if a.role != SUITE]

@@ -28,6 +28,7 @@ from bb_core.patch import apply_patch
 from bb_core.patch.check import outside_links
 from bb_core.paths import file_kind
 from bb_core.records import kinds
+from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import BASE
 from bb_core.sandbox import Sandbox
 from bb_core.store.treewalk import copy_tree
@@ -43,7 +44,7 @@ from bb_xexam.neutral import make_neutral
 
 
 def run_author(
-    task: Mapping[str, Any],
+    task: Task,
     columns: Sequence[Column],
     item: Placed,
     stage: Path,
@@ -112,7 +113,7 @@ def run_author(
 
 
 def _run_column(
-    task: Mapping[str, Any],
+    task: Task,
     column: Column,
     item: Placed,
     stage: Path,

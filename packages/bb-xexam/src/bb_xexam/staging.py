@@ -20,13 +20,13 @@ import secrets
 import tempfile
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bb_core.envs import import_roots
 from bb_core.git import Repo
+from bb_core.records.kinds import Task
 from bb_core.store.scratch import area_root, remove_stale, remove_tree
 from bb_core.tamper.twins import CANDIDATES, Twin, make_twins
 
@@ -63,7 +63,7 @@ class Staged:
             remove_tree(own)
 
 
-def stage_tree(repo: Repo, task: Mapping[str, Any], folder: Path) -> Staged:
+def stage_tree(repo: Repo, task: Task, folder: Path) -> Staged:
     """Write *task*'s unfixed tree into *folder* and install every author's tests in it."""
     staged = Staged(folder)
     repo.materialize(str(task["base_commit"]), staged.tree)
@@ -79,7 +79,7 @@ def stage_tree(repo: Repo, task: Mapping[str, Any], folder: Path) -> Staged:
 TWIN_MODULES = 2
 
 
-def base_twins(tree: Path, task: Mapping[str, Any]) -> list[Twin]:
+def base_twins(tree: Path, task: Task) -> list[Twin]:
     """Twins of the tests in the base versions of the task's test modules - modules
     every agent saw in its checkout, so nothing of the hidden tests is written. At most
     ``CANDIDATES`` a module, ``TWIN_MODULES`` modules; the seed is drawn for this tree."""

@@ -10,7 +10,7 @@ result is plain data: the author's placement and each column's run (see
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from typing import Any
 from bb_core.bench.workbench import Workbench
 from bb_core.envs import TestEnv
 from bb_core.executors.units import Unit
+from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import REFERENCE
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
@@ -40,7 +41,7 @@ def log_dir(task_id: str, key: str) -> Path:
 
 
 def author_entry(
-    task: Mapping[str, Any],
+    task: Task,
     columns: Sequence[Column],
     item: Placed,
     staged: Staged,

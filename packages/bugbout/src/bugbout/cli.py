@@ -23,9 +23,8 @@ from bb_core.config import build, load_config
 from bb_core.errors import BbError
 from bb_report import render
 from bb_report.options import (
-    chosen_format,
     color_option,
-    emit,
+    emit_report,
     format_option,
     output_option,
     paint,
@@ -291,4 +290,4 @@ def report(
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
-    emit(render(made, chosen_format(fmt, output), color=paint(color, output), width=width), output)
+    emit_report(made, fmt, output, color, width)

@@ -14,11 +14,11 @@ import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bb_core.agents import init_entries
 from bb_core.envs import find_uv
 from bb_core.envs.declarations import test_requirements
+from bb_core.records.kinds import JSONObject
 
 
 def agent_clis() -> tuple[tuple[str, str], ...]:
@@ -84,7 +84,7 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
     root = Path(root).resolve()
     document = _pyproject(root)
     table = document.get("project")
-    project: dict[str, Any] = table if isinstance(table, dict) else {}
+    project: JSONObject = table if isinstance(table, dict) else {}
     name = project.get("name") if isinstance(project.get("name"), str) else None
     candidates = packages(root)
     source = _choose(candidates, name)
@@ -154,7 +154,7 @@ def _lines(folder: Path) -> int:
 _TEST_FIRST = ("test", "tests", "testing")
 
 
-def test_dependencies(document: dict[str, Any], name: str | None) -> tuple[tuple[str, ...], str]:
+def test_dependencies(document: JSONObject, name: str | None) -> tuple[tuple[str, ...], str]:
     """The requirements pyproject.toml gives for the tests - its ``test``/``tests``/``testing``
     extras and dependency groups, else its ``dev`` ones - less the project itself, with
     where they came from (empty when it gives none)."""
@@ -171,7 +171,7 @@ def _requirement_name(requirement: str) -> str:
     return match.group(1) if match else requirement
 
 
-def _pyproject(root: Path) -> dict[str, Any]:
+def _pyproject(root: Path) -> JSONObject:
     try:
         return tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):

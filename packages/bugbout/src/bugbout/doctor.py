@@ -27,6 +27,7 @@ from bb_core.envs import TestEnv, ensure_env, find_uv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import run_pytest
@@ -49,7 +50,7 @@ class Check:
     fix: str | None = None
     blocking: bool = False
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JSONObject:
         """The check as ``bugbout doctor --json`` writes it."""
         return {
             "check": self.name,
@@ -324,7 +325,7 @@ class Doctor:
             options = MineSettings.from_config(self.config)
             location = str(self.config.repository_path())
             bases = [
-                str(record["base_commit"])
+                str(record.get("base_commit"))
                 for record in mine(location, options)
                 if record.get("kind") == "task"
             ]

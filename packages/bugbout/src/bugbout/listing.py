@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from bb_core.records.kinds import JSONObject
 from tabulate import tabulate
 
 from bugbout.stages import Tally
@@ -117,13 +118,13 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
-def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[dict[str, Any]]:
+def tasks_json(mined: Tally, oracles: Tally | None = None) -> Iterator[JSONObject]:
     """``bugbout tasks --json``: one object per task (the table's row) and per skip line
     the mining wrote, in the mining's order of tasks then skips."""
     grounded = grounded_by_id(oracles, mined)
     for task in mined.tasks:
         task_id = str(task["id"])
-        truth: dict[str, Any] | None = None
+        truth: JSONObject | None = None
         entry = (grounded or {}).get(task_id)
         if entry is not None and entry.get("kind") == "skip":
             truth = {"set_aside": entry.get("reason"), "message": entry.get("message")}
@@ -189,9 +190,11 @@ def funnel_table(mined: Tally, oracles: Tally | None) -> str:
         str(summary.get("stopped")), ""
     )
     note = f"\nMining stopped {stopped}; older history was not examined." if stopped else ""
-    return tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True) + note
+    table: str = tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True)
+    return table + note
 
 
 def explain_table(verdicts: list[tuple[str, str, str]]) -> str:
     """``bugbout tasks --explain``: every rule, in order, with its verdict for one commit."""
-    return tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True) + "\n"
+    table: str = tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True)
+    return table + "\n"

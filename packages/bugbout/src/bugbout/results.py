@@ -26,9 +26,10 @@ import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from bb_core import store
+from bb_core.records.kinds import JSONObject
 from bb_core.store import Store, read_json, write_json
 
 #: The stages of a run, in order, with the file each one's output stream goes to.
@@ -130,13 +131,13 @@ class Results:
         data = read_json(self.manifest)
         if not isinstance(data, dict) or not isinstance(data.get("stages"), dict):
             data = {"stages": {}}
-        stages: dict[str, Any] = data["stages"]
+        stages: JSONObject = data["stages"]
         before = stages.get(stage)
         same = isinstance(before, dict) and digest is not None and before.get("digest") == digest
         if not same:
             for later in self.stages[self.stages.index(stage) + 1 :]:
                 stages.pop(later, None)
-        entry: dict[str, Any] = {"finished": _now()}
+        entry: JSONObject = {"finished": _now()}
         if digest is not None:
             entry["digest"] = digest
         stages[stage] = entry

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -160,7 +160,7 @@ def tally(path: Path) -> Tally:
     skip_lines: list[dict[str, Any]] = []
     summary = None
     content = hashlib.sha256()
-    for record in iter_records(path):
+    for record in (line.record for line in read_lines([str(path)])):
         kind = str(record.get("kind"))
         steady = (
             {k: v for k, v in record.items() if k != "elapsed"} if kind == "summary" else record
@@ -175,13 +175,6 @@ def tally(path: Path) -> Tally:
         elif kind == "summary":
             summary = record
     return Tally(kinds, tasks, skips, summary, skip_lines, content.hexdigest()[:32])
-
-
-def iter_records(path: Path) -> Iterator[dict[str, Any]]:
-    with open(path, "rb") as handle:
-        for raw in handle:
-            if raw.strip():
-                yield json.loads(raw)
 
 
 def _mined(found: Tally, _: Ran) -> str:

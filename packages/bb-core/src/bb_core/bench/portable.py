@@ -77,10 +77,9 @@ def digest(state: dict[str, Any]) -> str:
     return content.hexdigest()[:24]
 
 
-def unpack(state: dict[str, Any]) -> Workbench:
-    """The workbench *state* packs, opened once per process (its bundles once per node)."""
-    from bb_core.bench.workbench import Workbench
-
+def unpack(state: dict[str, Any], workbench: type[Workbench]) -> Workbench:
+    """The *workbench* (the class) *state* packs, opened once per process (its bundles
+    once per node)."""
     if state.get("format") != FORMAT:
         raise ValueError(f"a workbench packed in format {state.get('format')!r}, not {FORMAT}")
     name = str(state["digest"])
@@ -99,7 +98,7 @@ def unpack(state: dict[str, Any]) -> Workbench:
             if "bundle" in entry
         }
         env_root = folder / "env" if state["env"] is not None else None
-        bench = Workbench(
+        bench = workbench(
             state["config"],
             sandbox=state["sandbox"],
             layout_from_task=bool(state["layout_from_task"]),

@@ -196,5 +196,5 @@ class Workbench:
     def __setstate__(self, state: dict[str, Any]) -> None:
         from bb_core.bench.portable import unpack
 
-        unpacked = unpack(state)
+        unpacked = unpack(state, type(self))
         self.__dict__.update(unpacked.__dict__)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bb_core.errors import ConfigError
+from bb_core.records.kinds import JSONObject
 from bb_core.records.schema_errors import PATTERN_WORDS, Dialect, as_toml, path_text, problem, where
 from bb_core.records.schemas import quick_check, schema, validator
 
@@ -94,7 +95,7 @@ def _toml_syntax(error: tomllib.TOMLDecodeError) -> tuple[str, str]:
 _TWICE = re.compile(r"cannot declare \('([a-z]+)',\) twice")
 
 
-def read_toml(file: Path) -> dict[str, Any]:
+def read_toml(file: Path) -> JSONObject:
     """The parsed TOML document of *file*; every failure is a one-line ConfigError."""
     try:
         data = file.read_bytes()
@@ -117,7 +118,7 @@ def read_toml(file: Path) -> dict[str, Any]:
         raise ConfigError(f"{file}:{where}: {problem}" if where else f"{file}: {problem}") from exc
 
 
-def merge_overrides(document: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+def merge_overrides(document: Mapping[str, Any], overrides: Mapping[str, Any]) -> JSONObject:
     """*document* with *overrides* laid over it: tables merge key by key, values replace."""
     merged = copy.deepcopy(dict(document))
     for parts, value in _leaves(overrides):
@@ -226,7 +227,7 @@ def first_problem(document: Mapping[str, Any], *, require_source: bool) -> tuple
     return key_path(where), _problem(error, where)
 
 
-def _with_source(document: Mapping[str, Any]) -> dict[str, Any] | None:
+def _with_source(document: Mapping[str, Any]) -> JSONObject | None:
     """*document* with a stand-in ``project.source`` when it has none, else None."""
     project = document.get("project", {})
     if not isinstance(project, Mapping) or "source" in project:

@@ -33,8 +33,8 @@ from typing import Any
 
 from bb_core.errors import BbError
 from bb_core.executors.lanes import LaneState
+from bb_core.executors.model import SHARED_LANE, ExecutorSettings, Failed, Unit, Work
 from bb_core.executors.ray_connect import NAMESPACE, connect, import_ray, session
-from bb_core.executors.units import SHARED_LANE, ExecutorSettings, Failed, Unit, Work
 
 __all__ = ["RayExecutor", "session"]
 

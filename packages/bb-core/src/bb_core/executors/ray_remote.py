@@ -29,7 +29,7 @@ os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")  # see ray_connect.U
 
 import ray
 
-from bb_core.executors.units import Unit
+from bb_core.executors.model import Unit
 from bb_core.store import bugbout_home
 
 #: At most this much of one unit's files is shipped back (a log's tail is what matters).

@@ -94,7 +94,7 @@ class Repo:
         except Exception:  # a broken HEAD file is the same as none
             target = None
         if target and target.startswith(b"refs/heads/"):
-            name = target[len(b"refs/heads/") :].decode()
+            name: str = target[len(b"refs/heads/") :].decode()
             if name in self.branches() or not self.branches():
                 return name
         for name in ("main", "master"):

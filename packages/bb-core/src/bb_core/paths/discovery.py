@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.records.kinds import JSONObject, Task, TaskTestNames
+
 #: Files that can hold pytest configuration, in the order pytest looks at them.
 CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
@@ -60,7 +62,7 @@ class TestNames:
         object.__setattr__(self, "_hash", hash(fields))
 
     def __hash__(self) -> int:
-        return self._hash  # type: ignore[attr-defined]
+        return self._hash  # type: ignore[attr-defined,no-any-return]
 
     def is_test_module(self, path: str) -> bool:
         """Whether pytest collects *path* (relative to the root) when it walks a folder.
@@ -83,6 +85,11 @@ class TestNames:
     def is_test_class(self, name: str) -> bool:
         return _matches(name, self.classes)
 
+    def collects_class(self, node: ast.ClassDef) -> bool:
+        """Whether pytest collects tests from the class *node*: named as a test class, or
+        a ``unittest.TestCase`` (any base named ``...TestCase``), whatever its name."""
+        return self.is_test_class(node.name) or _is_testcase(node)
+
     def defines_tests(self, source: bytes | str | None) -> bool:
         """Whether a module's *source* defines a test pytest would collect by these names."""
         if source is None:
@@ -96,7 +103,7 @@ class TestNames:
     def _has_test(self, node: ast.stmt) -> bool:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             return self.is_test_function(node.name)
-        if isinstance(node, ast.ClassDef) and (self.is_test_class(node.name) or _is_testcase(node)):
+        if isinstance(node, ast.ClassDef) and self.collects_class(node):
             return any(self._has_test(item) for item in node.body)
         return False
 
@@ -109,8 +116,8 @@ class TestNames:
             return False
         return self.is_test_module(path) or self.defines_tests(source)
 
-    def to_record(self) -> dict[str, Any]:
-        record: dict[str, Any] = {
+    def to_record(self) -> TaskTestNames:
+        record: TaskTestNames = {
             "python_files": list(self.files),
             "python_classes": list(self.classes),
             "python_functions": list(self.functions),
@@ -125,7 +132,7 @@ class TestNames:
 DEFAULT = TestNames()
 
 
-def names_of(task: Mapping[str, Any]) -> TestNames:
+def names_of(task: Task) -> TestNames:
     """The naming rules a task's fix was mined with (its ``test_names``), else the defaults."""
     record = task.get("test_names")
     if not isinstance(record, Mapping):
@@ -152,6 +159,7 @@ def _matches(name: str, patterns: Iterable[str]) -> bool:
 
 
 def _is_testcase(node: ast.ClassDef) -> bool:
+    """Whether *node* derives from a ``...TestCase`` (unittest's, or a framework's)."""
     for base in node.bases:
         name = base.attr if isinstance(base, ast.Attribute) else getattr(base, "id", "")
         if name.endswith("TestCase"):
@@ -167,7 +175,7 @@ def read_names(
     *override* (``[project] test-files``) replaces ``python_files``. A configuration file
     that cannot be read as its format counts as absent, as far as naming goes.
     """
-    found: dict[str, Any] | None = None
+    found: JSONObject | None = None
     origin: str | None = None
     for name in CONFIG_FILES:
         content = read(name)
@@ -204,7 +212,7 @@ def holds_pytest_config(name: str, content: bytes) -> bool:
     return False
 
 
-def _section(name: str, content: bytes) -> dict[str, Any] | None:
+def _section(name: str, content: bytes) -> JSONObject | None:
     """The pytest settings in one config file, or None when it holds no pytest section."""
     text = content.decode("utf-8", "replace")
     if name == "pyproject.toml":

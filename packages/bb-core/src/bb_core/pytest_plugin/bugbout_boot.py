@@ -16,11 +16,19 @@ loads it after its own plugins, as it always has.)
 Written for every Python the project may use (3.8 and up).
 """
 
+from __future__ import annotations
+
 import os
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import pytest
 
 
-def console_entry():
+def console_entry() -> Callable[[], int | pytest.ExitCode]:
     """pytest's command-line entry, as ``python -m pytest`` calls it: ``_console_main`` from
     pytest 9.1 on (``pytest.console_main`` warns there, and goes in pytest 10), before that
     ``pytest.console_main``."""
@@ -30,7 +38,7 @@ def console_entry():
     return getattr(config, "_console_main", None) or pytest.console_main
 
 
-def main():
+def main() -> None:
     here = os.path.dirname(os.path.abspath(__file__))
     entries = [p for p in os.environ.pop("BUGBOUT_PYTHONPATH", "").split(os.pathsep) if p]
     import pytest  # with its dependencies, from the environment alone

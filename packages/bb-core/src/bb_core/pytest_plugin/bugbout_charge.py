@@ -14,10 +14,20 @@ maintainers' fix in the oracle, installed libraries - is the project's behaviour
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
 
+from __future__ import annotations
+
 import json
 import linecache
 import os
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Container
+    from types import CodeType, FrameType
+
+    #: ``{path: [(first, last), ...]}``: the lines a patch added or changed, by file.
+    Touched = dict[str, list[tuple[int, int]]]
 
 #: Names the import machinery runs module code under; its ``exec`` is an import.
 _IMPORTERS = ("importlib", "_frozen_importlib", "_frozen_importlib_external")
@@ -28,7 +38,7 @@ _INSTALLED = ("site-packages", "dist-packages")
 _DECORATORS = 40
 
 
-def load_touched(text):
+def load_touched(text: str | None) -> Touched | None:
     """``{path: [(first, last), ...]}`` from ``BUGBOUT_TOUCHED``'s JSON; None when there is
     none (every file of the checkout is then held to account, as the nearest caller)."""
     if not text:
@@ -43,7 +53,13 @@ def load_touched(text):
 class Charger:
     """Which code of a stack is the patch's (see the module's docstring)."""
 
-    def __init__(self, touched, root, plugin_modules, realpath=os.path.realpath):
+    def __init__(
+        self,
+        touched: Touched,
+        root: str,
+        plugin_modules: Container[str],
+        realpath: Callable[[str], str] = os.path.realpath,
+    ) -> None:
         self.touched = touched
         self.root = root + os.sep
         self.plugin_modules = plugin_modules
@@ -51,43 +67,45 @@ class Charger:
         # Code objects by identity (code compares equal by content, not by file), held so
         # that their ids stay theirs: the patch's (run through exec or __code__), and the
         # project's own generated code (run through exec by code that is not the patch's).
-        self.codes = {}
-        self.vouched = {}
-        self.defined = {}  # code objects whose file's source was found to define them
-        self.threads = []  # threads the patch started
-        self._paths = {}
+        self.codes: dict[int, CodeType] = {}
+        self.vouched: dict[int, CodeType] = {}
+        self.defined: dict[
+            int, CodeType
+        ] = {}  # code objects whose file's source was found to define them
+        self.threads: list[Any] = []  # threads the patch started
+        self._paths: dict[str, str] = {}
 
     # -- where a file is -------------------------------------------------------------
 
-    def _real(self, name):
+    def _real(self, name: str) -> str:
         path = self._paths.get(name)
         if path is None:
             path = self._paths[name] = self.realpath(name)
         return path
 
-    def _relative(self, path):
+    def _relative(self, path: str) -> str | None:
         if path.startswith(self.root):
             return path[len(self.root) :].replace(os.sep, "/")
         return None
 
-    def _touched(self, relative, line):
+    def _touched(self, relative: str, line: int) -> bool:
         return any(first <= line <= last for first, last in self.touched.get(relative, ()))
 
-    def _checked(self, path):
+    def _checked(self, path: str) -> bool:
         """Files whose code objects are checked against their source: the checkout's and
         the standard library's (not installed packages)."""
         return path.startswith(self.root) or self._library(path)
 
     # -- code that lies about where it comes from --------------------------------------
 
-    def _lie(self, frame, path):
+    def _lie(self, frame: FrameType, path: str) -> str | None:
         """Why *frame*'s code is not what its file says, or None."""
         code = frame.f_code
         if id(code) in self.vouched or not self._checked(path):
             return None
         owner = frame.f_globals.get("__file__")
         sourced = isinstance(owner, str) and owner and not owner.endswith((".pyc", ".pyo"))
-        if sourced and self._real(owner) != path:
+        if sourced and isinstance(owner, str) and self._real(owner) != path:
             return "code claiming %s run as %s" % (self._shown(path), self._shown(owner))
         if code.co_name.startswith("<") or id(code) in self.defined:
             return None
@@ -100,7 +118,7 @@ class Charger:
         self.defined[id(code)] = code  # its source defines it: checked once
         return None
 
-    def _defines(self, code):
+    def _defines(self, code: CodeType) -> bool:
         """Whether the source at *code*'s first line (past decorators) defines its name
         (a standard library installed without its sources cannot say: it is believed)."""
         if not linecache.getlines(code.co_filename):
@@ -116,18 +134,18 @@ class Charger:
                 return False
         return False
 
-    def _shown(self, name):
+    def _shown(self, name: str) -> str:
         path = self._real(name)
         relative = self._relative(path)
         return relative if relative is not None else path
 
     # -- the stack ---------------------------------------------------------------------
 
-    def _library(self, path):
+    def _library(self, path: str) -> bool:
         """Whether *path* is the standard library's (its installed packages aside)."""
         return path.startswith(_STDLIB) and not any(p in path for p in _INSTALLED)
 
-    def patch_code(self, frame):
+    def patch_code(self, frame: FrameType | None) -> str | None:
         """Where on the stack from *frame* up the patch's code is, or None.
 
         Every frame is checked for code the patch ran (``exec``, ``__code__``) and for
@@ -172,7 +190,7 @@ class Charger:
 
     # -- what the patch hands on ---------------------------------------------------------
 
-    def taint(self, code, into=None):
+    def taint(self, code: CodeType, into: dict[int, CodeType] | None = None) -> None:
         """*code* and every code object nested in it: the patch's, wherever it runs (or
         put *into* another set)."""
         into = self.codes if into is None else into
@@ -184,7 +202,7 @@ class Charger:
             into[id(found)] = found
             pending.extend(c for c in found.co_consts if isinstance(c, type(found)))
 
-    def on_exec(self, frame, code):
+    def on_exec(self, frame: FrameType | None, code: object) -> None:
         """``exec`` of *code* called from *frame*: the patch's when its stack is."""
         name = frame.f_globals.get("__name__") if frame is not None else None
         if isinstance(name, str) and (name.startswith(_IMPORTERS) or name == _REWRITE):
@@ -197,15 +215,15 @@ class Charger:
             # The project's own generated code: whatever file it names, it is the project's.
             self.taint(code, self.vouched)
 
-    def watch_threads(self, getframe=sys._getframe):
+    def watch_threads(self, getframe: Callable[[int], FrameType] = sys._getframe) -> None:
         """Note who starts each thread: Python before 3.13 raises no audit event for it,
         so the functions ``threading`` starts threads with are wrapped (before any
         project code is imported)."""
         import _thread
         import threading
 
-        def wrap(original):
-            def start(function, *args, **kwargs):
+        def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
+            def start(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
                 self.on_thread(getframe(1), function)
                 return original(function, *args, **kwargs)
 
@@ -221,7 +239,7 @@ class Charger:
             if original is not None:
                 setattr(module, name, wrap(original))
 
-    def on_thread(self, frame, function):
+    def on_thread(self, frame: FrameType, function: Callable[..., Any]) -> None:
         """A thread started from *frame* to run *function*."""
         if not self.patch_code(frame):
             return

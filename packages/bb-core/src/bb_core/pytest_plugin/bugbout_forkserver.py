@@ -20,6 +20,8 @@ Runs on Python 3.8+ with the standard library and pytest only.
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 
+from __future__ import annotations
+
 import array
 import contextlib
 import json
@@ -29,6 +31,7 @@ import signal
 import socket
 import sys
 import time
+from typing import Any
 
 _PR_SET_DUMPABLE = 4
 _PR_CAPBSET_DROP = 24
@@ -40,7 +43,7 @@ _SANDBOX_VARIABLES = ("HOME", "TMPDIR")
 _BASE_PATH = list(sys.path[1:])  # without this script's folder
 
 
-def _harden():
+def _harden() -> bool:
     """Drop every capability (for good: the bounding set too) and become undumpable, so
     no child can ptrace this process or open its ``/proc/<pid>/mem``; ctypes, needed for
     this only, is forgotten again. True when all of it took."""
@@ -69,7 +72,7 @@ def _harden():
     return ok
 
 
-def _receive(sock):
+def _receive(sock: socket.socket) -> tuple[dict[str, Any], list[int]] | None:
     """One job: (the JSON line, its descriptors), or None when bugbout closed the socket."""
     data = b""
     fds = []  # type: list[int]
@@ -86,7 +89,7 @@ def _receive(sock):
     return json.loads(data.decode("utf-8")), fds
 
 
-def _child(job, fds, sock):
+def _child(job: dict[str, Any], fds: list[int], sock: socket.socket) -> None:
     """Become ``python -m pytest``; never returns."""
     code = 1
     try:
@@ -141,7 +144,7 @@ def _child(job, fds, sock):
         os._exit(code if isinstance(code, int) else 1)
 
 
-def _others():
+def _others() -> list[int]:
     me = os.getpid()
     try:
         return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
@@ -149,7 +152,7 @@ def _others():
         return []
 
 
-def _sweep(child, sandboxed):
+def _sweep(child: int, sandboxed: bool) -> None:
     """Kill every process of the sandbox but this one and its init; empty the scratch.
 
     Not *sandboxed*: only what is left of the run's session is killed."""
@@ -174,8 +177,8 @@ def _sweep(child, sandboxed):
             _empty(folder, mounts)
 
 
-def _mount_points():
-    points = set()
+def _mount_points() -> set[str]:
+    points: set[str] = set()
     try:
         with open("/proc/self/mountinfo") as handle:
             for line in handle:
@@ -187,7 +190,7 @@ def _mount_points():
     return points
 
 
-def _empty(folder, mounts):
+def _empty(folder: str, mounts: set[str]) -> None:
     """Remove what *folder* holds, but never a folder bound in (a checkout, the log
     folder) nor anything on the way to one: only what a run wrote in the scratch."""
     for name in os.listdir(folder):
@@ -203,7 +206,7 @@ def _empty(folder, mounts):
                 os.unlink(path)
 
 
-def main():
+def main() -> None:
     sock = socket.socket(fileno=int(sys.argv[1]))
     sandboxed = "--sandbox" in sys.argv[2:]
     guarded = _harden()

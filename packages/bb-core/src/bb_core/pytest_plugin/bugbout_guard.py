@@ -16,8 +16,20 @@ like it, standard library only, Python 3.8+.
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
 
+from __future__ import annotations
+
 import os
 import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from types import FrameType
+
+    import pytest
+
+    #: What :func:`note` notes: by (module, name), the object and its code.
+    Noted = dict[tuple[str, str], tuple[Any, Any]]
 
 #: The modules of the plugin, this one included: all of them are guarded and noted.
 PLUGIN_MODULES = (
@@ -54,7 +66,7 @@ _WATCHED = _WALKS | _TRACING | _CTYPES | {"object.__setattr__", "object.__delatt
 _HANDING = _WATCHED | {"exec", "_thread.start_new_thread"}
 
 
-def _guarded_name(obj):
+def _guarded_name(obj: object) -> str | None:
     module = getattr(obj, "__module__", None)
     if not isinstance(module, str):
         return None
@@ -63,7 +75,12 @@ def _guarded_name(obj):
     return None
 
 
-def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, touched=None):
+def make_audit_hook(
+    emit: Callable[[dict[str, Any]], None],
+    getframe: Callable[[int], FrameType] = sys._getframe,
+    realpath: Callable[[str], str] = os.path.realpath,
+    touched: dict[str, list[tuple[int, int]]] | None = None,
+) -> Callable[[str, tuple[Any, ...]], None]:
     """The audit hook, reporting what it sees through *emit*.
 
     *touched*: the lines the patch under test added or changed, by checkout path
@@ -73,7 +90,7 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, tou
     them, the nearest caller in the checkout is held to account.
     """
     busy = [False]
-    seen = set()
+    seen: set[str] = set()
     charger = None
     if touched is not None:
         from bugbout_charge import Charger
@@ -81,13 +98,13 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, tou
         charger = Charger(touched, _ROOT, PLUGIN_MODULES, realpath)
         charger.watch_threads(getframe)
 
-    def from_checkout():
+    def from_checkout() -> str | None:
         """Where the code that caused the event is, when it is in the checkout.
 
         The nearest caller decides, past the import machinery (so ``import ctypes`` is
         charged to whoever wrote it) and the plugin.
         """
-        frame = getframe(2)
+        frame: FrameType | None = getframe(2)
         while frame is not None:
             name = frame.f_code.co_filename
             if not name.startswith("<") and frame.f_globals.get("__name__") not in PLUGIN_MODULES:
@@ -99,7 +116,11 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, tou
             frame = frame.f_back
         return None
 
-    def hook(event, args, watched=_HANDING if charger is not None else _WATCHED):
+    def hook(
+        event: str,
+        args: tuple[Any, ...],
+        watched: frozenset[str] = _HANDING if charger is not None else _WATCHED,
+    ) -> None:
         # Called for every audited event (each open, import, exec...): leave fast.
         if busy[0] or (
             event not in watched
@@ -152,15 +173,15 @@ def make_audit_hook(emit, getframe=sys._getframe, realpath=os.path.realpath, tou
     return hook
 
 
-def _owned(value, name):
+def _owned(value: object, name: str) -> bool:
     """Whether module *name* defines *value*; the plugin's modules count as one."""
     owner = getattr(value, "__module__", None)
     return owner == name or (name in PLUGIN_MODULES and owner in PLUGIN_MODULES)
 
 
-def note():
+def note() -> Noted:
     """Every function and class (and their functions' code) of the guarded modules."""
-    noted = {}
+    noted: Noted = {}
     for name in _NOTED:
         module = sys.modules.get(name)
         if module is None:
@@ -177,9 +198,9 @@ def note():
     return noted
 
 
-def changes(noted):
+def changes(noted: Noted) -> list[str]:
     """Which of what :func:`note` noted is no longer what it was, by name."""
-    changed = []
+    changed: list[str] = []
     for (name, attr), (value, code) in noted.items():
         holder = sys.modules.get(name)
         for part in attr.split("."):
@@ -190,10 +211,12 @@ def changes(noted):
     return sorted(changed)
 
 
-def hook_changes(config, plugin, own_hooks):
+def hook_changes(
+    config: pytest.Config, plugin: str, own_hooks: dict[str, Callable[..., Any]]
+) -> list[str]:
     """Hooks of module *plugin* (*own_hooks*, by name) that pytest would no longer call as
     written there."""
-    changed = []
+    changed: list[str] = []
     manager = config.pluginmanager
     me = sys.modules.get(plugin)
     if manager.get_plugin(plugin) is not me and me not in manager.get_plugins():

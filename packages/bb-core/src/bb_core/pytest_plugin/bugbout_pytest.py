@@ -53,11 +53,14 @@ report's lines) and ``bugbout_select`` (the selection).
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 # ruff: noqa: UP031
 
+from __future__ import annotations
+
 import os
 import signal
 import sys
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from bugbout_charge import load_touched as _load_touched
@@ -69,6 +72,11 @@ from bugbout_guard import make_audit_hook as _make_audit_hook
 from bugbout_guard import note as _note
 from bugbout_select import load_selection as _load_selection
 from bugbout_select import selected as _selected_by
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+    from pathlib import Path
+    from types import FrameType
 
 _ENV_REPORT = "BUGBOUT_REPORT_FD"
 _ENV_TIMEOUT = "BUGBOUT_TEST_TIMEOUT"
@@ -86,7 +94,7 @@ class BugboutTimeout(BaseException):
     """
 
 
-def _pop_int(name):
+def _pop_int(name: str) -> int | None:
     value = os.environ.pop(name, "")
     try:
         return int(value)
@@ -94,7 +102,7 @@ def _pop_int(name):
         return None
 
 
-def _pop_float(name):
+def _pop_float(name: str) -> float | None:
     value = os.environ.pop(name, "")
     try:
         seconds = float(value)
@@ -129,17 +137,24 @@ sys.addaudithook(_make_audit_hook(_emit, touched=_load_touched(os.environ.pop(_E
 
 # --- the time limit ---------------------------------------------------------------------
 
-_state: dict = {"nodeid": None, "when": None, "deadline": None, "fired": None, "previous": None}
+_state: dict[str, Any] = {
+    "nodeid": None,
+    "when": None,
+    "deadline": None,
+    "fired": None,
+    "previous": None,
+}
 
 
-def _on_alarm(signum, frame):
+def _on_alarm(signum: int, frame: FrameType | None) -> None:
     _state["fired"] = (_state["nodeid"], _state["when"])
     raise BugboutTimeout(
-        "bugbout: %s timed out after %gs (test-timeout)" % (_state["when"] or "test", _timeout)
+        "bugbout: %s timed out after %gs (test-timeout)"
+        % (_state["when"] or "test", cast(float, _timeout))
     )
 
 
-def _arm(nodeid, when, seconds):
+def _arm(nodeid: str, when: str, seconds: float) -> None:
     _state["nodeid"] = nodeid
     _state["when"] = when
     if not _can_alarm:
@@ -152,7 +167,7 @@ def _arm(nodeid, when, seconds):
     signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
 
 
-def _disarm():
+def _disarm() -> None:
     if not _can_alarm:
         return
     try:
@@ -164,7 +179,7 @@ def _disarm():
     _state["previous"] = None
 
 
-def _phase(item, when):
+def _phase(item: pytest.Item, when: str) -> None:
     _emit({"event": "phase", "nodeid": item.nodeid, "when": when})
     if _timeout is None:
         _state["nodeid"], _state["when"] = item.nodeid, when
@@ -176,7 +191,7 @@ def _phase(item, when):
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_setup(item):
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
     _phase(item, "setup")
     try:
         yield
@@ -185,7 +200,7 @@ def pytest_runtest_setup(item):
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
     _phase(item, "call")
     try:
         yield
@@ -194,7 +209,9 @@ def pytest_runtest_call(item):
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_runtest_teardown(item, nextitem):
+def pytest_runtest_teardown(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, None, None]:
     _phase(item, "teardown")
     try:
         yield
@@ -203,7 +220,7 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 @pytest.hookimpl(hookwrapper=True, tryfirst=True)
-def pytest_make_collect_report(collector):
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, None, None]:
     module = isinstance(collector, pytest.Module)
     if module:
         _emit({"event": "phase", "nodeid": collector.nodeid, "when": "collect"})
@@ -219,7 +236,7 @@ def pytest_make_collect_report(collector):
 # --- the report -------------------------------------------------------------------------
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     _emit(
         {
             "event": "session",
@@ -234,7 +251,7 @@ def pytest_configure(config):
 _select, _deselect_ids, _ignore_modules = _load_selection(_selection_path)
 
 
-def pytest_ignore_collect(collection_path, config):
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
     if not _ignore_modules:
         return None
     try:
@@ -246,10 +263,13 @@ def pytest_ignore_collect(collection_path, config):
     return None
 
 
-def pytest_collection_modifyitems(session, config, items):
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
     if _select is None and not _deselect_ids:
         return
-    keep, dropped = [], []
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         if item.nodeid in _deselect_ids or not _selected_by(item.nodeid, _select):
             dropped.append(item)
@@ -260,7 +280,7 @@ def pytest_collection_modifyitems(session, config, items):
         items[:] = keep
 
 
-def _collection_pass(session):
+def _collection_pass(session: pytest.Session) -> None:
     """In the forked child: collect, report what was found, exit; never returns."""
     status = 3
     try:
@@ -287,7 +307,7 @@ def _collection_pass(session):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection(session):
+def pytest_collection(session: pytest.Session) -> None:
     """Fork the collection pass before anything of the checkout is imported, wait for it."""
     if _cfd is None or session.config.option.collectonly:
         return None
@@ -306,11 +326,11 @@ def pytest_collection(session):
 
 
 @pytest.hookimpl(trylast=True)
-def pytest_collection_finish(session):
+def pytest_collection_finish(session: pytest.Session) -> None:
     _emit({"event": "collected", "nodeids": [item.nodeid for item in session.items]})
 
 
-def pytest_collectreport(report):
+def pytest_collectreport(report: pytest.CollectReport) -> None:
     if report.outcome == "passed":
         return
     fired = _state["fired"]
@@ -325,7 +345,7 @@ def pytest_collectreport(report):
     )
 
 
-def pytest_runtest_logreport(report):
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     fired = _state["fired"]
     if report.nodeid != _state["nodeid"]:
         # pytest reports a test's phases while that test runs; anything else is made up
@@ -336,7 +356,7 @@ def pytest_runtest_logreport(report):
                 % (report.nodeid, _state["nodeid"] or "no test"),
             }
         )
-    record = {
+    record: dict[str, Any] = {
         "event": "report",
         "nodeid": report.nodeid,
         "when": report.when,
@@ -350,22 +370,24 @@ def pytest_runtest_logreport(report):
     _emit(record)
 
 
-def pytest_runtest_logfinish(nodeid, location):
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
     _state["fired"] = None
     _state["deadline"] = None
 
 
-def pytest_internalerror(excrepr, excinfo):
+def pytest_internalerror(excrepr: object, excinfo: object) -> None:
     _emit({"event": "internalerror", "message": _text(excrepr)})
 
 
-def _hook_changes(config):
+def _hook_changes(config: pytest.Config) -> list[str]:
     """Hooks of this plugin that pytest would no longer call as written here."""
-    return _plugin_hook_changes(config, __name__, _own_hooks)
+    return cast("list[str]", _plugin_hook_changes(config, __name__, _own_hooks))
 
 
 @pytest.hookimpl(hookwrapper=True, trylast=True)
-def pytest_sessionfinish(session, exitstatus):
+def pytest_sessionfinish(
+    session: pytest.Session, exitstatus: int | pytest.ExitCode
+) -> Generator[None, None, None]:
     yield
     try:
         changed = _changes(_noted) + _hook_changes(session.config)

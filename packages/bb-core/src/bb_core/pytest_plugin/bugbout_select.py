@@ -4,10 +4,12 @@ Imported by ``bugbout_pytest`` from the same folder; standard library only, Pyth
 """
 # This file must run on old Pythons: no newer syntax, no imports from bb_core.
 
+from __future__ import annotations
+
 import json
 
 
-def load_selection(path):
+def load_selection(path: str) -> tuple[tuple[str, ...] | None, set[str], set[str]]:
     """``(select, deselect, ignore)`` from the JSON file at *path*: ``select`` a tuple of
     node ids or their prefixes (None: every test), the other two sets of exact node ids and
     of modules. A missing or unreadable file selects everything."""
@@ -26,7 +28,7 @@ def load_selection(path):
     )
 
 
-def selected(nodeid, select):
+def selected(nodeid: str, select: tuple[str, ...] | None) -> bool:
     """Whether *select* (node ids or their prefixes, None for all) covers *nodeid*: a
     module, a class, a test without its parameters, ``""``/``"."`` for everything."""
     if select is None:

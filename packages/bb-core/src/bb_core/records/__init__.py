@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -94,7 +94,7 @@ class Line:
         return str(self.record.get("kind"))
 
 
-def check(record: dict[str, Any], kind: str) -> tuple[str, str] | None:
+def check(record: Mapping[str, Any], kind: str) -> tuple[str, str] | None:
     """Validate *record* against *kind*'s schema; return ``(path, problem)`` or None."""
     if quick_check(kind)(record):
         return None
@@ -199,7 +199,7 @@ def read_lines(inputs: Sequence[str] = (STDIN,)) -> Iterator[Line]:
                 stream.close()
 
 
-def dumps(record: dict[str, Any]) -> bytes:
+def dumps(record: Mapping[str, Any]) -> bytes:
     """One record as a JSON line (with its newline)."""
     return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
 
@@ -225,7 +225,7 @@ class Writer:
         self.validate = validate
         self.count = 0
 
-    def write(self, record: dict[str, Any]) -> None:
+    def write(self, record: Mapping[str, Any]) -> None:
         kind = record.get("kind")
         if self.validate and kind in KINDS:
             problem = check(record, str(kind))

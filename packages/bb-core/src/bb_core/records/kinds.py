@@ -218,6 +218,10 @@ KINDS: tuple[Kind, ...] = (
     "report",
 )
 
+#: Any JSON object that is neither a record nor a record's section (an agent's log
+#: event, a TOML table, a test run's report line): the records have the types below.
+JSONObject = dict[str, Any]
+
 
 # -- records -----------------------------------------------------------------------------
 
@@ -747,6 +751,13 @@ class Skip(TypedDict, total=False):
     detail: dict[str, Any]
 
 
+class SummaryAreasValue(TypedDict, total=False):
+    """summary.json /properties/areas/additionalProperties."""
+
+    lines: Required[int]
+    fixes: Required[int]
+
+
 class Summary(TypedDict, total=False):
     """The closing line of mining: how much history was examined and why candidates were left out."""
 
@@ -765,6 +776,7 @@ class Summary(TypedDict, total=False):
     source: str
     tests: str
     statement_sources: dict[str, int]
+    areas: dict[str, SummaryAreasValue]
     stopped: SummaryStopped
 
 
@@ -1054,6 +1066,7 @@ class ReportSectionsComparisons(TypedDict, total=False):
     pairs: Required[int]
     rows: Required[list[ReportComparison]]
     notes: Required[list[str]]
+    sentences: list[str]
 
 
 class ReportMatrixColumn(TypedDict, total=False):
@@ -1139,6 +1152,51 @@ class ReportSectionsTask(TypedDict, total=False):
     detail: Required[ReportTaskDetail | None]
 
 
+class ReportSectionsOriginsRow(TypedDict, total=False):
+    """A part of the package."""
+
+    area: Required[str]
+    lines: Required[int]
+    fixes: Required[int]
+    tasks: Required[float]
+    line_share: Required[float | None]
+    fix_share: Required[float | None]
+    task_share: Required[float | None]
+
+
+class ReportSectionsOrigins(TypedDict, total=False):
+    """Where the tasks come from: each part of the package (a subpackage folder or top-level module) with its share of the tasks, of the source lines and of the fixes mining saw."""
+
+    source: Required[str]
+    rows: Required[list[ReportSectionsOriginsRow]]
+    tasks: Required[int]
+    without_task: Required[list[str]]
+    covered: Required[float | None]
+    headline: Required[str | None]
+    sentences: Required[list[str]]
+
+
+class ReportSectionsSampleSize(TypedDict, total=False):
+    """How many counted tasks a paired exact test would need to tell the leader from the runner-up at the rates observed (5% level, 80% power), and whether the repository's history has that many."""
+
+    leader: Required[str]
+    runner_up: Required[str]
+    tasks: Required[int]
+    leader_only: Required[int]
+    runner_up_only: Required[int]
+    alpha: Required[float]
+    power: Required[float]
+    power_now: Required[float]
+    needed: Required[int | None]
+    beyond: Required[int | None]
+    mined: Required[int | None]
+    counted: Required[int]
+    stopped: Required[str | None]
+    limit: Required[int | None]
+    history_has: Required[bool | None]
+    sentences: Required[list[str]]
+
+
 class ReportSectionsTriedRow(TypedDict, total=False):
     """report.json /properties/sections/properties/tried/properties/rows/items."""
 
@@ -1222,6 +1280,8 @@ class ReportSections(TypedDict, total=False):
     funnel: Required[ReportSectionsFunnel]
     comparisons: Required[ReportSectionsComparisons]
     tasks: Required[list[ReportSectionsTask]]
+    origins: ReportSectionsOrigins
+    sample_size: ReportSectionsSampleSize
     tried: ReportSectionsTried
     worth: ReportSectionsWorth
 

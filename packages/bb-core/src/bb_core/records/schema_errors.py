@@ -206,13 +206,13 @@ def problem(error: ValidationError, place: list[Any], dialect: Dialect) -> str:
                 return problem(inner, place, dialect)
             types = [branch.get("type") for branch in error.validator_value if "type" in branch]
             if not types:
-                return error.message
+                return str(error.message)
             words = " or ".join(
                 "an array of strings" if t == "array" else dialect.types.get(t, t) for t in types
             )
             return f"expected {words}, got {show(value)}"
         case _:
-            return error.message
+            return str(error.message)
 
 
 def explain(error: ValidationError, dialect: Dialect = RECORDS) -> tuple[list[Any], str]:

@@ -19,6 +19,7 @@ from referencing.jsonschema import DRAFT202012
 
 from bb_core.records.fastcheck import Check, Unsupported, compile_schema
 from bb_core.records.kinds import KINDS as RECORD_KINDS
+from bb_core.records.kinds import JSONObject
 
 if TYPE_CHECKING:  # jsonschema is imported only when a record needs explaining
     from jsonschema import Draft202012Validator
@@ -44,10 +45,10 @@ def schema_dir() -> Path:
 
 
 @functools.cache
-def _loaded() -> tuple[Registry, dict[str, dict[str, Any]]]:
+def _loaded() -> tuple[Registry, dict[str, JSONObject]]:
     folder = schema_dir()
     registry: Registry = Registry()
-    by_name: dict[str, dict[str, Any]] = {}
+    by_name: dict[str, JSONObject] = {}
     for path in sorted(folder.glob("*.json")):
         schema = orjson.loads(path.read_bytes())
         by_name[path.stem] = schema  # checked against the metaschema by the test suite, not here
@@ -78,4 +79,5 @@ def quick_check(name: str) -> Check:
     try:
         return compile_schema(by_name[name], registry)
     except Unsupported:
-        return validator(name).is_valid
+        check: Check = validator(name).is_valid
+        return check

@@ -9,10 +9,18 @@ from __future__ import annotations
 import ast
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from bb_core.tamper.twins import Twin
+
+class Planted(Protocol):
+    """What :func:`insert` reads of a test it writes in (a :class:`~bb_core.tamper.twins.Twin`):
+    the class it is a method of (``Outer::Inner``, "" for a function) and its text."""
+
+    @property
+    def scope(self) -> str: ...
+
+    @property
+    def source(self) -> str: ...
 
 
 def _class_ends(tree: ast.Module) -> dict[str, int]:
@@ -31,7 +39,7 @@ def _class_ends(tree: ast.Module) -> dict[str, int]:
 
 
 def insert(
-    data: bytes, twins: Sequence[Twin], tail: str, *, rng: random.Random | None = None
+    data: bytes, twins: Sequence[Planted], tail: str, *, rng: random.Random | None = None
 ) -> bytes | None:
     """*data* (a module's text) with *twins* written into it and *tail* (module-level
     functions, such as canaries) appended; None when a twin's class is not there.

@@ -29,7 +29,7 @@ def assemble(
     nodeids: Sequence[str] | None,
     final: dict[str, ReportedTest],
     collected: dict[str, None],
-    collectors: dict[str, dict[str, Any]],
+    collectors: dict[str, kinds.JSONObject],
     stuck: dict[str, str],
     problem: str | None,
     timed_out: bool,

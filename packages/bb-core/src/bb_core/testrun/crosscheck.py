@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bb_core.testrun.report import Attempt, Report
+from bb_core.testrun.report import ProcessReport, ReportReader
 
 #: Arguments under which pytest legitimately stops before running every collected test.
 EARLY_STOP = ("-x", "--exitfirst", "--maxfail", "--sw", "--stepwise", "--stepwise-skip")
@@ -60,14 +60,14 @@ def _few(ids: Sequence[str]) -> str:
     return shown + (f" and {len(ids) - SHOWN} more" if len(ids) > SHOWN else "")
 
 
-def _failed(attempt: Attempt) -> set[str]:
+def _failed(attempt: ProcessReport) -> set[str]:
     return {n for n, event in attempt.collectors.items() if event.get("outcome") == "failed"}
 
 
 def compare(
-    run: Attempt,
-    collection: Attempt | None,
-    collection_report: Report | None,
+    run: ProcessReport,
+    collection: ProcessReport | None,
+    collection_report: ReportReader | None,
     *,
     ended_normally: bool,
     exit_code: int | None,

@@ -7,14 +7,13 @@ import hmac
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from bb_core.records import kinds
 
 
-class Report:
+class ReportReader:
     """The plugin's report of one pytest process, read incrementally."""
 
     def __init__(self, path: Path, key: bytes | None = None) -> None:
@@ -22,12 +21,12 @@ class Report:
         self.key = key
         self.offset = 0
         self.pending = b""
-        self.events: list[dict[str, Any]] = []
+        self.events: list[kinds.JSONObject] = []
         self.garbled = 0
         #: Lines that do not authenticate under the run's key, or are out of sequence.
         self.forged = 0
 
-    def _authentic(self, line: bytes, event: dict[str, Any]) -> bool:
+    def _authentic(self, line: bytes, event: kinds.JSONObject) -> bool:
         """Whether *line* was written by the plugin's emitter: its MAC and its place."""
         if self.key is None:
             return True
@@ -40,7 +39,7 @@ class Report:
             return False
         return event.get("n") == len(self.events) + 1
 
-    def read(self) -> list[dict[str, Any]]:
+    def read(self) -> list[kinds.JSONObject]:
         """Events written since the last call."""
         try:
             with open(self.path, "rb") as handle:
@@ -52,7 +51,7 @@ class Report:
         data = self.pending + chunk
         lines = data.split(b"\n")
         self.pending = lines.pop()
-        new: list[dict[str, Any]] = []
+        new: list[kinds.JSONObject] = []
         for line in lines:
             if not line.strip():
                 continue
@@ -77,7 +76,7 @@ class Report:
 
 @dataclass
 class ReportedTest:
-    phases: dict[str, dict[str, Any]] = field(default_factory=dict)
+    phases: dict[str, kinds.JSONObject] = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -107,12 +106,12 @@ class ReportedTest:
 
 
 @dataclass
-class Attempt:
+class ProcessReport:
     """What one pytest process reported."""
 
     tests: dict[str, ReportedTest] = field(default_factory=dict)
     collected: list[str] | None = None
-    collectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    collectors: dict[str, kinds.JSONObject] = field(default_factory=dict)
     finish: int | None = None
     session: bool = False
     internal_error: str | None = None
@@ -123,7 +122,7 @@ class Attempt:
     current_kind: str = "test"
     since: float = 0.0  # when bugbout saw the current budget start
 
-    def feed(self, events: list[dict[str, Any]], now: float) -> None:
+    def feed(self, events: list[kinds.JSONObject], now: float) -> None:
         for event in events:
             kind = event["event"]
             nodeid = event.get("nodeid")
@@ -163,7 +162,7 @@ class Attempt:
         return {nodeid: test for nodeid, test in self.tests.items() if test.complete}
 
 
-def covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str, Any] | None:
+def covering(nodeid: str, collectors: Mapping[str, kinds.JSONObject]) -> kinds.JSONObject | None:
     """The failed or skipped collector that *nodeid* lies under, if any."""
     for prefix, event in collectors.items():
         if prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "/")):
@@ -171,7 +170,7 @@ def covering(nodeid: str, collectors: Mapping[str, dict[str, Any]]) -> dict[str,
     return None
 
 
-def tampering(attempt: Attempt, report: Report) -> list[str]:
+def tampering(attempt: ProcessReport, report: ReportReader) -> list[str]:
     """Evidence, in one pytest process's report, that something changed how tests ran."""
     evidence = [f"the plugin saw: {what}" for what in attempt.tamper]
     if report.forged:
@@ -183,7 +182,7 @@ def tampering(attempt: Attempt, report: Report) -> list[str]:
     return evidence
 
 
-def inconsistency(attempt: Attempt, report: Report, exit_code: int) -> str | None:
+def inconsistency(attempt: ProcessReport, report: ReportReader, exit_code: int) -> str | None:
     """Why a pytest process that ended on its own cannot be trusted, or None."""
     if not attempt.session and not report.events:
         return f"pytest exited with status {exit_code} and wrote no report"

@@ -12,13 +12,14 @@ from typing import Any
 
 import orjson
 
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
 from bb_core.tamper import canaries as canary_tests
 from bb_core.tamper.twins import Twin
 from bb_core.testrun import crosscheck
 from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.command import PLUGIN_DIR, plan_targets, pytest_argv, run_environment
-from bb_core.testrun.report import Report, ReportedTest, inconsistency, tampering
+from bb_core.testrun.report import ReportedTest, ReportReader, inconsistency, tampering
 from bb_core.testrun.result import TestRun
 from bb_core.testrun.served import ForkServer, ServedRun
 from bb_core.testrun.touched import environment_value
@@ -257,7 +258,7 @@ class _Runs:
     key: bytes = field(default_factory=lambda: secrets.token_bytes(16))
     final: dict[str, ReportedTest] = field(default_factory=dict)
     collected: dict[str, None] = field(default_factory=dict)
-    collectors: dict[str, dict[str, Any]] = field(default_factory=dict)
+    collectors: dict[str, JSONObject] = field(default_factory=dict)
     stuck: dict[str, str] = field(default_factory=dict)  # node id → "test" or "collect"
     evidence: list[str] = field(default_factory=list)
     exit_code: int | None = None
@@ -343,8 +344,10 @@ class _Runs:
         finally:
             for fd in fds:
                 os.close(fd)
-        collection = Report(second, self.key) if self.collection_pass else None
-        return watch(running, Report(main, self.key), self.deadline, self.test_timeout, collection)
+        collection = ReportReader(second, self.key) if self.collection_pass else None
+        return watch(
+            running, ReportReader(main, self.key), self.deadline, self.test_timeout, collection
+        )
 
     def _take(self, ended: Ended) -> None:
         """Fold one process's report into the run, evidence of tampering included."""

@@ -22,10 +22,10 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import orjson
 
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Completed, Confined, Confinement, Sandbox, program_roots
 from bb_core.testrun.command import PLUGIN_DIR
 
@@ -99,7 +99,7 @@ class ForkServer:
             raise ServerError(f"the fork server did not start (see {self.files / 'server.log'})")
         self.guarded = bool(hello.get("guarded"))
 
-    def _answer(self, deadline: float) -> dict[str, Any] | None:
+    def _answer(self, deadline: float) -> JSONObject | None:
         """The server's next line, or None at *deadline* or when it died."""
         sock, data = self._sock, b""
         assert sock is not None
@@ -180,7 +180,7 @@ class ServedRun:
         running = server._running
         self.since = running.guard.counters() if running is not None else (0, 0)
         self.started = time.monotonic()
-        self.result: dict[str, Any] | None = None
+        self.result: JSONObject | None = None
         self.dead = False
 
     def wait(self, timeout: float | None) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Protocol
 
 from bb_core.sandbox import Completed
-from bb_core.testrun.report import Attempt, Report
+from bb_core.testrun.report import ProcessReport, ReportReader
 
 
 class Running(Protocol):
@@ -49,8 +49,8 @@ def report_path(log_path: Path, attempt: int, what: str = "report") -> Path:
 class Ended:
     """How one pytest process ended, as :func:`run_pytest` saw it."""
 
-    attempt: Attempt
-    report: Report
+    attempt: ProcessReport
+    report: ReportReader
     exit_code: int
     timed_out: bool = False
     hung: str | None = None
@@ -59,11 +59,11 @@ class Ended:
     #: The limit of memory, processes or file size the process reached, if any.
     limit: str | None = None
     #: What the collection pass reported (see :mod:`bb_core.testrun.crosscheck`).
-    collection: Attempt | None = None
-    collection_report: Report | None = None
+    collection: ProcessReport | None = None
+    collection_report: ReportReader | None = None
 
 
-def _stuck(attempt: Attempt, now: float, test_timeout: float | None) -> bool:
+def _stuck(attempt: ProcessReport, now: float, test_timeout: float | None) -> bool:
     """Whether what *attempt* is doing now ran well past its time limit."""
     if not test_timeout or attempt.current is None or attempt.finish is not None:
         return False
@@ -72,18 +72,18 @@ def _stuck(attempt: Attempt, now: float, test_timeout: float | None) -> bool:
 
 def watch(
     running: Running,
-    report: Report,
+    report: ReportReader,
     deadline: float,
     test_timeout: float | None,
-    collection: Report | None = None,
+    collection: ReportReader | None = None,
 ) -> Ended:
     """Watch one pytest process until it ends, its deadline, or a test that hangs.
 
     *collection*: the report of the process's collection pass, watched the same way (a
     module whose import hangs there is as stuck as one that hangs in the run).
     """
-    attempt = Attempt()
-    passed = Attempt()
+    attempt = ProcessReport()
+    passed = ProcessReport()
     poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
     timed_out = False
     hung: str | None = None

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action
+from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import read_untrusted
 
 from bb_race.adapters._logs import json_lines
@@ -79,7 +80,7 @@ def _s(value: Any) -> str:
 
 def codex_actions(logdir: Path) -> list[Action]:
     """Codex's items, by id, the completed form of each winning over the started one."""
-    items: dict[str, dict[str, Any]] = {}
+    items: dict[str, JSONObject] = {}
     for event in json_lines(read_text(logdir / "stdout.log")):
         item = event.get("item")
         if event.get("type") in ("item.started", "item.completed") and isinstance(item, dict):
@@ -195,7 +196,7 @@ def gemini_sessions(home: Path) -> list[Path]:
     return found[:MAX_SESSIONS]
 
 
-def gemini_messages(text: str) -> list[dict[str, Any]]:
+def gemini_messages(text: str) -> list[JSONObject]:
     """A chat file's messages: the whole-JSON form's ``messages``, or the JSONL form's
     records (a message appended again under its id replaces the earlier one)."""
     stripped = text.lstrip()
@@ -206,7 +207,7 @@ def gemini_messages(text: str) -> list[dict[str, Any]]:
             whole = None
         if isinstance(whole, dict) and isinstance(whole.get("messages"), list):
             return [m for m in whole["messages"] if isinstance(m, dict)]
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str, JSONObject] = {}
     for record in json_lines(text):
         if isinstance(record.get("$set"), dict):  # the JSONL form's update of whole fields
             record = record["$set"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import BASE_ENV, read_tail
+from bb_core.records.kinds import JSONObject
 
 #: How much of the end of a log is read when looking for results and usage limits.
 LOG_TAIL = 4 * 1024 * 1024
@@ -72,7 +73,7 @@ def log_text(logdir: Path, name: str, limit: int = LOG_TAIL) -> str:
     return read_tail(logdir / name, limit)
 
 
-def json_lines(text: str) -> Iterator[dict[str, Any]]:
+def json_lines(text: str) -> Iterator[JSONObject]:
     """Every line of *text* that is a JSON object, in order; other lines are skipped."""
     for line in text.splitlines():
         line = line.strip()
@@ -86,7 +87,7 @@ def json_lines(text: str) -> Iterator[dict[str, Any]]:
             yield value
 
 
-def last_json_object(text: str) -> dict[str, Any] | None:
+def last_json_object(text: str) -> JSONObject | None:
     """The last JSON object in *text* that starts at the beginning of a line.
 
     Finds both one-line objects and pretty-printed ones (Gemini CLI indents its

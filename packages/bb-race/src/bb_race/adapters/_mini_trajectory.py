@@ -11,6 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from bb_core.records.kinds import JSONObject
+
 from bb_race.adapters._logs import count, log_text, summary_text, token_counts
 
 TRAJECTORY = "trajectory.json"
@@ -25,7 +27,7 @@ QUOTA_PATTERNS = (
 TRACEBACK_QUOTA = re.compile(r"(?m)^(litellm\.(exceptions\.)?)?RateLimitError\b")
 
 
-def read_trajectory(logdir: Path) -> dict[str, Any] | None:
+def read_trajectory(logdir: Path) -> JSONObject | None:
     """The trajectory mini wrote in *logdir*, or None when there is none to read."""
     try:
         value = json.loads((logdir / TRAJECTORY).read_text(encoding="utf-8"))
@@ -101,7 +103,7 @@ def tool_error_flags(logdir: Path) -> list[str]:
     return [f"tool-errors:{errors}"] if errors else []
 
 
-def as_dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> JSONObject:
     return value if isinstance(value, dict) else {}
 
 
@@ -114,7 +116,7 @@ def message_text(content: Any) -> str:
     return ""
 
 
-def mini_tokens(messages: list[dict[str, Any]]) -> dict[str, int]:
+def mini_tokens(messages: list[JSONObject]) -> dict[str, int]:
     """The sum of LiteLLM's per-call usage kept in each model message.
 
     LiteLLM's ``prompt_tokens`` include cached ones (and, for Anthropic, cache writes);

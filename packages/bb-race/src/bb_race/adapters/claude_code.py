@@ -25,10 +25,11 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError, SandboxUnavailable
+from bb_core.records.kinds import JSONObject
 from bb_core.records.vocabulary import FLAG_SANDBOX_FAILED
 
 from bb_race.adapters._actions import claude_actions
@@ -60,7 +61,7 @@ LINUX_SANDBOX_TOOLS = ("bwrap", "socat", "rg")
 
 #: Claude Code's own Bash sandbox: no network at all, no unsandboxed escape, and a run
 #: that fails rather than going on unconfined when the sandbox cannot start.
-SANDBOX_SETTINGS: dict[str, Any] = {
+SANDBOX_SETTINGS: JSONObject = {
     "sandbox": {
         "enabled": True,
         "failIfUnavailable": True,
@@ -121,7 +122,7 @@ class ClaudeCodeAgent(CodingAgent):
             )
         check_base_url(self.name, self.options.get("base-url"))
 
-    def settings(self, test_command: str, nested: bool = False) -> dict[str, Any]:
+    def settings(self, test_command: str, nested: bool = False) -> JSONObject:
         """The settings file: the sandbox, the denied web tools, and an allow rule for the
         prompt's test command. Claude Code asks before running a command with a
         ``VAR=value`` prefix or an ``-o key=`` argument even in its sandbox, and print mode
@@ -135,7 +136,7 @@ class ClaudeCodeAgent(CodingAgent):
         instead, which inside bugbout's sandbox is already a fresh one showing only the
         attempt's own processes (whose environments the commands, in a user namespace
         of their own, still cannot read)."""
-        settings = json.loads(json.dumps(SANDBOX_SETTINGS))
+        settings: JSONObject = json.loads(json.dumps(SANDBOX_SETTINGS))
         if nested:
             settings["sandbox"]["enableWeakerNestedSandbox"] = True
         allow = [f"Bash({test_command})"]
@@ -295,7 +296,7 @@ class ClaudeCodeAgent(CodingAgent):
                 return f"rate limit rejected ({info.get('rateLimitType', 'unknown')})"
         return None
 
-    def result(self, logdir: Path) -> dict[str, Any] | None:
+    def result(self, logdir: Path) -> JSONObject | None:
         """The final ``result`` object (stream-json's last event, or json's only one)."""
         text = log_text(logdir, "stdout.log")
         found = None
@@ -385,7 +386,7 @@ class ClaudeCodeAgent(CodingAgent):
         return "not logged in: claude auth status says so with the given credentials"
 
 
-def claude_tokens(usage: dict[str, Any]) -> dict[str, int]:
+def claude_tokens(usage: JSONObject) -> dict[str, int]:
     """Claude's usage in bugbout's terms. Claude's ``input_tokens`` leaves out the tokens
     read from or written to the cache; bugbout's ``input`` counts them all."""
     tokens = token_counts(

@@ -25,10 +25,11 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError
+from bb_core.records.kinds import JSONObject
 from bb_core.records.vocabulary import FLAG_SANDBOX_FAILED
 
 from bb_race.adapters._actions import codex_actions
@@ -245,7 +246,7 @@ class CodexAgent(CodingAgent):
     def parse(self, logdir: Path) -> tuple[str, dict[str, int]]:
         """The last agent message and the thread's token usage, from the JSONL events."""
         summary = ""
-        usage: dict[str, Any] = {}
+        usage: JSONObject = {}
         for event in json_lines(log_text(logdir, "stdout.log")):
             kind = event.get("type")
             item = event.get("item")
@@ -288,7 +289,7 @@ class CodexAgent(CodingAgent):
         return said if code == 0 else f"not logged in: {said}"
 
 
-def event_error(event: dict[str, Any]) -> str:
+def event_error(event: JSONObject) -> str:
     """The message of an ``error`` or ``turn.failed`` event ('' for other events)."""
     kind = event.get("type")
     if kind == "error":
@@ -298,7 +299,7 @@ def event_error(event: dict[str, Any]) -> str:
     return ""
 
 
-def codex_tokens(usage: dict[str, Any]) -> dict[str, int]:
+def codex_tokens(usage: JSONObject) -> dict[str, int]:
     """Codex's usage in bugbout's terms. ``input_tokens`` already includes the cached
     ones; ``output_tokens`` includes reasoning."""
     tokens = token_counts(

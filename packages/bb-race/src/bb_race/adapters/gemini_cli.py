@@ -25,9 +25,10 @@ import os
 import re
 import shutil
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
+from bb_core.records.kinds import JSONObject
 
 from bb_race.adapters._actions import gemini_actions
 from bb_race.adapters._logs import (
@@ -131,11 +132,11 @@ class GeminiCliAgent(CodingAgent):
     def validate(self) -> None:
         check_base_url(self.name, self.options.get("base-url"))
 
-    def settings(self, auth: str | None) -> dict[str, Any]:
+    def settings(self, auth: str | None) -> JSONObject:
         """The fresh home's settings.json: how to log in, and nothing that phones home or
         loads the user's hooks, skills or memories. (The web tools are taken away by the
         policy file; the older ``tools.exclude`` setting is deprecated.)"""
-        settings: dict[str, Any] = {
+        settings: JSONObject = {
             "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False},
             "privacy": {"usageStatisticsEnabled": False},
             "hooksConfig": {"enabled": False},
@@ -231,7 +232,7 @@ class GeminiCliAgent(CodingAgent):
                 return str(event["message"])[:500]
         return None
 
-    def outputs(self, logdir: Path) -> list[dict[str, Any]]:
+    def outputs(self, logdir: Path) -> list[JSONObject]:
         """Gemini's JSON answers: the ``-o json`` object on stdout, the error object on
         stderr, and the ``result`` event of ``-o stream-json``."""
         found = []
@@ -296,7 +297,7 @@ class GeminiCliAgent(CodingAgent):
         return "not logged in: set GEMINI_API_KEY, or log in once with `gemini`"
 
 
-def gemini_tokens(stats: dict[str, Any]) -> dict[str, int]:
+def gemini_tokens(stats: JSONObject) -> dict[str, int]:
     """Token usage from ``-o json`` stats (per model) or a stream-json result's stats.
 
     Gemini's ``prompt`` includes the cached tokens; ``candidates`` leaves out the
