@@ -104,7 +104,8 @@ def task_line(repo_path: Path, fact: Any) -> dict[str, Any]:
 def bench_attempts() -> None:
     sys.path.insert(0, str(ROOT / "examples" / "demo"))
     import expected
-    from bb_race.race import race
+    from bb_core.stage_spec import run
+    from bb_race.spec import SPEC
     from build_demo import build_demo
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,7 +124,9 @@ def bench_attempts() -> None:
         (Path(tmp) / "bugbout.toml").write_text(config_text)
         config = load_config(Path(tmp) / "bugbout.toml")
         started = time.perf_counter()
-        race([str(tasks)], config, writer=Writer(io.BytesIO()))
+        run(
+            SPEC, [str(tasks)], SPEC.settings_of(config), writer=Writer(io.BytesIO()), config=config
+        )
         total = time.perf_counter() - started
         durations = []
         for record in Path(tmp, ".bugbout", "attempts").rglob("*.json"):

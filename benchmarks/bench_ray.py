@@ -44,10 +44,11 @@ sys.path.insert(0, str(ROOT / "examples" / "demo"))
 from bb_core.config import load_config  # noqa: E402
 from bb_core.envs import ensure_env  # noqa: E402
 from bb_core.executors.ray_connect import RayMissing, import_ray, session  # noqa: E402
-from bb_core.executors.units import ExecutorSettings, LocalExecutor, Unit  # noqa: E402
+from bb_core.executors.units import ExecutorSettings, LocalExecutor, Unit  # noqa: E402  # noqa: E402
 from bb_core.records import Writer  # noqa: E402
+from bb_core.stage import run_stage  # noqa: E402
 from bb_oracle.settings import OracleSettings  # noqa: E402
-from bb_oracle.stage import run_oracle  # noqa: E402
+from bb_oracle.stage import OracleStage  # noqa: E402
 from build_demo import build_demo  # noqa: E402
 from installed import compile_bytecode  # noqa: E402
 
@@ -102,9 +103,9 @@ def time_oracle(root: Path, executor: Any, jobs: int) -> tuple[float, int]:
     counted = Counted(executor)
     out = io.BytesIO()
     started = time.perf_counter()
-    run_oracle(
-        [str(root / "tasks.jsonl")], config, settings, jobs=jobs, writer=Writer(out),
-        executor=counted,
+    run_stage(
+        [str(root / "tasks.jsonl")], OracleStage(config, settings), counted, writer=Writer(out),
+        jobs=jobs,
     )  # fmt: skip
     counted.close()
     took = time.perf_counter() - started

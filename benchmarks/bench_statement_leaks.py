@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "demo"))
 
-from bb_mine.mine import MineOptions, mine
+from bb_mine.mine import MineSettings, mine
 
 # The measure's own tokens, kept apart from redaction's so that it judges redaction rather
 # than agreeing with it: a name, a number, a string literal (a quote after a letter is an
@@ -101,7 +101,7 @@ def leak(
     return None
 
 
-def measure(location: str, options: MineOptions) -> None:
+def measure(location: str, options: MineSettings) -> None:
     tasks, empty = [], []
     for record in mine(location, options):
         if record["kind"] == "task":
@@ -148,12 +148,12 @@ def main() -> None:
             config = demo.config
             from bb_core.config import load_config
 
-            options = MineOptions.from_config(
+            options = MineSettings.from_config(
                 load_config(config), limit=0, use_cache=False, issues=issues
             )
             measure(str(demo.repo), options)
             return
-        options = MineOptions(
+        options = MineSettings(
             source=args.source, tests=args.tests, limit=0, use_cache=False, issues=issues
         )
         measure(args.repo, options)

@@ -16,6 +16,7 @@ import bugbout.sandbox
 import pytest
 from bb_core.config import load_config
 from bb_core.errors import ConfigError, UsageError
+from bb_mine.tasks_section import TasksConfig
 from bugbout import Bout, CodingAgent, Invocation, Project, Session
 from bugbout.results import STAGES, Results, atomic_output
 from build_demo import DemoPaths
@@ -119,7 +120,7 @@ def test_bout_accepts_a_config_or_a_path(demo_build: DemoPaths) -> None:
     assert Bout(config).config is config
     assert Bout(demo_build.config).project.root == demo_build.root
     issues = Bout.load(demo_build.config, issues=demo_build.issues)
-    assert issues.config.tasks.issues == demo_build.issues
+    assert issues.config.section("tasks", TasksConfig).issues == demo_build.issues
     with pytest.raises(UsageError, match="no such file"):
         Bout.load(demo_build.config, issues=demo_build.root / "absent.jsonl")
 

@@ -17,16 +17,25 @@ from bb_core.cli import BbCommand, config_option
 from bb_core.config import (
     AgentConfig,
     Config,
-    JudgeConfig,
     ProjectConfig,
     RunConfig,
-    TasksConfig,
     load_config,
 )
 from bb_core.config.doc import PATTERN_WORDS
 from bb_core.errors import ConfigError
 from bb_core.records.schemas import schema
+from bb_judge.settings import JudgeConfig
+from bb_mine.tasks_section import TasksConfig
 from click.testing import CliRunner
+
+
+def tasks_of(config: Config) -> TasksConfig:
+    return config.section("tasks", TasksConfig)
+
+
+def judge_of(config: Config) -> JudgeConfig:
+    return config.section("judge", JudgeConfig)
+
 
 MINIMAL = '[project]\nsource = "src/pkg"\n'
 
@@ -140,9 +149,9 @@ def test_no_file_gives_the_defaults_rooted_in_the_working_directory(folder: Path
     assert config.root == folder.resolve()
     assert config.project == ProjectConfig()
     assert config.project.source is None
-    assert config.tasks == TasksConfig()
+    assert tasks_of(config) == TasksConfig()
     assert config.run == RunConfig()
-    assert config.judge == JudgeConfig()
+    assert judge_of(config) == JudgeConfig()
     assert config.contestants == [] and config.examiners == []
     assert config.repository_path() == folder.resolve()
 
@@ -157,7 +166,11 @@ def test_bugbout_toml_in_the_working_directory_is_read_by_default(folder: Path) 
 def test_a_minimal_file_takes_every_default(folder: Path) -> None:
     config = load_config(write(folder, MINIMAL))
     assert config.project == ProjectConfig(source="src/pkg")
-    assert (config.tasks, config.run, config.judge) == (TasksConfig(), RunConfig(), JudgeConfig())
+    assert (tasks_of(config), config.run, judge_of(config)) == (
+        TasksConfig(),
+        RunConfig(),
+        JudgeConfig(),
+    )
 
 
 def _schema_defaults() -> Iterator[tuple[str, str, Any]]:
@@ -170,7 +183,11 @@ def _schema_defaults() -> Iterator[tuple[str, str, Any]]:
 @pytest.mark.parametrize(("section", "key", "default"), list(_schema_defaults()))
 def test_schema_defaults_are_the_loaders_defaults(section: str, key: str, default: Any) -> None:
     config = Config(path=None, root=Path("/"))
-    assert getattr(getattr(config, section), key.replace("-", "_")) == default
+    owners: dict[str, type[Any]] = {"tasks": TasksConfig, "judge": JudgeConfig}
+    read = (
+        config.section(section, owners[section]) if section in owners else getattr(config, section)
+    )
+    assert getattr(read, key.replace("-", "_")) == default
 
 
 # -- every key -----------------------------------------------------------------------------
@@ -194,7 +211,7 @@ def test_every_key_is_read(folder: Path) -> None:
         environments="history",
         setup=["echo 'VERSION = \"1\"' > src/pkg/_version.py", ["python", "-m", "pkg.prepare"]],
     )
-    assert config.tasks == TasksConfig(
+    assert tasks_of(config) == TasksConfig(
         since=dt.date(2023, 1, 31),
         limit=5,
         max_source_files=3,
@@ -220,7 +237,9 @@ def test_every_key_is_read(folder: Path) -> None:
         processes=256,
         file_size=0,
     )
-    assert config.judge == JudgeConfig(policy="cross-vendor", run_suite=False, suspicious="count")
+    assert judge_of(config) == JudgeConfig(
+        policy="cross-vendor", run_suite=False, suspicious="count"
+    )
     assert config.contestants == [
         AgentConfig(
             agent="codex",
@@ -287,7 +306,7 @@ def test_since_takes_what_bb_mine_since_takes(
 ) -> None:
     """A date or a full time, as a string or TOML's own date and date-time."""
     config = load_config(write(folder, MINIMAL + f"[tasks]\n{written}\n"))
-    assert config.tasks.since == expected
+    assert tasks_of(config).since == expected
 
 
 @pytest.mark.parametrize(
@@ -376,7 +395,7 @@ def test_relative_paths_resolve_against_the_config_folder_not_the_cwd(folder: Pa
     assert config.root == conf
     assert config.repository_path() == conf / "repo"
     assert config.project.interpreter == str(folder.resolve() / "envs/py/bin/python")
-    assert config.tasks.issues == conf / "issues.jsonl"
+    assert tasks_of(config).issues == conf / "issues.jsonl"
 
 
 def test_a_folder_means_its_bugbout_toml(folder: Path) -> None:
@@ -415,7 +434,7 @@ def test_absolute_paths_are_kept(folder: Path, tmp_path: Path) -> None:
     text = MINIMAL + f'repository = "{elsewhere}"\n[tasks]\nissues = "{elsewhere}/i.jsonl"\n'
     config = load_config(write(folder, text, "conf/bugbout.toml"))
     assert config.repository_path() == elsewhere
-    assert config.tasks.issues == elsewhere / "i.jsonl"
+    assert tasks_of(config).issues == elsewhere / "i.jsonl"
 
 
 # -- overrides -----------------------------------------------------------------------------
@@ -433,8 +452,8 @@ def test_absolute_paths_are_kept(folder: Path, tmp_path: Path) -> None:
 def test_overrides_win_over_the_file(folder: Path, overrides: dict[str, Any]) -> None:
     write(folder, MINIMAL + "[tasks]\nlimit = 9\nsince = 2020-01-01\n[run]\ntimeout = 99\n")
     config = load_config("bugbout.toml", overrides=overrides)
-    assert (config.tasks.limit, config.run.test_timeout) == (3, 5)
-    assert (config.tasks.since, config.run.timeout) == (dt.date(2020, 1, 1), 99)
+    assert (tasks_of(config).limit, config.run.test_timeout) == (3, 5)
+    assert (tasks_of(config).since, config.run.timeout) == (dt.date(2020, 1, 1), 99)
 
 
 def test_overrides_merge_tables_and_keep_underscored_env_names(folder: Path) -> None:
@@ -447,25 +466,25 @@ def test_source_from_a_flag_when_there_is_no_file(folder: Path) -> None:
     config = load_config(overrides={"project.source": "src/pkg", "tasks.since": "2024-01-01"})
     assert config.path is None
     assert config.project.source == "src/pkg"
-    assert config.tasks.since == dt.date(2024, 1, 1)
+    assert tasks_of(config).since == dt.date(2024, 1, 1)
 
 
 def test_with_overrides_checks_and_keeps_the_rest(folder: Path) -> None:
     config = load_config(write(folder, FULL))
     changed = config.with_overrides({"tasks.limit": 1})
-    assert changed.tasks.limit == 1
-    assert changed == dataclasses.replace(config, tasks=dataclasses.replace(config.tasks, limit=1))
+    assert tasks_of(changed).limit == 1
+    assert changed == config.with_section("tasks", dataclasses.replace(tasks_of(config), limit=1))
     with pytest.raises(ConfigError) as caught:
         config.with_overrides({"tasks": {"limit": -1}})
     assert str(caught.value) == "<overrides>: tasks.limit: expected an integer >= 0, got -1"
-    assert config.with_overrides({"tasks.limit": 0}).tasks.limit == 0  # every task
+    assert tasks_of(config.with_overrides({"tasks.limit": 0})).limit == 0  # every task
 
 
 def test_dataclasses_replace_is_enough_for_a_flag(folder: Path) -> None:
     config = load_config(write(folder, MINIMAL))
-    limited = dataclasses.replace(config, tasks=dataclasses.replace(config.tasks, limit=2))
-    assert limited.tasks.limit == 2
-    assert limited.with_overrides({"run.timeout": 5}).tasks.limit == 2
+    limited = config.with_section("tasks", dataclasses.replace(tasks_of(config), limit=2))
+    assert tasks_of(limited).limit == 2
+    assert tasks_of(limited.with_overrides({"run.timeout": 5})).limit == 2
 
 
 # -- errors --------------------------------------------------------------------------------
@@ -738,7 +757,7 @@ def test_without_a_file_a_good_document_is_checked_without_jsonschema(
         raise AssertionError(f"the {name} validator was built")
 
     monkeypatch.setattr(bb_core.config.doc, "validator", refuse)
-    assert load_config(overrides={"tasks.limit": 3}).tasks.limit == 3
+    assert tasks_of(load_config(overrides={"tasks.limit": 3})).limit == 3
     with pytest.raises(AssertionError, match="validator was built"):
         load_config(overrides={"tasks.limit": "many"})
 
@@ -801,7 +820,7 @@ def test_the_demo_configuration_loads(demo_project: build_demo.DemoPaths) -> Non
     assert config.root == root
     assert config.project.source == "src/textkit"
     assert config.repository_path() == root / "repo"
-    assert config.tasks.issues == root / "issues.jsonl"
+    assert tasks_of(config).issues == root / "issues.jsonl"
     assert config.run.timeout == 120
     assert [a.name for a in config.contestants] == list(build_demo.PERSONAS)
     assert [a.name for a in config.examiners] == [build_demo.EXAMINER]

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from bb_mine import fanout
-from bb_mine.mine import MineOptions, mine
+from bb_mine.mine import MineSettings, mine
 from build_demo import DemoPaths
 from long_history import EPOCH, build_long_history
 from mine_helpers import invoke
@@ -56,7 +56,7 @@ def pools(monkeypatch: pytest.MonkeyPatch) -> Pools:
 
 def records(location: Path, **options: Any) -> list[dict[str, Any]]:
     """The records of one run, without the elapsed time (the only field that may differ)."""
-    out = list(mine(location, MineOptions(**options)))
+    out = list(mine(location, MineSettings(**options)))
     out[-1].pop("elapsed")
     return out
 
@@ -138,7 +138,7 @@ def test_stopping_early_shuts_the_workers_down(
 ) -> None:
     """A reader that stops after the first task leaves no worker process behind."""
     repo, issues = long_history
-    options = MineOptions(source="src/pkg", issues=issues, limit=0, jobs=2, use_cache=False)
+    options = MineSettings(source="src/pkg", issues=issues, limit=0, jobs=2, use_cache=False)
     run = mine(repo, options)
     tasks = 0
     for record in run:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from bb_core.git import open_repo
 from bb_core.git import packs as pack_reader
-from bb_mine.mine import MineOptions, mine
+from bb_mine.mine import MineSettings, mine
 from long_history import build_long_history
 
 
@@ -41,7 +41,7 @@ def layouts(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Path], 
 
 
 def _records(repo: Path, issues: Path) -> list[dict[str, Any]]:
-    options = MineOptions(
+    options = MineSettings(
         source="src/pkg", issues=issues, limit=0, explain=True, use_cache=False, jobs=1
     )
     out = list(mine(repo, options))

@@ -11,9 +11,10 @@ import orjson
 import pytest
 from bb_core.config import load_config
 from bb_core.records import Writer
+from bb_core.stage_spec import run
 from bb_core.store import Store, bugbout_home
 from bb_core.testrun import run_pytest
-from bb_oracle import OracleSettings, run_oracle
+from bb_oracle import SPEC, OracleSettings, OracleStage
 from oracle_helpers import SmallProject
 from support.tools import BIN, lines, run_tool
 
@@ -154,10 +155,9 @@ def test_the_cache_key_covers_the_arguments_that_change_a_result(
     def runs(**settings: Any) -> int:
         runner = CountingRunner()
         with (tmp_path / "out.jsonl").open("wb") as out:
-            run_oracle(
-                [str(tasks)], config, OracleSettings.from_config(config, **settings),
-                store=Store(config.root), writer=Writer(out), runner=runner,
-            )  # fmt: skip
+            chosen = OracleSettings.from_config(config, **settings)
+            stage = OracleStage(config, chosen, store=Store(config.root), runner=runner)
+            run(SPEC, [str(tasks)], chosen, writer=Writer(out), config=config, stage=stage)
         [task] = lines((tmp_path / "out.jsonl").read_bytes())
         assert task["oracle"]["fail_to_pass"] == ["tests/test_pkg.py::test_double"]
         return runner.calls

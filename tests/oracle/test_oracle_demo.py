@@ -10,9 +10,10 @@ import orjson
 import pytest
 from bb_core.config import load_config
 from bb_core.records import Writer, check
+from bb_core.stage_spec import run as run_spec
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_oracle import OracleSettings, run_oracle
+from bb_oracle import SPEC, OracleSettings, OracleStage
 
 pytestmark = pytest.mark.slow
 
@@ -31,10 +32,11 @@ class CountingRunner:
 def rerun(demo: Any, runner: CountingRunner, output: Path) -> bytes:
     config = load_config(demo.root / "bugbout.toml")
     with output.open("wb") as out:
-        run_oracle(
-            [str(demo.tasks_file)], config, OracleSettings.from_config(config),
-            store=Store(config.root), writer=Writer(out), runner=runner,
-        )  # fmt: skip
+        settings = OracleSettings.from_config(config)
+        stage = OracleStage(config, settings, store=Store(config.root), runner=runner)
+        run_spec(
+            SPEC, [str(demo.tasks_file)], settings, writer=Writer(out), config=config, stage=stage
+        )
     return output.read_bytes()
 
 

@@ -235,11 +235,17 @@ def race_in_process(
 
     from bb_core.config import load_config
     from bb_core.records import Writer
-    from bb_race.race import race
+    from bb_core.stage_spec import run
+    from bb_race.spec import SPEC
 
     buffer = io.BytesIO()
     config = load_config(project.config)
-    race([str(tasks)], config, agents=agents, writer=Writer(buffer), **options)
+    given = None if agents is None else tuple(agents)
+    executor = options.pop("executor", None)
+    settings = SPEC.settings_of(
+        config, agents=given, only=tuple(options.pop("only", ())), **options
+    )
+    run(SPEC, [str(tasks)], settings, executor, writer=Writer(buffer), config=config)
     return Raced(0, buffer.getvalue(), "")
 
 

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeAlias, TypeVar
 
 from bb_core.bench.workbench import Workbench
 from bb_core.cli.progress import NO_RUN, RAN, REUSED, Progress, warn
@@ -34,11 +34,18 @@ from bb_core.config.limits import TestLimits
 from bb_core.errors import BadRecord
 from bb_core.executors.units import Executor, LocalExecutor, Unit, Work
 from bb_core.records import Line, Writer, read_lines
+from bb_core.records.kinds import Skip, Task
+
+#: The record kind a stage reads (a generated :mod:`bb_core.records.kinds` TypedDict).
+InT = TypeVar("InT", contravariant=True)
+#: The record kinds it writes.
+OutT = TypeVar("OutT", covariant=True)
 
 
-class Stage(Protocol):
+class Stage(Protocol[InT, OutT]):
     """What :func:`run_stage` needs of a stage (built from its settings, e.g.
-    ``OracleStage(config, OracleSettings(...))``)."""
+    ``OracleStage(config, OracleSettings(...))``), typed by the record kind it reads
+    (*InT*, e.g. :class:`bb_core.records.kinds.Task`) and the kinds it writes (*OutT*)."""
 
     #: The program's name, for warnings (``bb-oracle``).
     prog: str
@@ -54,7 +61,7 @@ class Stage(Protocol):
         units run with (made portable when ``executor.remote``)."""
         ...
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: InT) -> Sequence[Unit]:
         """The units *record* needs; none when its answer is known already (cached)."""
         ...
 
@@ -62,7 +69,7 @@ class Stage(Protocol):
         """Keep *result* as soon as *unit* finishes (called from any thread)."""
         ...
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: InT, results: Mapping[str, Any]) -> Sequence[OutT]:
         """The lines *record* becomes, given its units' results by key."""
         ...
 
@@ -72,7 +79,16 @@ class Stage(Protocol):
 
     # Optional: ``kept(record) -> bool``, whether a record that needed no unit had its
     # answer kept from an earlier run (said as "reused" by the progress lines); and
-    # ``unit_noun`` with ``reused``, to count the units reused and run instead of tasks.
+    # ``unit_noun`` with ``reused``, to count the units reused and run instead of tasks;
+    # ``before(lines)``, called with the whole input of a stage that reads it first;
+    # ``draw()``, called when the executor's lanes change; ``closing() -> str | None``
+    # and ``counts() -> Mapping[str, int]``, what its run did (see bb_core.stage_spec.Ran).
+
+
+#: A stage of task lines: what every built-in stage that reads records is.
+TaskStage: TypeAlias = Stage[Task, Task | Skip]
+#: A stage of any kinds, as the pipeline holds them.
+AnyStage: TypeAlias = Stage[Any, Any]
 
 
 class BenchWork(Protocol):
@@ -143,7 +159,7 @@ class BenchStage(Generic[SettingsT, WorkT]):
 class _Pending:
     """A record waiting for its units."""
 
-    record: dict[str, Any]
+    record: Any
     futures: dict[str, Future[Any]] = field(default_factory=dict)
     read: float = field(default_factory=time.monotonic)
 
@@ -153,7 +169,7 @@ class _Pending:
 
 def run_stage(
     inputs: Sequence[str],
-    stage: Stage,
+    stage: AnyStage,
     executor: Executor | None = None,
     progress: Progress | None = None,
     writer: Writer | None = None,
@@ -246,13 +262,17 @@ def run_stage(
     return handled
 
 
-def run_one(stage: Stage, record: dict[str, Any]) -> list[dict[str, Any]]:
+RecordT = TypeVar("RecordT")
+MadeT = TypeVar("MadeT")
+
+
+def run_one(stage: Stage[RecordT, MadeT], record: RecordT) -> list[MadeT]:
     """The lines *stage* makes of one *record*, its units run here, one after another
     (for benchmarks and for callers that handle one task at a time); the stage stays open."""
-    return stage.combine(record, run_units(stage, record))
+    return list(stage.combine(record, run_units(stage, record)))
 
 
-def run_units(stage: Stage, record: dict[str, Any]) -> dict[str, Any]:
+def run_units(stage: Stage[RecordT, Any], record: RecordT) -> dict[str, Any]:
     """The results of *record*'s units by key, run here one after another and landed."""
     work = stage.start(_INLINE)
     results: dict[str, Any] = {}
@@ -263,6 +283,22 @@ def run_units(stage: Stage, record: dict[str, Any]) -> dict[str, Any]:
     return results
 
 
+def read_whole(inputs: Sequence[str], out: Writer) -> list[Line]:
+    """Every line of *inputs*, checked, for a stage that reads its whole input before any
+    work starts; at a bad line, the lines before the first task (which need no work) are
+    written, and the error is raised."""
+    lines: list[Line] = []
+    try:
+        lines.extend(read_lines(inputs))
+    except BadRecord:
+        for line in lines:  # what needs no work is finished already
+            if line.known and line.kind == "task":
+                break
+            out.passthrough(line)
+        raise
+    return lines
+
+
 class _Inline(LocalExecutor):
     """The executor :func:`run_one` says it runs on: this thread, nothing shipped."""
 
@@ -270,7 +306,7 @@ class _Inline(LocalExecutor):
 _INLINE = _Inline()
 
 
-def _submit(executor: Executor, stage: Stage, work: Work, unit: Unit) -> Future[Any]:
+def _submit(executor: Executor, stage: AnyStage, work: Work, unit: Unit) -> Future[Any]:
     """*unit* queued on *executor*; its result lands before the returned future is done."""
     landed: Future[Any] = Future()
     lock = threading.Lock()
@@ -297,7 +333,7 @@ def _submit(executor: Executor, stage: Stage, work: Work, unit: Unit) -> Future[
     return landed
 
 
-def _how(stage: Stage, pending: _Pending) -> str:
+def _how(stage: AnyStage, pending: _Pending) -> str:
     """How *pending*'s record finished: it ran units, or - by the stage's optional
     ``kept(record)`` - its answer was kept from an earlier run, or it needed no run."""
     if pending.futures:
@@ -306,7 +342,7 @@ def _how(stage: Stage, pending: _Pending) -> str:
     return REUSED if callable(kept) and kept(pending.record) else NO_RUN
 
 
-def _say_lacking(stage: Stage, lacking: list[str]) -> None:
+def _say_lacking(stage: AnyStage, lacking: list[str]) -> None:
     shown = ", ".join(lacking[:3]) + (", ..." if len(lacking) > 3 else "")
     noun = "task line carries" if len(lacking) == 1 else "task lines carry"
     warn(

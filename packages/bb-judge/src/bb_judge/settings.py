@@ -3,14 +3,36 @@ the options)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config
+from bb_core.config import Config, Fail, Section, section_fields
 from bb_core.config.limits import TestLimits
 from bb_core.errors import UsageError
 
 from bb_judge.policies import POLICIES
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """``[judge]``: how one patch per task is picked."""
+
+    policy: str = "majority"
+    run_suite: bool = True
+    #: ``exclude``: a resolved patch with a suspicious finding is counted apart and never
+    #: picked; ``count``: it counts as resolved (for a team that has reviewed them).
+    suspicious: str = "exclude"
+
+
+def read_judge(table: Mapping[str, Any], root: Path, fail: Fail) -> JudgeConfig:
+    """The ``[judge]`` *table* (checked against the schema) as a :class:`JudgeConfig`."""
+    return JudgeConfig(**section_fields(JudgeConfig, table))
+
+
+#: bb-judge's section of bugbout.toml (bb-xexam reads its ``run-suite`` too).
+JUDGE = Section("judge", read_judge)
 
 
 @dataclass(frozen=True)
@@ -40,12 +62,13 @@ class JudgeSettings(TestLimits):
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
         """``[run]`` of *config*, ``[project] pytest-args`` and ``[judge]``."""
+        section = config.section("judge", JudgeConfig)
         return {
             **super().config_values(config),
-            "policy": config.judge.policy,
+            "policy": section.policy,
             "pytest_args": tuple(config.project.pytest_args),
-            "run_suite": config.judge.run_suite,
-            "suspicious": config.judge.suspicious,
+            "run_suite": section.run_suite,
+            "suspicious": section.suspicious,
         }
 
     @property

@@ -107,7 +107,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
 
     # -- planning -----------------------------------------------------------------------
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: kinds.Task) -> Sequence[Unit]:
         with self._lock:
             self.stats.tasks += 1
         if not self.settings.score or record.get("oracle") is None:
@@ -119,7 +119,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         self._plans[id(record)] = plan
         return units
 
-    def _plan(self, record: dict[str, Any]) -> tuple[_Plan, list[Unit]]:
+    def _plan(self, record: kinds.Task) -> tuple[_Plan, list[Unit]]:
         todo = entries(record)
         plan = _Plan(todo)
         repo = self.bench.repo(record)
@@ -230,15 +230,16 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
             return {}
         return task_findings(self.bench.repo(record), record)
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: kinds.Task, results: Mapping[str, Any]) -> list[kinds.Task]:
         flagged = self.findings(record)
         barred = flagged if self.settings.suspicious == EXCLUDE else {}
         verdict = judge_task(record, self.settings.policy, barred)
-        out = {**record, "verdict": verdict}
+        out: kinds.Task = {**record, "verdict": verdict}
         if id(record) in self._plans:
-            out["scores"] = self.scores(record, verdict["pick"], results, flagged)
+            scores: list[Any] = self.scores(record, verdict["pick"], results, flagged)
             # Only now, the verdict made: where each resolved patch parts from the reference.
-            add_divergence(record, out["scores"])
+            add_divergence(record, scores)
+            out["scores"] = scores
         return [out]
 
     def scores(
@@ -310,7 +311,7 @@ class Scorer:
         """Score records for the reference, every contestant's patch and, when given, the pick.
 
         The repository handles opened for the task are closed again before it returns."""
-        record = dict(task)
+        record = kinds.as_task(task)
         try:
             return self.stage.scores(record, pick, run_units(self.stage, record))
         finally:

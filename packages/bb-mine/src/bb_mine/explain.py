@@ -18,7 +18,7 @@ from bb_core.errors import UsageError
 from bb_core.git import open_repo
 
 from bb_mine.facts import needs_trees
-from bb_mine.mine import REASONS, MineOptions, Miner, mine
+from bb_mine.mine import REASONS, Miner, MineSettings, mine
 from bb_mine.statements import IssueExport
 
 PASSED, FAILED, NOT_REACHED = "passes", "leaves it out", "not reached"
@@ -30,7 +30,7 @@ LATER = {
 }
 
 
-def explain(location: str | Path, options: MineOptions, ref: str) -> list[tuple[str, str, str]]:
+def explain(location: str | Path, options: MineSettings, ref: str) -> list[tuple[str, str, str]]:
     """``(rule, verdict, why)`` for commit *ref* (a sha, short sha or branch), every rule in
     order; the first line says where the commit stands in the walked history.
 
@@ -124,7 +124,7 @@ def _verdicts(
     return rows
 
 
-def _in_a_run(location: str | Path, options: MineOptions, sha: str) -> tuple[str, str]:
+def _in_a_run(location: str | Path, options: MineSettings, sha: str) -> tuple[str, str]:
     """The ``duplicate-issue`` verdict on *sha* as a run with *options* gives it."""
     records = mine(location, options)
     try:

@@ -45,7 +45,7 @@ from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, Layout, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub
-from bb_mine.options import NEW_TESTS, REASONS, MineOptions
+from bb_mine.options import NEW_TESTS, REASONS, MineSettings
 from bb_mine.repository import github_repo, guess_source, identity, normal_folder
 from bb_mine.statements import IssueExport, StatementFinder
 from bb_mine.task_record import TaskMaker, commit_only_warning, key_text
@@ -57,12 +57,12 @@ MinedRecord = Task | Skip | Summary
 #: Bumped whenever what a statement keeps changes, so a replayed run is not stale.
 STATEMENT_RULES = 5
 
-__all__ = ["REASONS", "MineOptions", "Miner", "guess_source", "mine"]
+__all__ = ["REASONS", "MineSettings", "Miner", "guess_source", "mine"]
 
 
 def mine(
     location: str | Path,
-    options: MineOptions,
+    options: MineSettings,
     *,
     warn: Callable[[str], None] = lambda message: None,
     progress: Progress | None = None,
@@ -90,7 +90,7 @@ class Miner:
     def __init__(
         self,
         repo: Repo,
-        options: MineOptions,
+        options: MineSettings,
         export: IssueExport | None,
         warn: Callable[[str], None],
         progress: Progress | None,

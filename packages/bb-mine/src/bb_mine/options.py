@@ -7,9 +7,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config, since_moment
+from bb_core.config import Config
 from bb_core.records import kinds
 from bb_core.records.kinds import MINE_SKIP_REASONS
+
+from bb_mine.tasks_section import TasksConfig, since_moment
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = MINE_SKIP_REASONS
@@ -35,7 +37,7 @@ DEFAULT_CATEGORIES = ("bug", "unknown")
 
 
 @dataclass(frozen=True)
-class MineOptions:
+class MineSettings:
     """What to mine; see ``bb-mine --help`` for each option."""
 
     source: str | tuple[str, ...] | None = None
@@ -73,27 +75,28 @@ class MineOptions:
         return "functions" if self.strict_tests else self.new_tests
 
     @classmethod
-    def from_config(cls, config: Config, **given: Any) -> MineOptions:
+    def from_config(cls, config: Config, **given: Any) -> MineSettings:
         """What bugbout.toml sets (``[project]``, ``[tasks]``); *given* values that are not
         None win."""
-        since = config.tasks.since
+        tasks = config.section("tasks", TasksConfig)
+        since = tasks.since
         source = config.project.source
         configured = {
             "source": tuple(source) if isinstance(source, list) else source,
             "tests": config.project.tests,
             "since": since_moment(since) if since else None,
-            "limit": config.tasks.limit,
-            "max_source_files": config.tasks.max_source_files,
-            "statement_min_sentences": config.tasks.statement_min_sentences,
-            "keep_thin_statements": config.tasks.keep_thin_statements,
-            "issues": config.tasks.issues,
+            "limit": tasks.limit,
+            "max_source_files": tasks.max_source_files,
+            "statement_min_sentences": tasks.statement_min_sentences,
+            "keep_thin_statements": tasks.keep_thin_statements,
+            "issues": tasks.issues,
             "github": config.project.github,
             "test_files": tuple(config.project.test_files) if config.project.test_files else None,
-            "require_fix_signal": config.tasks.require_fix_signal,
-            "new_tests": config.tasks.new_tests,
-            "categories": tuple(config.tasks.categories),
-            "exclude": tuple(config.tasks.exclude),
-            "include": tuple(config.tasks.include),
+            "require_fix_signal": tasks.require_fix_signal,
+            "new_tests": tasks.new_tests,
+            "categories": tuple(tasks.categories),
+            "exclude": tuple(tasks.exclude),
+            "include": tuple(tasks.include),
         }
         flagged = {k: v for k, v in given.items() if v is not None}
         flags = frozenset(k for k in flagged if k in SETTINGS)

@@ -17,7 +17,7 @@ from bb_core.records.schemas import VERSION
 
 from bb_mine.cache import MiningCache
 from bb_mine.facts import source_names
-from bb_mine.options import MineOptions
+from bb_mine.options import MineSettings
 from bb_mine.rules import BUG_LABELS, FEATURE_LABELS, ChangeText, IssueRef, category
 from bb_mine.statements import StatementFinder, choose, labels_of
 from bb_mine.verdicts import Reason, Rules
@@ -29,7 +29,7 @@ class TaskMaker:
     def __init__(
         self,
         repo: Repo,
-        options: MineOptions,
+        options: MineSettings,
         finder: StatementFinder,
         rules: Rules,
         cache: MiningCache,

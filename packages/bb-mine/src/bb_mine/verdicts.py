@@ -12,7 +12,7 @@ from typing import Any
 
 from bb_core.records.kinds import MineSkipReason
 
-from bb_mine.options import MineOptions
+from bb_mine.options import MineSettings
 from bb_mine.rules import category, matches_pick
 
 #: A rule's verdict: None when the commit passes it, else (code, sentence, detail).
@@ -25,7 +25,7 @@ class Rules:
     """The rules for one mining run: its options, the package folders' name for messages,
     and the repository's name (task ids start with it)."""
 
-    def __init__(self, options: MineOptions, source: str, repo_name: str) -> None:
+    def __init__(self, options: MineSettings, source: str, repo_name: str) -> None:
         self.options = options
         self.source = source
         self.repo_name = repo_name

@@ -1,7 +1,7 @@
 """Compute each task's ground truth by running the maintainers' tests on both sides of the fix.
 
 The stage is :class:`bb_oracle.stage.OracleStage` (driven by :func:`bb_core.stage.run_stage`;
-:func:`run_oracle` is the whole of it): each task line becomes either the task with an
+:data:`bb_oracle.spec.SPEC` declares the whole of it): each task line becomes either the task with an
 ``oracle`` section added or a ``skip`` line saying why it cannot be scored. One task's
 work is :class:`bb_oracle.work.OracleWork`; :mod:`bb_oracle.decide` sorts the outcomes;
 a result is cached in ``.bugbout/`` so an unchanged task never runs again.
@@ -10,11 +10,11 @@ a result is cached in ``.bugbout/`` so an unchanged task never runs again.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.records import count_task_lines
+from bb_core.records import count_task_lines, kinds
 from bb_core.records.kinds import OracleSkipReason
 from bb_core.stage import run_one
 from bb_core.store import Store
@@ -58,10 +58,10 @@ class Oracle:
     def stats(self) -> Stats:
         return self.stage.stats
 
-    def handle(self, task: dict[str, Any]) -> list[dict[str, Any]]:
+    def handle(self, task: Mapping[str, Any]) -> list[kinds.Task | kinds.Skip]:
         """The task's lines; the repository handles it opened are closed again."""
         try:
-            return run_one(self.stage, task)
+            return run_one(self.stage, kinds.as_task(task))
         finally:
             self.stage.close()
 

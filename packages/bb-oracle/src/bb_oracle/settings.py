@@ -3,15 +3,36 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from bb_core.config import Config
+from bb_core.config import Config, Fail, Section, section_fields
 from bb_core.config.limits import TestLimits
 from bb_core.envs import TestEnv
 
 from bb_oracle.strength import FORMAT as STRENGTH_FORMAT
 from bb_oracle.strength import Thresholds
+
+
+@dataclass(frozen=True)
+class OracleConfig:
+    """``[oracle]``: how strong each task's oracle is measured to be."""
+
+    strength: bool = True
+    max_mutants: int = 20
+    min_mutation_score: float = 0.5
+    min_coverage: float = 0.8
+
+
+def read_oracle(table: Mapping[str, Any], root: Path, fail: Fail) -> OracleConfig:
+    """The ``[oracle]`` *table* (checked against the schema) as an :class:`OracleConfig`."""
+    return OracleConfig(**section_fields(OracleConfig, table))
+
+
+#: bb-oracle's section of bugbout.toml.
+ORACLE = Section("oracle", read_oracle)
 
 
 @dataclass(frozen=True)
@@ -31,7 +52,7 @@ class OracleSettings(TestLimits):
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
         values = super().config_values(config)
-        section = config.oracle
+        section = config.section("oracle", OracleConfig)
         values.update(
             strength=section.strength,
             max_mutants=section.max_mutants,

@@ -13,11 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.bench.workbench import Workbench
-from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.executors.units import Executor, Failed, Unit
-from bb_core.records import Writer
-from bb_core.stage import BenchStage, run_stage
+from bb_core.executors.units import Failed, Unit
+from bb_core.records import kinds
+from bb_core.stage import BenchStage
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
 
@@ -56,7 +55,7 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         remove_stale()
         return OracleWork(bench, self.settings, self.runner)
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: kinds.Task) -> Sequence[Unit]:
         task_id = str(record["id"])
         with self._lock:
             self.stats.tasks += 1
@@ -82,7 +81,16 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         self._known.pop(task_id, None)
         return [Unit(task_id, {"task": record, "key": key}, label=task_id)]
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def closing(self) -> str | None:
+        """What the run came to, when it saw a task."""
+        return self.stats.line() if self.stats.tasks else None
+
+    def counts(self) -> dict[str, int]:
+        """The run's tasks, those answered from the cache and its pytest runs."""
+        stats = self.stats
+        return {"tasks": stats.tasks, "cached": stats.cached, "test_runs": stats.test_runs}
+
+    def kept(self, record: kinds.Task) -> bool:
         """Whether *record*'s answer came from the cache of an earlier run."""
         return str(record["id"]) in self._kept
 
@@ -94,7 +102,9 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         if self.cache is not None:
             self.cache.put(unit.key, str(unit.payload["key"]), result["result"])
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(
+        self, record: kinds.Task, results: Mapping[str, Any]
+    ) -> list[kinds.Task | kinds.Skip]:
         task_id = str(record["id"])
         found = results.get(task_id)
         if found is None:
@@ -107,30 +117,12 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
             skip = Skip.from_entry(answer["skip"])
             with self._lock:
                 self.stats.skips[skip.reason] = self.stats.skips.get(skip.reason, 0) + 1
-            return [dict(skip_line(record, skip))]
+            return [skip_line(record, skip)]
         with self._lock:
             self.stats.oracles += 1
-        return [{**record, "oracle": dict(answer["oracle"])}]
+        out: kinds.Task = {**record, "oracle": kinds.as_oracle(answer["oracle"])}
+        return [out]
 
 
 def _crash_message(failed: Failed) -> str:
     return f"the task's unit could not be finished ({failed.reason}): {failed.message}"
-
-
-def run_oracle(
-    inputs: Sequence[str],
-    config: Config,
-    settings: OracleSettings | None = None,
-    *,
-    jobs: int = 1,
-    store: Store | None = None,
-    writer: Writer | None = None,
-    progress: Progress | None = None,
-    runner: Runner = run_pytest,
-    executor: Executor | None = None,
-) -> Stats:
-    """The whole stage: every task of *inputs* through :class:`OracleStage`, on *executor*
-    (``jobs`` local threads by default), other lines passed on."""
-    stage = OracleStage(config, settings, store=store, runner=runner)
-    run_stage(inputs, stage, executor, progress, writer, jobs=jobs)
-    return stage.stats

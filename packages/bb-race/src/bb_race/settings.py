@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bb_core.config import Config
 from bb_core.config.limits import TestLimits
 
 from bb_race.caps import MAX_DISK_BYTES, MAX_PATCH_BYTES
+
+if TYPE_CHECKING:
+    from bb_core.agents import CodingAgent
 
 
 @dataclass(frozen=True)
@@ -35,6 +38,9 @@ class RaceSettings(TestLimits):
     quotas: dict[str, int] = field(default_factory=dict)
     max_patch_bytes: int = MAX_PATCH_BYTES
     max_disk_bytes: int = MAX_DISK_BYTES
+    #: The agents to race instead of the configured ones (adapters made in a script);
+    #: never shipped to a worker (the race's work carries the agents it runs).
+    agents: tuple[CodingAgent, ...] | None = field(default=None, compare=False)
 
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:

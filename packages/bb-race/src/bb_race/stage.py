@@ -14,6 +14,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,8 @@ from bb_core.cli.progress import warn
 from bb_core.config import Config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.executors.units import Executor, Failed, Unit
+from bb_core.records import Line
+from bb_core.records.kinds import Attempt, Task, as_attempt
 from bb_core.records.vocabulary import CRASHED
 from bb_core.sandbox import NoSandbox, Sandbox
 from bb_core.store import Store
@@ -71,7 +74,10 @@ class RaceStage:
         sandbox: Sandbox | None = None,
     ) -> None:
         self.config = config
-        self.settings = settings or RaceSettings.from_config(config)
+        chosen = settings or RaceSettings.from_config(config)
+        if agents is None and chosen.agents is not None:
+            agents = chosen.agents
+        self.settings = replace(chosen, agents=None)
         self._given_agents = list(agents) if agents is not None else None
         self._agents: list[CodingAgent] | None = None
         self.store = AttemptStore(store_dir or Store(config.root).attempts)
@@ -112,6 +118,12 @@ class RaceStage:
 
     # -- the stage ----------------------------------------------------------------------
 
+    def before(self, lines: Sequence[Line]) -> None:
+        """Given the whole input before any agent starts: an unknown agent, or none at
+        all, stops the race before it writes a task."""
+        if any(line.known and line.kind == "task" for line in lines):
+            self.chosen()
+
     def start(self, executor: Executor) -> RaceWork:
         if self._work is None:
             everyone = self.agents()
@@ -143,7 +155,7 @@ class RaceStage:
         if self._view is not None:
             self._view.draw()
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: Task) -> Sequence[Unit]:
         task_id = str(record["id"])
         chosen = self.chosen()
         units: list[Unit] = []
@@ -187,7 +199,7 @@ class RaceStage:
             self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the race
         return units
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def kept(self, record: Task) -> bool:
         """A task that needs no run has every attempt kept from earlier races."""
         return True
 
@@ -210,15 +222,15 @@ class RaceStage:
             self.store.retire(str(save["task_id"]), str(save["agent"]))
         self.store.save(save)
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: Task, results: Mapping[str, Any]) -> list[Task]:
         task_id = str(record["id"])
-        attempts = []
+        attempts: list[Attempt] = []
         for agent in self.agents():
             key = f"{task_id} {agent.name}"
             if key in results:
-                attempts.append(self._answer(key, results[key], record, agent))
+                attempts.append(as_attempt(self._answer(key, results[key], record, agent)))
             elif (task_id, agent.name) in self._known:
-                attempts.append(self._known[(task_id, agent.name)])
+                attempts.append(as_attempt(self._known[(task_id, agent.name)]))
         return [{**record, "attempts": attempts}]
 
     def cancel(self) -> None:

@@ -27,5 +27,7 @@ class XexamSettings(TestLimits):
 
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
-        """``[run]`` of *config*, and ``[judge] run-suite``."""
-        return {**super().config_values(config), "run_suite": config.judge.run_suite}
+        """``[run]`` of *config*, and ``[judge] run-suite`` (bb-judge's section; on when
+        bb-judge is not installed)."""
+        run_suite = getattr(config.sections.get("judge"), "run_suite", True)
+        return {**super().config_values(config), "run_suite": bool(run_suite)}

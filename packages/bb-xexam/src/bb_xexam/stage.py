@@ -33,18 +33,17 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.bench.workbench import Workbench
-from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.executors.units import Executor, Failed, Unit
-from bb_core.records import Writer, check, kinds
+from bb_core.executors.units import Failed, Unit
+from bb_core.records import check, kinds
 from bb_core.records.vocabulary import REFERENCE
-from bb_core.stage import BenchStage, run_stage
+from bb_core.stage import BenchStage
 from bb_core.store import Store, atomic_write, read_json
 
 from bb_xexam.authors import Author, Column, authors_of, columns_of, slug
 from bb_xexam.matrix import Lost, assemble, hidden_column
 from bb_xexam.plan import matrix_key, reference_key, reference_plan
-from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
+from bb_xexam.settings import XexamSettings
 from bb_xexam.work import AUTHOR, XexamWork, log_dir
 
 
@@ -92,7 +91,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
 
     # -- the driver's side ----------------------------------------------------------------
 
-    def units(self, record: dict[str, Any]) -> Sequence[Unit]:
+    def units(self, record: kinds.Task) -> Sequence[Unit]:
         if "attempts" not in record:
             return []
         plan = self._plan(record)
@@ -117,11 +116,11 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             for p in wanted
         ]
 
-    def kept(self, record: dict[str, Any]) -> bool:
+    def kept(self, record: kinds.Task) -> bool:
         """A raced task that needs no run has its matrix kept from an earlier run."""
         return "attempts" in record
 
-    def _plan(self, task: dict[str, Any]) -> _Plan:
+    def _plan(self, task: kinds.Task) -> _Plan:
         authors = authors_of(task, run_suite=self.settings.run_suite)
         columns = columns_of(task)
         env = self.bench.env(task)
@@ -170,7 +169,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             self._runs_path(task_id, str(payload["author"]), create=True), json.dumps(kept)
         )
 
-    def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def combine(self, record: kinds.Task, results: Mapping[str, Any]) -> list[kinds.Task]:
         if "attempts" not in record:
             return [record]
         with self._lock:
@@ -179,7 +178,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
         matrix = plan.matrix
         if matrix is None:
             matrix = self._matrix(record, plan, results)
-        out = {**record, "matrix": matrix}
+        out: kinds.Task = {**record, "matrix": matrix}
         if plan.reference is not None:
             hidden = plan.hidden
             if hidden is None:
@@ -194,9 +193,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
             out["reference_column"] = hidden
         return [out]
 
-    def _matrix(
-        self, task: dict[str, Any], plan: _Plan, results: Mapping[str, Any]
-    ) -> kinds.Matrix:
+    def _matrix(self, task: kinds.Task, plan: _Plan, results: Mapping[str, Any]) -> kinds.Matrix:
         task_id = str(task["id"])
         found: dict[str, dict[str, Any] | Lost] = {}
         duration = 0.0
@@ -258,22 +255,3 @@ def _crash_log(task_id: str, key: str, author: str | None) -> Path:
 
 def _lost(task_id: str, key: str, author: str | None, failed: Failed) -> Lost:
     return Lost(failed.reason, failed.message, str(_crash_log(task_id, key, author)))
-
-
-def run_xexam(
-    inputs: Sequence[str],
-    config: Config,
-    settings: XexamSettings | None = None,
-    *,
-    jobs: int = 1,
-    store: Store | None = None,
-    writer: Writer | None = None,
-    progress: Progress | None = None,
-    executor: Executor | None = None,
-) -> int:
-    """The whole stage: every task of *inputs* through :class:`XexamStage`, on *executor*
-    (by default local threads: ``jobs`` tasks' worth of authors, each task's
-    :data:`~bb_xexam.settings.RUNS_AT_ONCE` at once), other lines passed on; returns the
-    task lines handled."""
-    stage = XexamStage(config, settings, store)
-    return run_stage(inputs, stage, executor, progress, writer, jobs=max(1, jobs) * RUNS_AT_ONCE)

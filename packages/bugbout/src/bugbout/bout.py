@@ -33,7 +33,7 @@ from bb_report import Report
 
 from bugbout import stages
 from bugbout.plan import Plan, plan
-from bugbout.results import STAGES, Results
+from bugbout.results import Results
 
 Echo = Callable[[str], None]
 
@@ -66,7 +66,7 @@ class Project:
 
     @property
     def results(self) -> Results:
-        return Results.of(self.config.root)
+        return Results.of(self.config.root, stages.streams())
 
     def contestants(self) -> list[CodingAgent]:
         """The adapters of ``[[contestants]]``."""
@@ -173,8 +173,10 @@ class Bout:
     def run(self, *, until: str = "report") -> Report:
         """Run every stage up to *until* (default: all) and return the report object
         (:class:`bb_report.Report`) of what the last stage wrote."""
-        if until not in STAGES:
-            raise UsageError(f"unknown stage {until!r} (stages: {', '.join(STAGES)})")
+        order = stages.bout_stages()
+        known = (*(stage.name for stage in order), "report")
+        if until not in known:
+            raise UsageError(f"unknown stage {until!r} (stages: {', '.join(known)})")
         self.project.require_file()
         jobs = self.jobs or 1
         units = executor_settings(
@@ -184,10 +186,11 @@ class Bout:
         results = self.results
         results.ensure()
         with executor_session(units):
-            return self._run(until, agents, results, jobs, units)
+            return self._run(order, until, agents, results, jobs, units)
 
     def _run(
         self,
+        order: Sequence[stages.BoutStage],
         until: str,
         agents: list[CodingAgent] | None,
         results: Results,
@@ -205,9 +208,9 @@ class Bout:
             refresh_attempts=self.refresh_attempts,
             race_jobs=self.jobs,
         )
-        count = len(STAGES)
-        for number, stage in enumerate(stages.TABLE, 1):
-            self._say(f"[{number}/{count}] {stage.name}: {stage.intro(run)}")
+        count = len(order) + 1
+        for number, stage in enumerate(order, 1):
+            self._say(f"[{number}/{count}] {stage.name}: {stage.words.intro(run)}")
             started = time.monotonic()
             said, found = stages.run_bout_stage(stage, run)
             results.record(stage.name, found.digest)

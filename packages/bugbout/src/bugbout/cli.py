@@ -169,10 +169,10 @@ def tasks(
     preflight(project.config)
     if explain_ref is not None:
         from bb_mine.explain import explain
-        from bb_mine.mine import MineOptions
+        from bb_mine.mine import MineSettings
 
         config = project.config
-        options = MineOptions.from_config(config)
+        options = MineSettings.from_config(config)
         rows = explain(str(config.repository_path()), options, explain_ref)
         click.echo(explain_table(rows), nl=False)
         return

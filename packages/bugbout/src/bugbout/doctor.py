@@ -319,10 +319,10 @@ class Doctor:
         from the configured repository (mined as ``bugbout run`` mines them; the mining
         cache makes this cheap after the first time), and how many exist already."""
         from bb_core.envs.tasks import census
-        from bb_mine.mine import MineOptions, mine
+        from bb_mine.mine import MineSettings, mine
 
         try:
-            options = MineOptions.from_config(self.config)
+            options = MineSettings.from_config(self.config)
             location = str(self.config.repository_path())
             bases = [
                 str(record.get("base_commit"))

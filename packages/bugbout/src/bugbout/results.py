@@ -46,13 +46,20 @@ MANIFEST = "run.json"
 
 @dataclass(frozen=True)
 class Results:
-    """The ``.bugbout/`` folder of one project (beside its bugbout.toml)."""
+    """The ``.bugbout/`` folder of one project (beside its bugbout.toml); *streams* are
+    the stages of its runs with their files, in order (a custom stage's among them)."""
 
     root: Path
+    streams: tuple[tuple[str, str], ...] = STREAMS
 
     @classmethod
-    def of(cls, project_dir: Path) -> Results:
-        return cls(Store(project_dir).root)
+    def of(cls, project_dir: Path, streams: tuple[tuple[str, str], ...] = STREAMS) -> Results:
+        return cls(Store(project_dir).root, streams)
+
+    @property
+    def stages(self) -> tuple[str, ...]:
+        """Every stage of a run, in order, the report last."""
+        return (*(stage for stage, _ in self.streams), "report")
 
     def ensure(self) -> Path:
         Store(self.root.parent).ensure()
@@ -60,7 +67,7 @@ class Results:
 
     def stream(self, stage: str) -> Path:
         """The file that holds *stage*'s output stream."""
-        for name, file in STREAMS:
+        for name, file in self.streams:
             if name == stage:
                 return self.root / file
         raise KeyError(stage)
@@ -94,7 +101,7 @@ class Results:
         if not isinstance(stages, dict):
             return []
         done = []
-        for stage in STAGES:
+        for stage in self.stages:
             if stage not in stages:
                 break
             if stage != "report" and not self.stream(stage).is_file():
@@ -112,7 +119,7 @@ class Results:
             return self.stream(finished[-1])
         if read_json(self.manifest) is not None:
             return None
-        existing = [self.root / file for _, file in STREAMS if (self.root / file).is_file()]
+        existing = [self.root / file for _, file in self.streams if (self.root / file).is_file()]
         return existing[-1] if existing else None
 
     def record(self, stage: str, digest: str | None = None) -> None:
@@ -128,7 +135,7 @@ class Results:
         before = stages.get(stage)
         same = isinstance(before, dict) and digest is not None and before.get("digest") == digest
         if not same:
-            for later in STAGES[STAGES.index(stage) + 1 :]:
+            for later in self.stages[self.stages.index(stage) + 1 :]:
                 stages.pop(later, None)
         entry: JSONObject = {"finished": _now()}
         if digest is not None:

@@ -1,10 +1,11 @@
-"""The stages of a bout, as a table: each one's tool, what it says, and how it runs here.
+"""The stages of a bout: every installed stage's spec in pipeline order, and what each says.
 
-:data:`TABLE` lists the stages in order (:data:`bugbout.results.STAGES` less the report).
-Each :class:`BoutStage` calls its tool's library entry point with the previous stage's
-stream as input, its units on the bout's executor, and writes its whole output stream
-atomically (see :mod:`bugbout.results`); :func:`run_bout_stage` runs one and says in one
-line what it did. The stages' own caches - the mining cache, ``cache/oracle``,
+:func:`bout_stages` is every stage :func:`bb_core.stage_spec.pipeline` finds (the
+built-in ones and any installed as a package), each reading the stream of the one before.
+:func:`run_bout_stage` runs one with :func:`bb_core.stage_spec.run` - the previous
+stage's stream as input, its units on the bout's executor - writes its whole output
+stream atomically (see :mod:`bugbout.results`) and says in one line what it did
+(:data:`WORDS`). The stages' own caches - the mining cache, ``cache/oracle``,
 ``attempts/``, ``matrices/``, ``cache/score`` - make a second run cheap, so every run
 calls every stage and each answers what it already knows from its store.
 """
@@ -20,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent
-from bb_core.cli.progress import Progress, warn
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.executors.units import Executor, ExecutorSettings, make_executor
+from bb_core.executors.units import ExecutorSettings
 from bb_core.records import Writer, count_task_lines, read_lines
 from bb_core.records.vocabulary import (
     PICK,
@@ -31,10 +32,14 @@ from bb_core.records.vocabulary import (
     RESOLVED_BUT_SUSPICIOUS,
     SCORE_CRASHED,
 )
+from bb_core.stage_spec import Ran, StageSpec, pipeline
+from bb_core.stage_spec import run as run_stage
+from bb_core.store import Store
+from bb_judge.settings import JudgeConfig
 from bb_report import Report, build_report, render
 from bb_report.words import plural
 
-from bugbout.results import STAGES, Results, atomic_output
+from bugbout.results import Results, atomic_output
 
 
 @dataclass(frozen=True)
@@ -71,26 +76,80 @@ class BoutRun:
     refresh_attempts: bool = False
     race_jobs: int | None = None
 
+    def overrides(self, stage: str) -> dict[str, Any]:
+        """What ``bugbout run``'s options set of *stage*'s settings."""
+        if stage != "race":
+            return {}
+        return {
+            "only": tuple(self.only),
+            "retry_failed": self.retry_failed,
+            "refresh": self.refresh_attempts,
+            "jobs": self.race_jobs,
+            "agents": None if self.agents is None else tuple(self.agents),
+        }
+
+
+@dataclass(frozen=True)
+class Words:
+    """What a bout says of one stage: the line that introduces it, what its progress
+    lines start with, and the line it ends with (of its stream's :class:`Tally` and its
+    :class:`~bb_core.stage_spec.Ran`); and what else it keeps in ``.bugbout/`` once its
+    stream is written."""
+
+    intro: Callable[[BoutRun], str]
+    doing: str
+    said: Callable[[Tally, Ran], str]
+    keep: Callable[[BoutRun, Tally], None] | None = None
+
 
 @dataclass(frozen=True)
 class BoutStage:
-    """One stage of a bout: its name (as in ``STAGES``), its tool, the line that
-    introduces it, how it writes its stream from the previous stage's (returning what
-    :attr:`said` needs beside the stream's :class:`Tally`), and the line it ends with."""
+    """One stage of a bout: its spec, the stage whose stream it reads, and its words."""
 
-    name: str
-    tool: str
-    intro: Callable[[BoutRun], str]
-    write: Callable[[BoutRun, list[str], Writer], Any]
-    said: Callable[[Tally, Any], str]
-    #: Run after the stream is written: what else the stage keeps in ``.bugbout/``.
-    keep: Callable[[BoutRun, Tally], None] | None = None
+    spec: StageSpec[Any]
+    reads: str | None
+    words: Words
 
     @property
-    def reads(self) -> str | None:
-        """The stage whose stream this one reads (None: it reads the repository)."""
-        index = STAGES.index(self.name)
-        return STAGES[index - 1] if index else None
+    def name(self) -> str:
+        return self.spec.name
+
+
+def run_bout_stage(stage: BoutStage, run: BoutRun) -> Done:
+    """Run *stage* over the previous stage's stream into its own; what it did, in a line."""
+    spec = stage.spec
+    inputs = [str(run.results.stream(stage.reads))] if stage.reads else []
+    path = run.results.stream(stage.name)
+    settings = spec.settings_of(run.config, **run.overrides(stage.name))
+    label = f"bugbout: {stage.words.doing}"
+    total = count_task_lines(inputs) if inputs else None
+    with (
+        atomic_output(path) as handle,
+        Progress(label, total, bar=not spec.own_view) as progress,
+    ):
+        ran = run_stage(
+            spec, inputs, settings, replace(run.executor, jobs=run.jobs), progress, Writer(handle),
+            config=run.config, store=Store(run.config.root), label=f"bugbout: {stage.name}",
+        )  # fmt: skip
+    found = tally(path)
+    if stage.words.keep is not None:
+        stage.words.keep(run, found)
+    return stage.words.said(found, ran), found
+
+
+def bout_stages(specs: Sequence[StageSpec[Any]] | None = None) -> list[BoutStage]:
+    """Every stage of a bout before the report, in order, each reading the one before."""
+    order = pipeline() if specs is None else list(specs)
+    return [
+        BoutStage(spec, order[at - 1].name if at else None, WORDS.get(spec.name) or _words(spec))
+        for at, spec in enumerate(order)
+    ]
+
+
+def mine_stage(config: Config, results: Results) -> Done:
+    """bb-mine over the configured repository into ``tasks.jsonl``."""
+    [mine] = [stage for stage in bout_stages() if stage.name == "mine"]
+    return run_bout_stage(mine, BoutRun(config, results))
 
 
 def tally(path: Path) -> Tally:
@@ -118,36 +177,7 @@ def tally(path: Path) -> Tally:
     return Tally(kinds, tasks, skips, summary, skip_lines, content.hexdigest()[:32])
 
 
-def run_bout_stage(stage: BoutStage, run: BoutRun) -> Done:
-    """Run *stage* over the previous stage's stream into its own; what it did, in a line."""
-    inputs = [str(run.results.stream(stage.reads))] if stage.reads else []
-    path = run.results.stream(stage.name)
-    with atomic_output(path) as handle:
-        extra = stage.write(run, inputs, Writer(handle))
-    found = tally(path)
-    if stage.keep is not None:
-        stage.keep(run, found)
-    return stage.said(found, extra), found
-
-
-def mine_stage(config: Config, results: Results) -> Done:
-    """bb-mine over the configured repository into ``tasks.jsonl``."""
-    return run_bout_stage(MINE, BoutRun(config, results))
-
-
-def _mine(run: BoutRun, inputs: list[str], writer: Writer) -> None:
-    from bb_mine.mine import MineOptions, mine
-
-    options = MineOptions.from_config(run.config)
-    location = str(run.config.repository_path())
-    with Progress("bugbout: mining") as progress:
-        for record in mine(
-            location, options, warn=lambda m: warn("bugbout: mine", m), progress=progress
-        ):
-            writer.write(record)
-
-
-def _mined(found: Tally, _: None) -> str:
+def _mined(found: Tally, _: Ran) -> str:
     summary = found.summary or {}
     skipped = dict(summary.get("skipped") or {})
     left_out = sum(n for reason, n in skipped.items() if reason != "not-a-fix")
@@ -175,41 +205,6 @@ def statement_summary(tasks: Sequence[Mapping[str, Any]]) -> str:
     return f"{counted}, {min(lengths)}-{max(lengths)} characters"
 
 
-def units_for(run: BoutRun, width: int) -> Executor:
-    """The bout's executor for a stage, *width* units at once (the shared lane)."""
-    return make_executor(replace(run.executor, jobs=width))
-
-
-def _oracle(run: BoutRun, inputs: list[str], writer: Writer) -> Any:
-    from bb_oracle.oracle import count_tasks, default_store
-    from bb_oracle.settings import OracleSettings
-    from bb_oracle.stage import run_oracle
-
-    units = units_for(run, run.jobs)
-    try:
-        return run_oracle(
-            inputs,
-            run.config,
-            OracleSettings.from_config(run.config),
-            jobs=run.jobs,
-            store=default_store(run.config),
-            writer=writer,
-            progress=Progress("bugbout: ground truth", count_tasks(inputs)),
-            executor=units,
-        )
-    finally:
-        units.close()
-
-
-def _grounded(found: Tally, stats: Any) -> str:
-    grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
-    set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
-    text = f"{plural(grounded, 'task')} with ground truth, {set_aside} set aside"
-    if stats.cached:
-        text += f" ({stats.cached} from cache)"
-    return text
-
-
 def _race_intro(run: BoutRun) -> str:
     if run.agents is not None:
         names = [agent.name for agent in run.agents]
@@ -221,24 +216,7 @@ def _race_intro(run: BoutRun) -> str:
     return f"racing {shown or 'no agents'}"
 
 
-def _race(run: BoutRun, inputs: list[str], writer: Writer) -> None:
-    from bb_race.race import run_race
-    from bb_race.settings import RaceSettings
-
-    settings = RaceSettings.from_config(
-        run.config,
-        only=tuple(run.only),
-        retry_failed=run.retry_failed,
-        refresh=run.refresh_attempts,
-        jobs=run.race_jobs,
-    )
-    run_race(
-        inputs, run.config, settings, agents=run.agents, writer=writer,
-        executor_settings=run.executor, label="bugbout: racing",
-    )  # fmt: skip
-
-
-def _raced(found: Tally, _: None) -> str:
+def _raced(found: Tally, _: Ran) -> str:
     statuses: Counter[str] = Counter(
         str(a.get("status")) for task in found.tasks for a in task.get("attempts", ())
     )
@@ -249,45 +227,10 @@ def _raced(found: Tally, _: None) -> str:
     )
 
 
-def _xexam(run: BoutRun, inputs: list[str], writer: Writer) -> None:
-    from bb_core.cli import stage_executor
-    from bb_core.store import Store
-    from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings
-    from bb_xexam.stage import run_xexam
-
-    # Local: bb-xexam's own lanes, RUNS_AT_ONCE runs a task.
-    with stage_executor(run.executor, run.jobs * RUNS_AT_ONCE) as units:
-        run_xexam(
-            inputs,
-            run.config,
-            XexamSettings.from_config(run.config),
-            jobs=run.jobs,
-            store=Store(run.config.root),
-            writer=writer,
-            progress=Progress("bugbout: cross-examining", count_task_lines(inputs)),
-            executor=units,
-        )
-
-
-def _examined(found: Tally, _: None) -> str:
+def _examined(found: Tally, _: Ran) -> str:
     matrices = [task["matrix"] for task in found.tasks if task.get("matrix")]
     cells = sum(len(matrix.get("cells", ())) for matrix in matrices)
     return f"{plural(len(matrices), 'matrix', 'matrices')}, {plural(cells, 'cell')}"
-
-
-def _judge(run: BoutRun, inputs: list[str], writer: Writer) -> None:
-    from bb_core.cli import stage_executor
-    from bb_judge.run import run_judge
-
-    with stage_executor(run.executor, run.jobs) as units:
-        run_judge(
-            inputs,
-            run.config,
-            jobs=run.jobs,
-            writer=writer,
-            progress=Progress("bugbout: judging", count_task_lines(inputs)),
-            executor=units,
-        )
 
 
 def _keep_scores(run: BoutRun, found: Tally) -> None:
@@ -299,7 +242,7 @@ def _keep_scores(run: BoutRun, found: Tally) -> None:
                 writer.write(score)
 
 
-def _judged(found: Tally, _: None) -> str:
+def _judged(found: Tally, _: Ran) -> str:
     verdicts = [task["verdict"] for task in found.tasks if task.get("verdict")]
     picks = sum(1 for verdict in verdicts if verdict.get("pick") is not None)
     scores = sum(len(task.get("scores", ())) for task in found.tasks)
@@ -335,35 +278,46 @@ def _judged(found: Tally, _: None) -> str:
     return f"{said}, {plural(scores, 'score')}{apart}"
 
 
-MINE = BoutStage("mine", "bb-mine", lambda run: "mining the history", _mine, _mined)
+def _grounded(found: Tally, ran: Ran) -> str:
+    grounded = sum(1 for task in found.tasks if task.get("oracle") is not None)
+    set_aside = sum(n for (stage, _), n in found.skips.items() if stage == "oracle")
+    text = f"{plural(grounded, 'task')} with ground truth, {set_aside} set aside"
+    if ran.counts.get("cached"):
+        text += f" ({ran.counts['cached']} from cache)"
+    return text
 
-#: Every stage of a bout before the report, in order.
-TABLE: tuple[BoutStage, ...] = (
-    MINE,
-    BoutStage(
-        "oracle",
-        "bb-oracle",
+
+def _words(spec: StageSpec[Any]) -> Words:
+    """What a bout says of a stage it has no words of its own for (a custom one)."""
+
+    def said(found: Tally, ran: Ran) -> str:
+        return f"{plural(len(found.tasks), 'task')} written ({plural(ran.handled, 'task')} read)"
+
+    return Words(lambda run: f"running {spec.prog}", spec.name, said)
+
+
+#: What a bout says of each built-in stage.
+WORDS: dict[str, Words] = {
+    "mine": Words(lambda run: "mining the history", "mining", _mined),
+    "oracle": Words(
         lambda run: "running the maintainers' tests on both sides of each fix",
-        _oracle,
+        "ground truth",
         _grounded,
     ),
-    BoutStage("race", "bb-race", _race_intro, _race, _raced),
-    BoutStage(
-        "xexam",
-        "bb-xexam",
-        lambda run: "running every author's tests on every patch",
-        _xexam,
-        _examined,
+    "race": Words(_race_intro, "racing", _raced),
+    "xexam": Words(
+        lambda run: "running every author's tests on every patch", "cross-examining", _examined
     ),
-    BoutStage(
-        "judge",
-        "bb-judge",
-        lambda run: f"judging ({run.config.judge.policy}) and scoring with the hidden tests",
-        _judge,
+    "judge": Words(
+        lambda run: (
+            f"judging ({run.config.section('judge', JudgeConfig).policy}) and scoring "
+            "with the hidden tests"
+        ),
+        "judging",
         _judged,
         keep=_keep_scores,
     ),
-)
+}
 
 
 def read_report(path: Path, contestants: Sequence[str] = ()) -> Report:
@@ -387,3 +341,8 @@ def _short(path: Path) -> str:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
         return str(path)
+
+
+def streams() -> tuple[tuple[str, str], ...]:
+    """Each stage of a bout with the file its stream is kept in, in order."""
+    return tuple((stage.name, stage.spec.stream) for stage in bout_stages())

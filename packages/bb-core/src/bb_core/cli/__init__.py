@@ -13,21 +13,15 @@ import os
 import signal
 import sys
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from types import FrameType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
-from bb_core.cli.progress import Progress
 from bb_core.errors import BbError
 from bb_core.records.kinds import SANDBOX_KINDS
-
-if TYPE_CHECKING:
-    from bb_core.config import Config
-    from bb_core.executors.units import Executor, ExecutorSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -314,51 +308,3 @@ def executor_options(func: F) -> F:
         help="Run the units of work on this machine's threads (local) or on a Ray cluster's "
         "nodes (ray, with pip install 'bugbout[ray]'); overrides [run] executor, local.",
     )(func)
-
-
-def stage_setup(
-    config_path: str | None,
-    *,
-    executor: str | None,
-    ray_address: str | None,
-    jobs: int,
-    overrides: Mapping[str, Any] | None = None,
-    sandbox: bool = True,
-) -> tuple[Config, ExecutorSettings]:
-    """What a stage's command does first: the configuration; the executor that
-    ``--executor``, ``--ray-address`` and the configuration choose; and the machine checked
-    for the run (its sandbox too, unless *sandbox* is False), with *overrides* (``--sandbox``
-    as ``run.sandbox``) applied to the check."""
-    from bb_core.cli.preflight import preflight
-    from bb_core.config import load_config
-    from bb_core.executors.units import executor_settings
-
-    config = load_config(config_path)
-    chosen = executor_settings(config, kind=executor, address=ray_address, jobs=jobs)
-    preflight(config if overrides is None else config.with_overrides(overrides), sandbox=sandbox)
-    return config, chosen
-
-
-@contextmanager
-def stage_executor(chosen: ExecutorSettings, width: int | None = None) -> Iterator[Executor | None]:
-    """The executor a stage's command hands its stage: the cluster's when *chosen* names
-    one (*width* units at once, by default ``chosen.jobs``), closed on exit; None for
-    ``local``, so that the stage runs its units on its own threads."""
-    if chosen.kind == "local":
-        yield None
-        return
-    from bb_core.executors.units import make_executor
-
-    units = make_executor(chosen if width is None else replace(chosen, jobs=width))
-    try:
-        yield units
-    finally:
-        units.close()
-
-
-def stage_progress(prog: str, inputs: Sequence[str]) -> Progress:
-    """The progress of a stage's command (a bar on a terminal, a line per finished task off
-    one): its total counted from the input files (unknown for stdin)."""
-    from bb_core.records import count_task_lines
-
-    return Progress(prog, count_task_lines(inputs))

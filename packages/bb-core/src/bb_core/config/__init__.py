@@ -9,6 +9,12 @@ whose message is ``<file>: <key.path>: <problem>``, e.g.
 
 Command-line flags override the file through ``overrides`` (or
 :meth:`Config.with_overrides` later); overridden values are checked like the file's own.
+
+The kernel reads ``[project]``, ``[run]`` and the agents. Every other section belongs to
+a stage: the :class:`Section` its spec declares (see :mod:`bb_core.stage_spec`) reads
+it - its keys, defaults and the checks beyond the schema - into the object its tools use,
+kept in :attr:`Config.sections`; a custom stage's section is checked against the schema
+its :class:`Section` gives. A section no installed stage owns is an unknown key.
 """
 
 from __future__ import annotations
@@ -16,11 +22,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 import datetime as dt
+import functools
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bb_core.config.doc import (
     first_problem,
@@ -29,6 +36,7 @@ from bb_core.config.doc import (
     merge_overrides,
     plain,
     read_toml,
+    section_problem,
     show,
 )
 from bb_core.config.eras import era_problem
@@ -43,26 +51,6 @@ OVERRIDES = "<overrides>"
 
 #: The keys every agent entry has; any other key is an adapter option.
 AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
-
-
-#: What ``tasks.since`` and ``bb-mine --since`` take, in words.
-SINCE_WORDS = "a date YYYY-MM-DD or an ISO 8601 time"
-
-
-def parse_since(text: str) -> dt.date | dt.datetime:
-    """``2023-01-01`` (a date) or a full ISO 8601 time, UTC unless it says otherwise."""
-    text = text.strip()
-    if len(text) == 10:
-        return dt.date.fromisoformat(text)
-    when = dt.datetime.fromisoformat(text)
-    return when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-
-
-def since_moment(since: dt.date | dt.datetime) -> dt.datetime:
-    """The aware time *since* starts at: a date's midnight UTC."""
-    if isinstance(since, dt.datetime):
-        return since
-    return dt.datetime(since.year, since.month, since.day, tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -92,27 +80,6 @@ class ProjectConfig:
 
 
 @dataclass(frozen=True)
-class TasksConfig:
-    """``[tasks]``: which fixes become tasks."""
-
-    #: A date (from midnight UTC) or an aware time.
-    since: dt.date | dt.datetime | None = None
-    limit: int = 20
-    max_source_files: int = 2
-    #: Sentences a statement must keep beyond its title after redaction.
-    statement_min_sentences: int = 1
-    #: Keep a fix whose texts keep no symptom once redacted, flagged statement-thin.
-    keep_thin_statements: bool = False
-    #: The offline issue export, resolved against the config's folder.
-    issues: Path | None = None
-    require_fix_signal: bool = True
-    new_tests: str = "changed"
-    categories: list[str] = field(default_factory=lambda: ["bug", "unknown"])
-    exclude: list[str] = field(default_factory=list)
-    include: list[str] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
 class RunConfig:
     """``[run]``: the sandbox, the time limits, how many runs share a quota at once, and
     the caps on what one attempt may leave (its patch's bytes, its disk use)."""
@@ -133,25 +100,37 @@ class RunConfig:
     file_size: int = 2 * 1024 * 1024 * 1024
 
 
-@dataclass(frozen=True)
-class OracleConfig:
-    """``[oracle]``: how strong each task's oracle is measured to be."""
+#: How a section's reader says what is wrong: ``fail(key path, problem)`` is the error to
+#: raise, ``<file>: <key.path>: <problem>`` (or ``<overrides>: ...``).
+Fail = Callable[[str, str], ConfigError]
 
-    strength: bool = True
-    max_mutants: int = 20
-    min_mutation_score: float = 0.5
-    min_coverage: float = 0.8
+SectionT = TypeVar("SectionT")
 
 
 @dataclass(frozen=True)
-class JudgeConfig:
-    """``[judge]``: how one patch per task is picked."""
+class Section:
+    """A stage's section of bugbout.toml, as the stage's spec declares it.
 
-    policy: str = "majority"
-    run_suite: bool = True
-    #: ``exclude``: a resolved patch with a suspicious finding is counted apart and never
-    #: picked; ``count``: it counts as resolved (for a team that has reviewed them).
-    suspicious: str = "exclude"
+    ``read(table, root, fail)`` makes the section's object (a frozen dataclass of
+    underscored fields) of its *table* (dashed keys, already checked against the schema;
+    empty when the file has none), resolving paths against *root* and raising
+    ``fail(key path, problem)`` for what the schema cannot say. A built-in section's keys
+    are described in ``schemas/config.json``; a custom stage gives its ``schema`` (a
+    JSON schema of its table, with a description and a default per key)."""
+
+    name: str
+    read: Callable[[Mapping[str, Any], Path, Fail], Any]
+    schema: Mapping[str, Any] | None = None
+
+
+def section_fields(cls: type[SectionT], table: Mapping[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of dataclass *cls* that *table* (dashed keys) gives."""
+    return _fields(cls, table)
+
+
+def resolve(root: Path, value: str) -> Path:
+    """A path of the file, resolved against its folder *root* (``~`` expanded)."""
+    return _resolve(root, value)
 
 
 @dataclass(frozen=True)
@@ -197,12 +176,21 @@ class Config:
     path: Path | None
     root: Path
     project: ProjectConfig = field(default_factory=ProjectConfig)
-    tasks: TasksConfig = field(default_factory=TasksConfig)
     run: RunConfig = field(default_factory=RunConfig)
-    oracle: OracleConfig = field(default_factory=OracleConfig)
-    judge: JudgeConfig = field(default_factory=JudgeConfig)
     contestants: list[AgentConfig] = field(default_factory=list)
     examiners: list[AgentConfig] = field(default_factory=list)
+    #: Each stage's section, as its :class:`Section` read it, by section name.
+    sections: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, name: str, cls: type[SectionT]) -> SectionT:
+        """The ``[name]`` section as its owner read it; *cls*'s defaults when the
+        configuration was made without it (built by hand, or its stage not installed)."""
+        found = self.sections.get(name)
+        return found if isinstance(found, cls) else cls()
+
+    def with_section(self, name: str, value: Any) -> Config:
+        """A copy with section *name* replaced by *value* (unchecked)."""
+        return dataclasses.replace(self, sections={**self.sections, name: value})
 
     @property
     def label(self) -> str:
@@ -224,8 +212,9 @@ class Config:
     def to_dict(self) -> dict[str, Any]:
         """The configuration as a TOML-shaped, JSON-ready document that loads back equal."""
         document: dict[str, Any] = {
-            section: _table(getattr(self, section))
-            for section in ("project", "tasks", "run", "oracle", "judge")
+            "project": _table(self.project),
+            "run": _table(self.run),
+            **{name: _table(value) for name, value in self.sections.items()},
         }
         document["contestants"] = [a.to_dict() for a in self.contestants]
         document["examiners"] = [a.to_dict() for a in self.examiners]
@@ -279,12 +268,22 @@ def build(
         origin = OVERRIDES if overridden and is_overridden(where, overridden) else label
         return ConfigError(f"{origin}: {where}: {problem}")
 
+    owners = _section_owners()
+    custom = {name: doc.pop(name) for name, owner in owners.items() if owner.schema and name in doc}
     problem = first_problem(doc, require_source=path is not None)
+    if problem is None:
+        problem = next(
+            (
+                found
+                for name, table in custom.items()
+                if (found := section_problem(name, table, owners[name].schema or {}))
+            ),
+            None,
+        )
     if problem is not None:
         raise fail(*problem)
 
     p = _fields(ProjectConfig, doc.get("project", {}))
-    t = _fields(TasksConfig, doc.get("tasks", {}))
     for key in ("source", "tests"):
         if key in p:
             p[key] = [_clean(f) for f in p[key]] if isinstance(p[key], list) else _clean(p[key])
@@ -295,18 +294,12 @@ def build(
         wrong = era_problem(deps)
         if wrong is not None:
             raise fail(key_path(["project", "test-dependencies", wrong[0]]), wrong[1])
-    if "issues" in t:
-        t["issues"] = _resolve(root, t["issues"])
-    if "since" in t:
-        try:
-            t["since"] = parse_since(t["since"])
-        except ValueError as exc:
-            raise fail("tasks.since", f"expected {SINCE_WORDS}, got {show(t['since'])}") from exc
     project = ProjectConfig(**p)
-    tasks = TasksConfig(**t)
     run = RunConfig(**_fields(RunConfig, doc.get("run", {})))
-    oracle = OracleConfig(**_fields(OracleConfig, doc.get("oracle", {})))
-    judge = JudgeConfig(**_fields(JudgeConfig, doc.get("judge", {})))
+    sections = {
+        name: owner.read({**doc, **custom}.get(name, {}), root, fail)
+        for name, owner in owners.items()
+    }
     agents: dict[str, list[AgentConfig]] = {}
     seen: dict[str, str] = {}
     for section, role in (("contestants", "contestant"), ("examiners", "examiner")):
@@ -336,13 +329,50 @@ def build(
         path=path,
         root=root,
         project=project,
-        tasks=tasks,
         run=run,
-        oracle=oracle,
-        judge=judge,
         contestants=agents["contestants"],
         examiners=agents["examiners"],
+        sections=sections,
     )
+
+
+#: The entry-point group every stage's spec is published in (see bb_core.stage_spec).
+STAGES_GROUP = "bugbout.stages"
+
+#: The sections of stages made known in this process (``bb_core.stage_spec.register``).
+_registered: dict[str, Section] = {}
+
+
+def register_section(section: Section) -> None:
+    """Make *section*'s owner read it from now on in this process."""
+    _registered[section.name] = section
+
+
+def unregister_section(name: str) -> None:
+    _registered.pop(name, None)
+
+
+def _section_owners() -> dict[str, Section]:
+    """The sections the installed stages own, by name (their specs are loaded here)."""
+    return {**_published_sections(), **_registered}
+
+
+@functools.cache
+def _published_sections() -> dict[str, Section]:
+    from importlib.metadata import entry_points
+
+    found: dict[str, Section] = {}
+    for point in entry_points(group=STAGES_GROUP):
+        try:
+            spec = point.load()
+        except Exception as exc:
+            raise ConfigError(
+                f"stage {point.name!r} cannot be loaded from {point.value}: {exc}"
+            ) from exc
+        section = getattr(spec, "section", None)
+        if isinstance(section, Section):
+            found.setdefault(section.name, section)
+    return found
 
 
 def _fields(cls: type[Any], table: Mapping[str, Any]) -> dict[str, Any]:

@@ -263,3 +263,20 @@ def _order(document: Any, where: list[Any]) -> list[int]:
 
 def _problem(error: ValidationError, place: list[Any]) -> str:
     return problem(error, place, CONFIG)
+
+
+def section_problem(
+    name: str, table: Any, section_schema: Mapping[str, Any]
+) -> tuple[str, str] | None:
+    """The earliest violation of a custom stage's *section_schema* in its ``[name]``
+    *table*, as ``(key path, problem)`` worded as the schema's own; None when it is right."""
+    from jsonschema import Draft202012Validator
+
+    found = [
+        ([name, *where(error)], error)
+        for error in Draft202012Validator(section_schema).iter_errors(table)
+    ]
+    if not found:
+        return None
+    place, error = min(found, key=lambda item: _order({name: table}, item[0]))
+    return key_path(place), _problem(error, place)
