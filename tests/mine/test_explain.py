@@ -17,7 +17,8 @@ TESTS = "def test_total():\n    assert True\n"
 def _explain(repo: GitRepo, tmp_path: Path, ref: str, tasks: str = "") -> tuple[int, str]:
     config = tmp_path / "bugbout.toml"
     config.write_text(f'[project]\nrepository = "{repo.path}"\nsource = "pkg"\n[tasks]\n{tasks}')
-    result = CliRunner().invoke(
+    # Not a terminal and no COLUMNS: each rule's row on one line, however long.
+    result = CliRunner(env={"COLUMNS": None}).invoke(
         main, ["tasks", "--config", str(config), "--explain", ref], catch_exceptions=False
     )
     return result.exit_code, result.stdout + result.stderr

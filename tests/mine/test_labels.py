@@ -274,7 +274,7 @@ def test_explain_shows_a_bug_label_as_the_fix_signal(
     by_title = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in shas}
 
     def explained(title: str) -> str:
-        result = CliRunner().invoke(
+        result = CliRunner(env={"COLUMNS": None}).invoke(
             bugbout, ["tasks", "--config", str(config), "--explain", by_title[title]],
             catch_exceptions=False,
         )  # fmt: skip

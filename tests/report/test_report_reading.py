@@ -9,13 +9,13 @@ import re
 from typing import Any
 
 import pytest
+from bb_core.cli.tables import fit, middle
 from bb_report import build_report, render
 from bb_report.blocks import CATEGORY_TONE
 from bb_report.data import Rate
 from bb_report.evidence import describe
 from bb_report.flag_words import explain
 from bb_report.html import STYLE
-from bb_report.termtable import fit, middle
 
 #: Parts of src/textkit as mining's summary would give them: the fixture's tasks changed
 #: src/textkit/core.py (t1-t5, t7, t8), so only core gave tasks.

@@ -8,8 +8,8 @@ import re
 from typing import Any
 
 import pytest
+from bb_core.cli.tables import ELLIPSIS, fit
 from bb_report import build_report, render, report_to_json
-from bb_report.termtable import ELLIPSIS, fit
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from tabulate import tabulate
+from bb_core.cli.tables import markdown
 
 from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
 from bb_report.data import Report
@@ -36,15 +36,7 @@ def _table(table: Table) -> str:
     if table.total is not None:
         rows.append([f"**{_cell(c)}**" if c.text else "" for c in table.total])
     sample = table.rows[0] if table.rows else table.total or []
-    align = ["right" if c.numeric else "left" for c in sample]
-    text: str = tabulate(
-        rows,
-        headers=[escape(h) for h in table.headers],
-        tablefmt="pipe",
-        colalign=align or None,
-        disable_numparse=True,
-    )
-    return text
+    return markdown([escape(h) for h in table.headers], rows, [c.numeric for c in sample])
 
 
 def _block(block: Block) -> str:

@@ -7,14 +7,14 @@ text is the same either way, colour only adds ANSI escapes around it.
 from __future__ import annotations
 
 import os
-import sys
 import textwrap
 from typing import IO
+
+from bb_core.cli.tables import fit, terminal_width
 
 from bb_report.blocks import Block, Document, Notes, Table, Text
 from bb_report.data import Report
 from bb_report.layout import document
-from bb_report.termtable import fit
 
 #: The width when the report does not go to a terminal and COLUMNS is unset.
 DEFAULT_WIDTH = 100
@@ -50,21 +50,6 @@ class _Paint:
 
     def bold(self, text: str) -> str:
         return f"{BOLD}{text}{RESET}" if self.color else text
-
-
-def terminal_width(stream: IO[str] | None = None, default: int = DEFAULT_WIDTH) -> int:
-    """The width to lay the report out for: ``COLUMNS`` when set, else the terminal's
-    (when *stream* is one), else *default*."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    stream = stream if stream is not None else sys.stdout
-    try:
-        if stream.isatty():
-            return os.get_terminal_size(stream.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        pass
-    return default
 
 
 class _Layout:
@@ -145,4 +130,4 @@ def render_document(doc: Document, color: bool, width: int = DEFAULT_WIDTH) -> s
 def render_terminal(report: Report, color: bool = False, width: int | None = None) -> str:
     """The report as text for a terminal *width* columns wide (None: the terminal's, see
     :func:`terminal_width`); ANSI colour only when *color* is true."""
-    return render_document(document(report), color, width or terminal_width())
+    return render_document(document(report), color, width or terminal_width(default=DEFAULT_WIDTH))

@@ -1,16 +1,33 @@
-"""``bugbout tasks``: the mined tasks and the funnel that found them, as tables."""
+"""``bugbout tasks``: the mined tasks and the funnel that found them, as tables.
+
+The tables are laid out by the report's renderer (:func:`bb_core.cli.tables.fit`): on a
+terminal (or with ``COLUMNS`` set) they fit its width; piped, each row stays on one line
+so that ``grep`` finds it whole.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from bb_core.cli.tables import fit, terminal_width
 from bb_core.records.kinds import JSONObject
-from tabulate import tabulate
 
 from bugbout.stages import Tally
 
 TITLE_WIDTH = 56
+#: The width when standard output is not a terminal and ``COLUMNS`` is unset: any.
+UNBOUNDED = 1 << 30
+
+
+def _table(
+    headers: list[str], rows: list[list[Any]], numeric: frozenset[int], whole: frozenset[int]
+) -> str:
+    """The table fitted to the terminal; columns in *whole* wrap rather than being cut."""
+    cells = [[str(cell) for cell in row] for row in rows]
+    numbers = [i in numeric for i in range(len(headers))]
+    width = terminal_width(default=UNBOUNDED)
+    return "\n".join(fit(headers, cells, numbers, width, whole=whole))
 
 
 def _clip(text: str, width: int) -> str:
@@ -89,7 +106,7 @@ def redactions_text(mined: Tally) -> str:
 def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
     """The tasks, one row each, then the funnel: what was examined and why fixes were left out."""
     grounded = grounded_by_id(oracles, mined)
-    rows = []
+    rows: list[list[Any]] = []
     for task in mined.tasks:
         refs = " ".join(f"#{ref['number']}" for ref in task.get("issue_refs", ()))
         rows.append(
@@ -111,7 +128,7 @@ def tasks_table(mined: Tally, oracles: Tally | None = None) -> str:
     ]  # fmt: skip
     parts = []
     if rows:
-        parts.append(tabulate(rows, headers=headers, disable_numparse=True))
+        parts.append(_table(headers, rows, numeric=frozenset({6, 7}), whole=frozenset({5, 8})))
     else:
         parts.append("No task was mined.")
     parts.append(funnel_table(mined, oracles if grounded is not None else None))
@@ -190,11 +207,10 @@ def funnel_table(mined: Tally, oracles: Tally | None) -> str:
         str(summary.get("stopped")), ""
     )
     note = f"\nMining stopped {stopped}; older history was not examined." if stopped else ""
-    table: str = tabulate(steps, headers=["funnel", "count", "for example"], disable_numparse=True)
-    return table + note
+    return _table(["funnel", "count", "for example"], steps, frozenset({1}), frozenset({2})) + note
 
 
 def explain_table(verdicts: list[tuple[str, str, str]]) -> str:
     """``bugbout tasks --explain``: every rule, in order, with its verdict for one commit."""
-    table: str = tabulate(verdicts, headers=["rule", "verdict", "why"], disable_numparse=True)
-    return table + "\n"
+    rows: list[list[Any]] = [list(verdict) for verdict in verdicts]
+    return _table(["rule", "verdict", "why"], rows, frozenset(), frozenset({2})) + "\n"

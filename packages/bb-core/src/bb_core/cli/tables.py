@@ -1,5 +1,10 @@
-"""Tables laid out to fit a terminal's width.
+"""Every table bugbout draws, in one place: fitted to a terminal, or as Markdown.
 
+No other module draws a table or imports ``tabulate`` (a test holds the rule): the
+report's terminal tables, ``bugbout tasks``'s tables and the report's Markdown all come
+from here.
+
+:func:`fit` lays a table out to fit a terminal's width.
 A table that fits is drawn at its natural width. One that does not gives up width from
 its widest columns first: a column that was narrow to begin with wraps its cells onto
 more lines, a wide one (titles, reasons, paths) cuts them with an ellipsis. Below
@@ -11,9 +16,14 @@ escapes never count towards a width.
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import textwrap
 from collections.abc import Callable, Sequence
+from typing import IO
+
+from tabulate import tabulate
 
 #: Below this many columns a table that does not fit is stacked, one block per row.
 STACK_BELOW = 80
@@ -31,11 +41,26 @@ ELLIPSIS = "\u2026"
 Paint = Callable[[str, int], str]  # (text, row index) -> text with colour
 
 
+def terminal_width(stream: IO[str] | None = None, default: int = 100) -> int:
+    """The width to lay tables out for: ``COLUMNS`` when set, else the terminal's (when
+    *stream*, standard output by default, is one), else *default*."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    stream = stream if stream is not None else sys.stdout
+    try:
+        if stream.isatty():
+            return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        pass
+    return default
+
+
 def _widths(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[list[int], list[int]]:
     """Each column's width with its header on one line, and with the header wrapped."""
     full, wrapped = [], []
     for i, header in enumerate(headers):
-        cells = max((len(row[i]) for row in rows), default=0)
+        cells = max((_longest(row[i]) for row in rows), default=0)
         full.append(max(cells, len(header)))
         wrapped.append(max(cells, max((len(w) for w in header.split()), default=0)))
     return full, wrapped
@@ -75,7 +100,14 @@ def _path_like(word: str) -> bool:
     return "/" in word and " " not in word
 
 
+def _longest(text: str) -> int:
+    """The length of *text*'s longest line: a cell may hold several."""
+    return max(len(line) for line in text.split("\n"))
+
+
 def _lines(text: str, width: int, wrap: bool) -> list[str]:
+    if "\n" in text:  # each of its lines laid out on its own
+        return [piece for line in text.split("\n") for piece in _lines(line, width, wrap)]
     if len(text) <= width:
         return [text]
     if wrap:
@@ -237,3 +269,16 @@ def stacked(
             out.append(label + paint(pieces[0], r, i))
             out += [" " * len(label) + paint(p, r, i) for p in pieces[1:]]
     return out
+
+
+def markdown(headers: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[bool]) -> str:
+    """A GitHub-flavoured pipe table; *numeric* columns are right-aligned. Cells are taken
+    as they are (escaping them is the caller's: it knows what is markup)."""
+    text: str = tabulate(
+        [list(row) for row in rows],
+        headers=list(headers),
+        tablefmt="pipe",
+        colalign=["right" if n else "left" for n in numeric] or None,
+        disable_numparse=True,
+    )
+    return text
