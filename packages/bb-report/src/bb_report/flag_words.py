@@ -16,12 +16,35 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bb_core.records.vocabulary import RESOLVED
+from bb_core.records.vocabulary import (
+    FLAG_BINARY_SOURCE,
+    FLAG_LEAK,
+    FLAG_LIMIT,
+    FLAG_LINK_REMOVED,
+    FLAG_LOG_CHECK_FAILED,
+    FLAG_NETWORK_NOT_NARROWED,
+    FLAG_NETWORK_REFUSED,
+    FLAG_ODD_FILE_NAME,
+    FLAG_OVER_CAP,
+    FLAG_OVERSIZED,
+    FLAG_PARSE_FAILED,
+    FLAG_QUOTA_CHECK_FAILED,
+    FLAG_REFUSED,
+    FLAG_REPRODUCE_FAILED,
+    FLAG_SANDBOX_FAILED,
+    FLAG_SECRET_IN_PATCH,
+    FLAG_SPECIAL_FILE,
+    FLAG_SYMLINK_OUTSIDE,
+    FLAG_TRIED_UNREAD,
+    FLAG_UNCONFINED,
+    FLAG_UNREADABLE,
+    RESOLVED,
+)
 
 from bb_report.bout import BoutRecords
 from bb_report.statuses import EMPTY_STATEMENT, flag_kind, task_attempts
 
-MATCHES_REFERENCE = "leak:matches-reference"
+MATCHES_REFERENCE = f"{FLAG_LEAK}:matches-reference"
 
 #: Flag codes (or kinds) and what they mean, most specific first.
 MEANINGS = {
@@ -30,36 +53,36 @@ MEANINGS = {
         "patch that is what a right answer to a small bug looks like (a note: its logs say "
         "whether it found the fix or read it), on any other a sign the fix was copied"
     ),
-    "leak:read-git": "its logs show it going into a .git folder, where the fix may be found",
-    "leak:git-history": "its logs show it running git log, git show or kin",
-    "leak:bugbout-records": "its logs mention bugbout's own records, which hold the answers",
-    "leak:other-attempt": "its logs name another attempt's folder",
-    "leak": "its logs show it reaching for the answer",
-    "refused:write": "the sandbox refused a write outside its folders",
-    "refused:network": "the sandbox refused a network connection",
-    "refused": "the sandbox refused something it tried",
-    "network-refused": "the egress proxy refused a connection to this host",
-    "network-not-narrowed": "its network could not be narrowed to the hosts allowed",
-    "unconfined": "it ran where the sandbox's guarantees do not hold",
-    "limit": "it reached a resource limit ([run] memory, processes or file-size)",
-    "over-cap": "its patch or disk use passed the cap, so its patch was not kept",
+    f"{FLAG_LEAK}:read-git": "its logs show it going into a .git folder, where the fix may be found",
+    f"{FLAG_LEAK}:git-history": "its logs show it running git log, git show or kin",
+    f"{FLAG_LEAK}:bugbout-records": "its logs mention bugbout's own records, which hold the answers",
+    f"{FLAG_LEAK}:other-attempt": "its logs name another attempt's folder",
+    FLAG_LEAK: "its logs show it reaching for the answer",
+    f"{FLAG_REFUSED}:write": "the sandbox refused a write outside its folders",
+    f"{FLAG_REFUSED}:network": "the sandbox refused a network connection",
+    FLAG_REFUSED: "the sandbox refused something it tried",
+    FLAG_NETWORK_REFUSED: "the egress proxy refused a connection to this host",
+    FLAG_NETWORK_NOT_NARROWED: "its network could not be narrowed to the hosts allowed",
+    FLAG_UNCONFINED: "it ran where the sandbox's guarantees do not hold",
+    FLAG_LIMIT: "it reached a resource limit ([run] memory, processes or file-size)",
+    FLAG_OVER_CAP: "its patch or disk use passed the cap, so its patch was not kept",
     "tampered": "the patch changes the tests or the test set-up, not only the code",
     "suspicious": "the patch's code reads as suspicious (the evidence lines are in Tasks)",
     "brittle-tests": "its tests check its own package's bytes, so they judge other patches badly",
-    "tried-unread": "its trajectory or log was read only in part for what it tried",
-    "secret-in-patch": "the patch holds something that looks like a secret",
-    "symlink-outside": "a symbolic link points outside the checkout; kept, never followed",
-    "odd-file-name": "a file name that is not UTF-8; never applied",
-    "special-file": "a device, pipe or socket in the checkout; never applied",
-    "oversized": "a file too large to read whole",
-    "unreadable": "a file that could not be read",
-    "link-removed": "a link or pipe it left in its logs, removed unread",
-    "parse-failed": "its output could not be parsed for tokens or time",
-    "reproduce-failed": "its own reproduction step failed",
-    "quota-check-failed": "its quota could not be checked",
-    "log-check-failed": "its logs could not be searched for leaks",
-    "sandbox-failed": "the sandbox could not be set up for it",
-    "binary-source": "the patch changes a binary file",
+    FLAG_TRIED_UNREAD: "its trajectory or log was read only in part for what it tried",
+    FLAG_SECRET_IN_PATCH: "the patch holds something that looks like a secret",
+    FLAG_SYMLINK_OUTSIDE: "a symbolic link points outside the checkout; kept, never followed",
+    FLAG_ODD_FILE_NAME: "a file name that is not UTF-8; never applied",
+    FLAG_SPECIAL_FILE: "a device, pipe or socket in the checkout; never applied",
+    FLAG_OVERSIZED: "a file too large to read whole",
+    FLAG_UNREADABLE: "a file that could not be read",
+    FLAG_LINK_REMOVED: "a link or pipe it left in its logs, removed unread",
+    FLAG_PARSE_FAILED: "its output could not be parsed for tokens or time",
+    FLAG_REPRODUCE_FAILED: "its own reproduction step failed",
+    FLAG_QUOTA_CHECK_FAILED: "its quota could not be checked",
+    FLAG_LOG_CHECK_FAILED: "its logs could not be searched for leaks",
+    FLAG_SANDBOX_FAILED: "the sandbox could not be set up for it",
+    FLAG_BINARY_SOURCE: "the patch changes a binary file",
     EMPTY_STATEMENT: "the task's statement is empty, so agents had only the code to go on",
 }
 
