@@ -42,7 +42,7 @@ FILE_NAME = "bugbout.toml"
 OVERRIDES = "<overrides>"
 
 #: The keys every agent entry has; any other key is an adapter option.
-AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
+AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment", "samples"})
 
 
 #: What ``tasks.since`` and ``bb-mine --since`` take, in words.
@@ -131,6 +131,8 @@ class RunConfig:
     memory: int = 8 * 1024 * 1024 * 1024
     processes: int = 1024
     file_size: int = 2 * 1024 * 1024 * 1024
+    #: How many times each contestant attempts each task (a contestant's own wins).
+    samples: int = 1
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,8 @@ class AgentConfig:
     quota: str | None = None
     role: str = "contestant"
     assignment: str | None = None
+    #: How many times this contestant attempts each task; None: ``[run] samples``.
+    samples: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
     origin: str = field(default="", compare=False)
 
@@ -182,7 +186,7 @@ class AgentConfig:
     def to_dict(self) -> dict[str, Any]:
         """The entry as bugbout.toml would spell it: dashed keys, unset ones left out."""
         entry: dict[str, Any] = {"agent": self.agent}
-        for key in ("model", "name", "vendor", "quota", "assignment"):
+        for key in ("model", "name", "vendor", "quota", "assignment", "samples"):
             value = getattr(self, key)
             if value is not None:
                 entry[key] = value
@@ -213,6 +217,14 @@ class Config:
     def agents(self) -> list[AgentConfig]:
         """Contestants then examiners."""
         return [*self.contestants, *self.examiners]
+
+    def samples(self, name: str) -> int:
+        """How many times the contestant *name* attempts each task: its own ``samples``,
+        else ``[run] samples``; an examiner (or an agent not configured here) once."""
+        entry = next((a for a in self.contestants if a.name == name), None)
+        if entry is None:
+            return 1 if any(a.name == name for a in self.examiners) else self.run.samples
+        return entry.samples if entry.samples is not None else self.run.samples
 
     def repository_path(self) -> Path | str:
         """The repository: a git URL as written, else its path resolved against ``root``."""
@@ -321,6 +333,7 @@ def build(
                 quota=entry.get("quota"),
                 role=role,
                 assignment=entry.get("assignment"),
+                samples=entry.get("samples"),
                 options={k: v for k, v in entry.items() if k not in AGENT_KEYS},
                 origin=f"{label}: {where}",
             )

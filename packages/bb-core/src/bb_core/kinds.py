@@ -407,6 +407,7 @@ class AttemptGiven(TypedDict, total=False):
     base_commit: Required[str]
     invocation_sha256: Required[str]
     agent_version: Required[str | None]
+    sample: int
 
 
 class Attempt(TypedDict, total=False):
@@ -416,6 +417,7 @@ class Attempt(TypedDict, total=False):
     v: Required[Literal[1]]
     task_id: Required[TaskId]
     agent: Required[str]
+    sample: int
     role: Required[Role]
     harness: str
     model: str | None
@@ -667,6 +669,7 @@ class Score(TypedDict, total=False):
     v: Required[Literal[1]]
     task_id: Required[TaskId]
     patch: Required[str]
+    sample: int
     picked: str
     category: Required[Category]
     reason: str
@@ -727,10 +730,12 @@ class Task(TypedDict, total=False):
     test_patch: Required[str]
     oracle: Oracle
     attempts: list[Attempt]
+    samples: list[Attempt]
     matrix: Matrix
     reference_column: TaskReferenceColumn
     verdict: Verdict
     scores: list[Score]
+    sample_scores: list[Score]
 
 
 class Skip(TypedDict, total=False):
@@ -1163,6 +1168,30 @@ class ReportSectionsTried(TypedDict, total=False):
     notes: Required[list[str]]
 
 
+class ReportSectionsSamplesRow(TypedDict, total=False):
+    """report.json /properties/sections/properties/samples/properties/rows/items."""
+
+    name: Required[str]
+    samples: Required[int]
+    tasks: Required[int]
+    attempts: Required[int]
+    resolved: Required[int]
+    mean: Required[float | None]
+    low: Required[float | None]
+    high: Required[float | None]
+    pass_at: Required[list[float | None]]
+    consistent: Required[ReportRate]
+
+
+class ReportSectionsSamples(TypedDict, total=False):
+    """Repeated attempts, when some contestant attempted tasks more than once ([run] samples); absent otherwise."""
+
+    rows: Required[list[ReportSectionsSamplesRow]]
+    draws: Required[int]
+    seed: Required[int]
+    notes: Required[list[str]]
+
+
 class ReportSectionsWorthRow(TypedDict, total=False):
     """report.json /properties/sections/properties/worth/properties/rows/items."""
 
@@ -1223,6 +1252,7 @@ class ReportSections(TypedDict, total=False):
     comparisons: Required[ReportSectionsComparisons]
     tasks: Required[list[ReportSectionsTask]]
     tried: ReportSectionsTried
+    samples: ReportSectionsSamples
     worth: ReportSectionsWorth
 
 

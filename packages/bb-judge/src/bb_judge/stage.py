@@ -32,15 +32,34 @@ from bb_core.workbench import Workbench
 from bb_judge.cache import ScoreCache, SuiteCache
 from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task
-from bb_judge.score import Entry, crashed, entries, resolves, score_key, score_records
+from bb_judge.score import (
+    Entry,
+    crashed,
+    entries,
+    resolves,
+    sample_entries,
+    sample_name,
+    score_key,
+    score_records,
+    split_samples,
+)
 from bb_judge.settings import JudgeSettings
 from bb_judge.suite import Ran, add_suite, suite_key
-from bb_judge.suspect import EXCLUDE, mark_suspicious, task_findings
+from bb_judge.suspect import EXCLUDE, mark_suspicious, patch_findings, task_findings
 from bb_judge.tree import Outcome
 from bb_judge.work import JudgeWork, Runner, env_failure, remove_stale
 
 #: Sections of a task line no unit needs, left out of the units' payloads.
-UNNEEDED = ("attempts", "matrix", "reference_column", "verdict", "scores", "statement")
+UNNEEDED = (
+    "attempts",
+    "samples",
+    "matrix",
+    "reference_column",
+    "verdict",
+    "scores",
+    "sample_scores",
+    "statement",
+)
 
 
 @dataclass
@@ -118,7 +137,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         return units
 
     def _plan(self, record: dict[str, Any]) -> tuple[_Plan, list[Unit]]:
-        todo = entries(record)
+        todo = entries(record) + sample_entries(record)
         plan = _Plan(todo)
         repo = self.bench.repo(record)
         try:
@@ -226,17 +245,28 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         """By contestant: the static findings of its patch (:mod:`bb_judge.suspect`)."""
         if not record.get("attempts") or "base_commit" not in record or "source" not in record:
             return {}
-        return task_findings(self.bench.repo(record), record)
+        repo = self.bench.repo(record)
+        found = task_findings(repo, record)
+        for attempt in record.get("samples", ()):  # each further sample's own patch
+            if attempt.get("role", "contestant") == "contestant":
+                findings = patch_findings(repo, record, str(attempt.get("patch", "")))
+                if findings:
+                    found[sample_name(str(attempt["agent"]), int(attempt["sample"]))] = findings
+        return found
 
     def combine(self, record: dict[str, Any], results: Mapping[str, Any]) -> list[dict[str, Any]]:
         flagged = self.findings(record)
         barred = flagged if self.settings.suspicious == EXCLUDE else {}
         verdict = judge_task(record, self.settings.policy, barred)
-        out = {**record, "verdict": verdict}
+        out = {k: v for k, v in record.items() if k != "sample_scores"}
+        out["verdict"] = verdict
         if id(record) in self._plans:
-            out["scores"] = self.scores(record, verdict["pick"], results, flagged)
+            everything = self.scores(record, verdict["pick"], results, flagged)
+            out["scores"], further = split_samples(everything, sample_entries(record))
             # Only now, the verdict made: where each resolved patch parts from the reference.
             add_divergence(record, out["scores"])
+            if further:
+                out["sample_scores"] = further
         return [out]
 
     def scores(
@@ -310,7 +340,8 @@ class Scorer:
         The repository handles opened for the task are closed again before it returns."""
         record = dict(task)
         try:
-            return self.stage.scores(record, pick, run_units(self.stage, record))
+            scored = self.stage.scores(record, pick, run_units(self.stage, record))
+            return split_samples(scored, sample_entries(record))[0]
         finally:
             self.stage.close()
 

@@ -35,6 +35,15 @@ from bb_race.settings import RaceSettings
 )
 @retry_failed_option
 @refresh_option(REFRESH_ATTEMPTS_HELP)
+@click.option(
+    "--samples",
+    type=click.IntRange(min=1),
+    default=None,
+    metavar="N",
+    help="Every contestant attempts each task N times, each attempt on its own (overrides "
+    "[run] samples and each contestant's samples). Stored samples are kept: raising N runs "
+    "only the new ones.",
+)
 @jobs_option("agent runs across all quotas", default=None, default_text="each quota's own limit")
 @executor_options
 @strict_option
@@ -46,6 +55,7 @@ def main(
     agents: tuple[str, ...],
     retry_failed: bool,
     refresh: bool,
+    samples: int | None,
     jobs: int | None,
     executor: str | None,
     ray_address: str | None,
@@ -62,7 +72,12 @@ def main(
     config = load_config(config_path)
     preflight(config, executables=True, sandbox=True)
     settings = RaceSettings.from_config(
-        config, only=agents, retry_failed=retry_failed, refresh=refresh, jobs=jobs
+        config,
+        only=agents,
+        retry_failed=retry_failed,
+        refresh=refresh,
+        jobs=jobs,
+        samples=samples,
     )
     units = executor_settings(config, kind=executor, address=ray_address, jobs=jobs or 1)
     with terminate_as_interrupt():

@@ -46,6 +46,7 @@ def race(
     retry_failed: bool = False,
     refresh: bool = False,
     jobs: int | None = None,
+    samples: int | None = None,
     writer: Writer | None = None,
     store_dir: Path | None = None,
     executor: Executor | None = None,
@@ -58,7 +59,12 @@ def race(
     most *jobs* at once across them.
     """
     settings = RaceSettings.from_config(
-        config, only=tuple(only), retry_failed=retry_failed, refresh=refresh, jobs=jobs
+        config,
+        only=tuple(only),
+        retry_failed=retry_failed,
+        refresh=refresh,
+        jobs=jobs,
+        samples=samples,
     )
     return run_race(
         inputs, config, settings, agents=agents, writer=writer, store_dir=store_dir,

@@ -14,6 +14,7 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.samples import SamplesSection
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
 
@@ -296,6 +297,8 @@ class Report:
     worth: WorthSection | None = None
     #: What each agent tried to reach the fix (:mod:`bb_report.tried`).
     tried: TriedSection | None = None
+    #: Repeated attempts (:mod:`bb_report.samples`); None when every agent ran once.
+    samples: SamplesSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -51,6 +51,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["worth"] = _plain(report.worth)
     if report.tried is not None:
         record["sections"]["tried"] = _plain(report.tried)
+    if report.samples is not None:
+        record["sections"]["samples"] = _plain(report.samples)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

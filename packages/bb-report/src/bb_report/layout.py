@@ -37,6 +37,7 @@ from bb_report.blocks import (
 from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
+from bb_report.samples import layout_section as samples_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
 from bb_report.worth import layout_section
@@ -276,6 +277,7 @@ def document(report: Report) -> Document:
         [n for n in o.notes if n not in shown],
         [
             agents(report),
+            *samples_layout(report.samples),
             attempts(report),
             *tried_layout(report.tried),
             picking(report),

@@ -24,6 +24,7 @@ from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, st
 from bb_report.bout import gather
 from bb_report.data import Report
 from bb_report.headline import HEADLINE_NOTES, headline
+from bb_report.samples import samples_section
 from bb_report.tried import tried_section
 
 __all__ = ["Report", "build_report"]
@@ -61,4 +62,5 @@ def build_report(
         tasks=evidence.task_rows(bout),
         worth=worth.worth_section(bout),
         tried=tried_section(bout),
+        samples=samples_section(bout, order),
     )
