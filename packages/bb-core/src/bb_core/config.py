@@ -34,6 +34,7 @@ from bb_core.config_doc import (
 from bb_core.eras import era_problem
 from bb_core.errors import ConfigError
 from bb_core.git import is_url
+from bb_core.prices import Price, price_table, read_price
 
 #: The file :func:`load_config` looks for in the current folder.
 FILE_NAME = "bugbout.toml"
@@ -42,7 +43,9 @@ FILE_NAME = "bugbout.toml"
 OVERRIDES = "<overrides>"
 
 #: The keys every agent entry has; any other key is an adapter option.
-AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment", "samples"})
+AGENT_KEYS = frozenset(
+    {"agent", "model", "name", "vendor", "quota", "assignment", "samples", "cost-per-attempt"}
+)
 
 
 #: What ``tasks.since`` and ``bb-mine --since`` take, in words.
@@ -173,6 +176,8 @@ class AgentConfig:
     assignment: str | None = None
     #: How many times this contestant attempts each task; None: ``[run] samples``.
     samples: int | None = None
+    #: US dollars one attempt costs (``cost-per-attempt``); None: priced by its tokens.
+    cost_per_attempt: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
     origin: str = field(default="", compare=False)
 
@@ -190,6 +195,8 @@ class AgentConfig:
             value = getattr(self, key)
             if value is not None:
                 entry[key] = value
+        if self.cost_per_attempt is not None:
+            entry["cost-per-attempt"] = self.cost_per_attempt
         entry.update(copy.deepcopy(self.options))
         return entry
 
@@ -207,6 +214,8 @@ class Config:
     judge: JudgeConfig = field(default_factory=JudgeConfig)
     contestants: list[AgentConfig] = field(default_factory=list)
     examiners: list[AgentConfig] = field(default_factory=list)
+    #: ``[prices]``: the user's token prices by model, on top of the shipped table.
+    prices: dict[str, Price] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
@@ -217,6 +226,10 @@ class Config:
     def agents(self) -> list[AgentConfig]:
         """Contestants then examiners."""
         return [*self.contestants, *self.examiners]
+
+    def price_table(self) -> dict[str, Price]:
+        """Token prices by model: the shipped table with ``[prices]`` on top."""
+        return price_table(self.prices)
 
     def samples(self, name: str) -> int:
         """How many times the contestant *name* attempts each task: its own ``samples``,
@@ -239,6 +252,11 @@ class Config:
             section: _table(getattr(self, section))
             for section in ("project", "tasks", "run", "oracle", "judge")
         }
+        if self.prices:
+            document["prices"] = {
+                model: {k: v for k, v in dataclasses.asdict(price).items() if v is not None}
+                for model, price in self.prices.items()
+            }
         document["contestants"] = [a.to_dict() for a in self.contestants]
         document["examiners"] = [a.to_dict() for a in self.examiners]
         return document
@@ -334,6 +352,7 @@ def build(
                 role=role,
                 assignment=entry.get("assignment"),
                 samples=entry.get("samples"),
+                cost_per_attempt=entry.get("cost-per-attempt"),
                 options={k: v for k, v in entry.items() if k not in AGENT_KEYS},
                 origin=f"{label}: {where}",
             )
@@ -355,6 +374,7 @@ def build(
         judge=judge,
         contestants=agents["contestants"],
         examiners=agents["examiners"],
+        prices={model: read_price(entry) for model, entry in doc.get("prices", {}).items()},
     )
 
 

@@ -125,6 +125,8 @@ OracleStrengthMutationSurvivorOperator = Literal[
     "comparison", "arithmetic", "boolean", "constant", "removed statement", "reverted hunk"
 ]
 
+AttemptCostBasis = Literal["tokens", "per-attempt"]
+
 AttemptTriedKind = Literal["git-history", "own-package", "network", "outside-read", "test-edit"]
 
 AttemptTriedSource = Literal["trajectory", "log", "sandbox", "patch"]
@@ -390,6 +392,14 @@ class Oracle(TypedDict, total=False):
     strength: OracleStrength
 
 
+class AttemptCost(TypedDict, total=False):
+    """What the attempt cost in US dollars by bugbout.toml's [prices] when the race wrote the line: its tokens at its model's price, or the agent's cost-per-attempt."""
+
+    usd: Required[float | None]
+    basis: Required[AttemptCostBasis]
+    priced_as: Required[str | None]
+
+
 class AttemptTried(TypedDict, total=False):
     """attempt.json /properties/tried/items."""
 
@@ -436,6 +446,7 @@ class Attempt(TypedDict, total=False):
     flags: list[str]
     summary: str
     tokens: Tokens
+    cost: AttemptCost
     logdir: str
     reproducing: dict[str, Outcome]
     error: str
@@ -1192,6 +1203,27 @@ class ReportSectionsSamples(TypedDict, total=False):
     notes: Required[list[str]]
 
 
+class ReportSectionsMoneyRow(TypedDict, total=False):
+    """report.json /properties/sections/properties/money/properties/rows/items."""
+
+    name: Required[str]
+    attempts: Required[int]
+    resolved: Required[int]
+    priced: Required[int]
+    unpriced: Required[int]
+    total: Required[float | None]
+    per_attempt: Required[float | None]
+    per_resolved: Required[float | None]
+    time_per_resolved: Required[float | None]
+
+
+class ReportSectionsMoney(TypedDict, total=False):
+    """What resolving costs, when some attempt carries a cost (bugbout.toml's [prices] or an agent's cost-per-attempt); absent otherwise."""
+
+    rows: Required[list[ReportSectionsMoneyRow]]
+    notes: Required[list[str]]
+
+
 class ReportSectionsWorthRow(TypedDict, total=False):
     """report.json /properties/sections/properties/worth/properties/rows/items."""
 
@@ -1253,6 +1285,7 @@ class ReportSections(TypedDict, total=False):
     tasks: Required[list[ReportSectionsTask]]
     tried: ReportSectionsTried
     samples: ReportSectionsSamples
+    money: ReportSectionsMoney
     worth: ReportSectionsWorth
 
 

@@ -35,6 +35,7 @@ from bb_race.attempts import (
     with_sample,
 )
 from bb_race.checkout import attempt_dirs
+from bb_race.cost import Pricing
 from bb_race.given import changes, given, same_ask
 from bb_race.live import LiveView
 from bb_race.outcome import base_record, finish, now_iso
@@ -101,6 +102,7 @@ class RaceStage:
         self._planned: dict[str, str] = {}
         self._stale: Counter[str] = Counter()
         self.reused = 0
+        self.pricing = Pricing(config)
 
     # -- the agents ---------------------------------------------------------------------
 
@@ -252,7 +254,7 @@ class RaceStage:
                 elif (task_id, agent.name, sample) in self._known:
                     found = self._known[(task_id, agent.name, sample)]
                 if found is not None:
-                    (attempts if sample == 1 else samples).append(found)
+                    (attempts if sample == 1 else samples).append(self.pricing.priced(found))
         out = {k: v for k, v in record.items() if k != "samples"}
         out["attempts"] = attempts
         if samples:

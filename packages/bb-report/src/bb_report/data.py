@@ -14,6 +14,7 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.money import MoneySection
     from bb_report.samples import SamplesSection
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
@@ -299,6 +300,8 @@ class Report:
     tried: TriedSection | None = None
     #: Repeated attempts (:mod:`bb_report.samples`); None when every agent ran once.
     samples: SamplesSection | None = None
+    #: What resolving costs (:mod:`bb_report.money`); None when no attempt has a cost.
+    money: MoneySection | None = None
 
     @property
     def empty(self) -> bool:

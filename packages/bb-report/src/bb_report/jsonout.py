@@ -53,6 +53,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["tried"] = _plain(report.tried)
     if report.samples is not None:
         record["sections"]["samples"] = _plain(report.samples)
+    if report.money is not None:
+        record["sections"]["money"] = _plain(report.money)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -37,6 +37,7 @@ from bb_report.blocks import (
 from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
+from bb_report.money import layout_section as money_layout
 from bb_report.samples import layout_section as samples_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
@@ -278,6 +279,7 @@ def document(report: Report) -> Document:
         [
             agents(report),
             *samples_layout(report.samples),
+            *money_layout(report.money),
             attempts(report),
             *tried_layout(report.tried),
             picking(report),

@@ -24,6 +24,7 @@ from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, st
 from bb_report.bout import gather
 from bb_report.data import Report
 from bb_report.headline import HEADLINE_NOTES, headline
+from bb_report.money import money_section
 from bb_report.samples import samples_section
 from bb_report.tried import tried_section
 
@@ -63,4 +64,5 @@ def build_report(
         worth=worth.worth_section(bout),
         tried=tried_section(bout),
         samples=samples_section(bout, order),
+        money=money_section(bout, order),
     )
