@@ -1224,6 +1224,59 @@ class ReportSectionsMoney(TypedDict, total=False):
     notes: Required[list[str]]
 
 
+class ReportSectionsBaselineAgentWorse(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items/properties/worse/items."""
+
+    task: Required[str]
+    before: Required[str | None]
+    after: Required[str | None]
+    mean_before: Required[float]
+    mean_after: Required[float]
+    logs_before: Required[str | None]
+    logs_after: Required[str | None]
+
+
+class ReportSectionsBaselineAgentBetter(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items/properties/better/items."""
+
+    task: Required[str]
+    before: Required[str | None]
+    after: Required[str | None]
+    mean_before: Required[float]
+    mean_after: Required[float]
+    logs_before: Required[str | None]
+    logs_after: Required[str | None]
+
+
+class ReportSectionsBaselineAgent(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items."""
+
+    name: Required[str]
+    shared: Required[int]
+    rate_before: Required[float | None]
+    rate_after: Required[float | None]
+    worse: Required[list[ReportSectionsBaselineAgentWorse]]
+    better: Required[list[ReportSectionsBaselineAgentBetter]]
+    p: Required[float]
+    p_adjusted: Required[float]
+    regressed: Required[bool]
+    changes: Required[list[str]]
+
+
+class ReportSectionsBaseline(TypedDict, total=False):
+    """This bout compared with an earlier one (bb-report --baseline, bugbout compare); absent otherwise."""
+
+    baseline: Required[str]
+    current: Required[str]
+    agents: Required[list[ReportSectionsBaselineAgent]]
+    agents_only_before: Required[list[str]]
+    agents_only_after: Required[list[str]]
+    tasks_only_before: Required[list[str]]
+    tasks_only_after: Required[list[str]]
+    regressed: Required[list[str]]
+    notes: Required[list[str]]
+
+
 class ReportSectionsWorthRow(TypedDict, total=False):
     """report.json /properties/sections/properties/worth/properties/rows/items."""
 
@@ -1286,6 +1339,7 @@ class ReportSections(TypedDict, total=False):
     tried: ReportSectionsTried
     samples: ReportSectionsSamples
     money: ReportSectionsMoney
+    baseline: ReportSectionsBaseline
     worth: ReportSectionsWorth
 
 

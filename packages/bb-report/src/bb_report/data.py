@@ -14,6 +14,7 @@ from bb_report.stats import proportion_interval
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.baseline import BaselineSection
     from bb_report.money import MoneySection
     from bb_report.samples import SamplesSection
     from bb_report.tried import TriedSection
@@ -302,6 +303,8 @@ class Report:
     samples: SamplesSection | None = None
     #: What resolving costs (:mod:`bb_report.money`); None when no attempt has a cost.
     money: MoneySection | None = None
+    #: This bout against an earlier one (:mod:`bb_report.baseline`), when one was given.
+    baseline: BaselineSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -55,6 +55,8 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["samples"] = _plain(report.samples)
     if report.money is not None:
         record["sections"]["money"] = _plain(report.money)
+    if report.baseline is not None:
+        record["sections"]["baseline"] = _plain(report.baseline)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -20,6 +20,7 @@ from bb_core.vocabulary import (
     WRONG_FIX,
 )
 
+from bb_report.baseline import layout_section as baseline_layout
 from bb_report.blocks import (
     Block,
     Cell,
@@ -278,6 +279,7 @@ def document(report: Report) -> Document:
         [n for n in o.notes if n not in shown],
         [
             agents(report),
+            *baseline_layout(report.baseline),
             *samples_layout(report.samples),
             *money_layout(report.money),
             attempts(report),
