@@ -80,3 +80,15 @@ def test_one_sample_writes_no_samples(race_project: Any, demo_tasks: Any, race_l
     assert "samples" not in record
     assert "sample" not in record["attempts"][0]["given"]
     assert started(project) == {("User Name", "once", "1"): 1}
+
+
+def test_the_samples_option_of_bb_race(race_project: Any, demo_tasks: Any, race_cli: Any) -> None:
+    project = race_project({"once": QUICK})
+    tasks = project.write_tasks(demo_tasks.pick("User Name"))
+    raced = race_cli(project, tasks, "--samples", "2")
+    assert raced.returncode == 0, raced.stderr
+    [record] = raced.records
+    assert [(a["agent"], a["sample"]) for a in record["samples"]] == [("once", 2)]
+    assert started(project) == {("User Name", "once", "1"): 1, ("User Name", "once", "2"): 1}
+    refused = race_cli(project, tasks, "--samples", "0")
+    assert refused.returncode == 2 and "--samples" in refused.stderr
