@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from bb_report import Report, build_report
 from bb_report.render import render
-from bb_report.samples import cluster_bootstrap, pass_at_k
+from bb_report.samples import cluster_bootstrap, interval, normal_interval, pass_at_k
 
 OUTCOMES = {
     "gamble": {"t1": "RRR", "t2": "RNN", "t3": "NNN", "t4": "NRR"},
@@ -68,6 +68,16 @@ def test_the_bootstrap_is_seeded_and_brackets_the_mean() -> None:
     low, high = cluster_bootstrap(shares)
     assert 0.0 <= low < 0.5 < high <= 1.0
     assert cluster_bootstrap([0.5] * 6) == (0.5, 0.5)  # no spread, no width
+
+
+def test_past_two_hundred_tasks_the_interval_is_its_normal_equivalent() -> None:
+    shares = [1.0, 0.0] * 150  # mean 1/2, sd 0.5008: half-width 1.96 x 0.5008 / sqrt(300)
+    low, high = interval(shares)
+    assert (low, high) == normal_interval(shares)
+    assert high - 0.5 == pytest.approx(1.959964 * (75 / 299) ** 0.5 / 300**0.5, rel=1e-5)
+    booted = cluster_bootstrap(shares)  # and the bootstrap agrees closely there
+    assert booted[0] == pytest.approx(low, abs=0.01) and booted[1] == pytest.approx(high, abs=0.01)
+    assert interval(shares[:200]) == cluster_bootstrap(shares[:200])
 
 
 def test_mean_rate_pass_at_k_and_consistency_per_agent(sampled: Report) -> None:

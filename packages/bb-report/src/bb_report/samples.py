@@ -14,7 +14,10 @@ are not resolved, as everywhere in the report).
   the interval. Drawing whole tasks carries both sources of variation - which tasks were
   mined, and how each task's samples fell - without treating a task's samples as
   independent. The draws are seeded (:data:`SEED`), so the same records give the same
-  interval.
+  interval. Past :data:`BOOTSTRAP_TASKS` tasks, where the resampled mean is as normal as
+  it gets and the draws would cost seconds per agent, the interval is its normal
+  equivalent: the mean +- 1.96 standard errors of the per-task shares (the cluster-robust
+  standard error, tasks as clusters), clipped to [0, 1].
 - **pass@k** (k = 1 .. the most samples): the chance that at least one of k samples drawn
   without replacement from a task's n resolves, 1 - C(n - c, k) / C(n, k) (the unbiased
   estimator of Chen et al., 2021), averaged over the tasks with at least k samples.
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import math
 import random
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,6 +44,8 @@ from bb_report.words import percent, plural, span
 #: Bootstrap resamples of the tasks, and the seed of their draws.
 DRAWS = 2000
 SEED = 27
+#: Up to this many tasks the interval is bootstrapped; past it, its normal equivalent.
+BOOTSTRAP_TASKS = 200
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,24 @@ def cluster_bootstrap(
     return low, high
 
 
+def normal_interval(means: Sequence[float], level: float = LEVEL) -> tuple[float, float]:
+    """The mean of *means* +- z standard errors (z = 1.96 at 95%), within [0, 1]."""
+    n = len(means)
+    mean = sum(means) / n
+    spread = sum((m - mean) ** 2 for m in means) / (n - 1) if n > 1 else 0.0
+    z = statistics.NormalDist().inv_cdf(1 - (1 - level) / 2)
+    half = z * math.sqrt(spread / n)
+    return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def interval(means: Sequence[float]) -> tuple[float, float]:
+    """The 95% interval of the mean of per-task shares: bootstrapped up to
+    :data:`BOOTSTRAP_TASKS` tasks, its normal equivalent past them."""
+    if len(means) > BOOTSTRAP_TASKS:
+        return normal_interval(means)
+    return cluster_bootstrap(means)
+
+
 def sampled(bout: Bout) -> bool:
     """Whether any task holds a further sample (attempt or score)."""
     return any(t.samples or t.sample_scores for t in bout.tasks.values())
@@ -110,7 +134,7 @@ def row(name: str, tasks: Sequence[Task]) -> SampleRow:
     most = max((len(o) for o in per_task), default=0)
     means = [sum(o) / len(o) for o in per_task]
     mean = sum(means) / len(means) if means else None
-    low, high = cluster_bootstrap(means) if means else (None, None)
+    low, high = interval(means) if means else (None, None)
     pass_at: list[float | None] = []
     for k in range(1, most + 1):
         values = [pass_at_k(len(o), sum(o), k) for o in per_task if len(o) >= k]
@@ -139,9 +163,10 @@ def samples_section(bout: Bout, order: Sequence[str]) -> SamplesSection | None:
     counted = [t for t in bout.ordered() if t.counted]
     rows = [row(name, counted) for name in order]
     notes = [
-        f"The interval is a cluster bootstrap over tasks ({DRAWS} draws, seed {SEED}): whole "
-        "tasks are drawn with their samples, so it carries both which tasks were mined and "
-        "how each task's samples fell.",
+        f"The interval is a cluster bootstrap over tasks ({DRAWS} draws, seed {SEED}; past "
+        f"{BOOTSTRAP_TASKS} tasks its normal equivalent, the mean +- 1.96 standard errors of "
+        "the per-task shares): whole tasks are drawn with their samples, so it carries both "
+        "which tasks were mined and how each task's samples fell.",
         "Cross-examination, the judge's pick and the agents table read each contestant's "
         "first sample; the paired comparisons use each task's mean success over samples.",
     ]
