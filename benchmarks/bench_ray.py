@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT / "examples" / "demo"))
 
 from bb_core.config import load_config  # noqa: E402
 from bb_core.envs import ensure_env  # noqa: E402
-from bb_core.ray_connect import RayMissing, import_ray, session  # noqa: E402
+from bb_core.executors.ray_connect import RayMissing, import_ray, session  # noqa: E402
+from bb_core.executors.units import ExecutorSettings, LocalExecutor, Unit  # noqa: E402
 from bb_core.records import Writer  # noqa: E402
-from bb_core.units import ExecutorSettings, LocalExecutor, Unit  # noqa: E402
 from bb_oracle.settings import OracleSettings  # noqa: E402
 from bb_oracle.stage import run_oracle  # noqa: E402
 from build_demo import build_demo  # noqa: E402
@@ -53,7 +53,7 @@ from installed import compile_bytecode  # noqa: E402
 
 try:
     ray = import_ray()  # with bugbout's settings, before Ray reads its own
-    from bb_core.ray_executor import RayExecutor
+    from bb_core.executors.ray_executor import RayExecutor
 except RayMissing:
     raise SystemExit("bench-ray needs the ray extra: uv sync --all-packages --all-extras") from None
 

@@ -5,7 +5,9 @@ Synthetic bouts of finished tasks: 5 contestants, 1 examiner and a 300-test suit
 matrix (a few suite tests broken by some patches, the rest folded in the heat maps),
 random categories and gate decisions. Prints, per bout size, the seconds to build the
 report object (every section, intervals and paired tests included) and to render each
-format, and the size of each output.
+format, and the size of each output; last, the HTML written to a file as a light page
+with a page per task beside it (bb_report.html_pages): the seconds, the main page's size
+(what a browser opens) and the task pages' sizes together.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_report import build_report, render
+from bb_report.html_pages import html_files
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests" / "report" / "fixtures"))
@@ -82,6 +85,7 @@ def main() -> None:
         + "".join(
             f" {f + ' s':>11} {f + ' MB':>12}" for f in ("terminal", "markdown", "json", "html")
         )
+        + f" {'paged s':>8} {'page MB':>9} {'tasks MB':>10}"
     )
     for size in SIZES:
         records = bout(size)
@@ -90,6 +94,10 @@ def main() -> None:
         for fmt in ("terminal", "markdown", "json", "html"):
             seconds, text = timed(lambda fmt=fmt, report=report: render(report, fmt))
             cells.append(f" {seconds:>11.2f} {len(text.encode()) / 1e6:>12.2f}")
+        seconds, files = timed(lambda report=report: html_files(report, Path("report.html")))
+        main = len(files["report.html"].encode()) / 1e6
+        pages = sum(len(text.encode()) for text in files.values()) / 1e6 - main
+        cells.append(f" {seconds:>8.2f} {main:>9.2f} {pages:>10.2f}")
         print("".join(cells), flush=True)
 
 

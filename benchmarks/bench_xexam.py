@@ -35,15 +35,15 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "demo"))
 
+from bb_core.bench.workbench import Workbench
 from bb_core.config import Config, load_config
 from bb_core.envs import TestEnv
+from bb_core.executors.units import LocalExecutor
 from bb_core.git import open_repo
 from bb_core.patch import apply_patch, diff_trees
 from bb_core.paths import file_kind
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_core.units import LocalExecutor
-from bb_core.workbench import Workbench
 from bb_xexam.authors import authors_of, columns_of
 from bb_xexam.install import place_authors
 from bb_xexam.settings import RUNS_AT_ONCE, XexamSettings

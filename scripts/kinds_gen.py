@@ -1,4 +1,4 @@
-"""Writes bb_core/kinds.py and bb_core/vocabulary.py from the schemas.
+"""Writes bb_core/records/kinds.py and bb_core/records/vocabulary.py from the schemas.
 
 The schemas are the single source of truth, so the Python types of records are generated
 from them: each enum of ``defs.json`` becomes a ``Literal`` alias with a tuple of its values
@@ -9,7 +9,7 @@ record kind and every object with properties inside it becomes a ``TypedDict``
 a record its schema accepts (read from a line) as that ``TypedDict``.
 
 The enums whose words code names (:data:`VOCABULARY`: categories, attempt statuses, flag
-kinds, reserved names) go to ``bb_core/vocabulary.py`` instead: the ``Literal`` alias, a
+kinds, reserved names) go to ``bb_core/records/vocabulary.py`` instead: the ``Literal`` alias, a
 constant per value (``RESOLVED_BUT_BREAKS_SUITE = "resolved-but-breaks-suite"``) and the
 tuple of the constants in schema order; ``kinds`` imports the aliases from there. Run with
 ``--check`` to fail when either module is out of date.
@@ -29,8 +29,8 @@ import orjson
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMAS = ROOT / "schemas"
 CORE = ROOT / "packages" / "bb-core" / "src" / "bb_core"
-MODULE = CORE / "kinds.py"
-VOCABULARY_MODULE = CORE / "vocabulary.py"
+MODULE = CORE / "records" / "kinds.py"
+VOCABULARY_MODULE = CORE / "records" / "vocabulary.py"
 ORDER = ["task", "skip", "summary", "oracle", "attempt", "matrix", "verdict", "score", "report"]
 
 HEADER = '''\
@@ -38,7 +38,7 @@ HEADER = '''\
 
 ``python scripts/kinds_gen.py`` writes this module; a test keeps it in step with the
 schemas. Each enum of ``defs.json`` is a ``Literal`` alias with a tuple of its values in
-schema order (the enums whose words code names are defined in ``bb_core.vocabulary``, with
+schema order (the enums whose words code names are defined in ``bb_core.records.vocabulary``, with
 a constant per value, and imported from there); each record kind (and each object with
 properties inside one) is a ``TypedDict``; ``as_<kind>(record)`` types a record of that
 kind, read and checked against its schema, as its ``TypedDict``.
@@ -48,7 +48,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, Required, TypedDict, cast
 '''
 
-#: The enums of ``defs.json`` that make up bb_core.vocabulary, each with the prefix of its
+#: The enums of ``defs.json`` that make up bb_core.records.vocabulary, each with the prefix of its
 #: constants' names.
 VOCABULARY = {"category": "", "attempt_status": "", "attempt_flag": "FLAG_", "reserved_name": ""}
 
@@ -101,7 +101,7 @@ class Writer:
         self.enums: list[str] = []
         self.classes: list[str] = []
         self.named: dict[str, str] = {}  # "<file>#<JSON pointer>" -> Python name
-        self.vocabulary: list[str] = []  # aliases of bb_core.vocabulary, imported where used
+        self.vocabulary: list[str] = []  # aliases of the vocabulary module, imported where used
 
     def ref(self, ref: str, here: str) -> str:
         """The Python name of what *ref* (in schema file *here*) points at."""
@@ -242,7 +242,7 @@ def _union(parts: list[str]) -> str:
 
 
 def _words(name: str, schema: dict[str, Any]) -> str:
-    """One enum of bb_core.vocabulary: its alias, a constant per value, the tuple of them."""
+    """One enum of bb_core.records.vocabulary: its alias, a constant per value, the tuple of them."""
     alias = camel(name)
     constants = [_constant(name, v) for v in schema["enum"]]
     literal = ", ".join(_literal(v) for v in schema["enum"])
@@ -299,7 +299,7 @@ def render() -> str:
     imported = ", ".join(sorted(used))
     parts = [
         HEADER,
-        f"\nfrom bb_core.vocabulary import {imported}\n",
+        f"\nfrom bb_core.records.vocabulary import {imported}\n",
         "\n# -- enums " + "-" * 79 + "\n\n",
         "\n".join(writer.enums),
         "\n#: The record kinds, in pipeline order.\n",

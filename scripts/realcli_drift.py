@@ -294,7 +294,7 @@ def help_text(folder: Path, harness: str, env: dict[str, str]) -> str:
 def adapter_argv(harness: str, model: str, options: dict[str, object]) -> list[str]:
     """The command line bugbout's adapter builds for one attempt (unconfined)."""
     from bb_core.agents import Session
-    from bb_core.registry import agent_class
+    from bb_core.agents.registry import agent_class
     from bb_core.sandbox import NoSandbox
 
     with tempfile.TemporaryDirectory(prefix="bb-argv-") as folder:

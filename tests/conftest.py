@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 
 # The suite runs under `uv run`: Ray must not start its workers through it (see
-# bb_core.ray_connect.UV_HOOK), whichever test imports ray first.
+# bb_core.executors.ray_connect.UV_HOOK), whichever test imports ray first.
 os.environ.setdefault("RAY_ENABLE_UV_RUN_RUNTIME_ENV", "0")
 
 import contextlib

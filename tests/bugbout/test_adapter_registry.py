@@ -10,8 +10,7 @@ from typing import ClassVar
 
 import bugbout
 import pytest
-from bb_core import registry
-from bb_core.agents import CodingAgent, Invocation, Session, adapter_classes, register
+from bb_core.agents import CodingAgent, Invocation, Session, adapter_classes, register, registry
 from bb_core.config import AgentConfig, build
 from bugbout.detect import agent_clis, detect
 from bugbout.doctor import PROBLEM, Doctor

@@ -241,7 +241,7 @@ def test_doctor_counts_the_environments_history_needs(demo_project: DemoPaths) -
     """As the dry run does: one per distinct set of declarations at the tasks' bases."""
     import json
 
-    from bb_core.declarations import declared_at
+    from bb_core.envs.declarations import declared_at
     from bb_core.git import open_repo
 
     add_to_config(demo_project, 'environments = "history"\n', after="[project]\n")

@@ -364,7 +364,7 @@ def test_a_url_without_network_is_one_line(tmp_path: Path) -> None:
 
 
 def test_dry_run_counts_the_environments_history_needs(demo_project: DemoPaths) -> None:
-    from bb_core.declarations import declared_at
+    from bb_core.envs.declarations import declared_at
     from bb_core.git import open_repo
 
     config = demo_project.root / "bugbout.toml"

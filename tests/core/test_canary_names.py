@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import bb_core.canaries as canaries_module
+import bb_core.tamper.canaries as canaries_module
 import pytest
-from bb_core.canaries import place, selection_words
-from bb_core.twins import Twin
+from bb_core.tamper.canaries import place, selection_words
+from bb_core.tamper.twins import Twin
 
 MODULE = """
 def test_flag():

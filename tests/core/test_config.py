@@ -23,9 +23,9 @@ from bb_core.config import (
     TasksConfig,
     load_config,
 )
-from bb_core.config_doc import PATTERN_WORDS
+from bb_core.config.doc import PATTERN_WORDS
 from bb_core.errors import ConfigError
-from bb_core.schemas import schema
+from bb_core.records.schemas import schema
 from click.testing import CliRunner
 
 MINIMAL = '[project]\nsource = "src/pkg"\n'
@@ -738,12 +738,12 @@ def test_without_a_file_a_good_document_is_checked_without_jsonschema(
 ) -> None:
     """Only a bad document needs jsonschema's explanation; a tool run with flags and no
     bugbout.toml (no project.source in it) does not pay for building the validator."""
-    import bb_core.config_doc
+    import bb_core.config.doc
 
     def refuse(name: str) -> None:
         raise AssertionError(f"the {name} validator was built")
 
-    monkeypatch.setattr(bb_core.config_doc, "validator", refuse)
+    monkeypatch.setattr(bb_core.config.doc, "validator", refuse)
     assert load_config(overrides={"tasks.limit": 3}).tasks.limit == 3
     with pytest.raises(AssertionError, match="validator was built"):
         load_config(overrides={"tasks.limit": "many"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bb_core.discovery import DEFAULT, TestNames, names_in, read_names
+from bb_core.paths.discovery import DEFAULT, TestNames, names_in, read_names
 
 
 def _reader(files: dict[str, str]):  # type: ignore[no-untyped-def]

@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import env_build, envs
+from bb_core import envs
 from bb_core.config import ProjectConfig
 from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env, import_roots, project_dependencies
+from bb_core.envs import build as env_build
 from bb_core.errors import ConfigError, EnvironmentFailed
 from bb_core.sandbox import Sandbox
 from bb_core.testrun import run_pytest
@@ -226,7 +227,7 @@ def test_uv_never_downloads_python(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
 
 def test_a_long_uv_message_keeps_its_cause() -> None:
-    from bb_core.env_build import uv_summary as _summary
+    from bb_core.envs.build import uv_summary as _summary
 
     path = "/home/me/.cache/bugbout/envs/" + "x" * 500 + "/.tmpAbCd/lib/python3.11/site-packages"
     stderr = f"error: Failed to install: {path}\n  Caused by: failed to write\ncause: No space left on device (os error 28)\n"

@@ -1,5 +1,5 @@
 """Choosing an executor (``--executor``, ``[run] executor``), and a workbench packed for a
-machine that shares no file system with this one (bb_core.portable). The cluster itself
+machine that shares no file system with this one (bb_core.bench.portable). The cluster itself
 is tested in tests/ray."""
 
 from __future__ import annotations
@@ -11,15 +11,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from bb_core.bench.workbench import Workbench
 from bb_core.config import load_config
 from bb_core.errors import ConfigError
-from bb_core.units import (
+from bb_core.executors.units import (
     ExecutorSettings,
     LocalExecutor,
     executor_settings,
     make_executor,
 )
-from bb_core.workbench import Workbench
 from build_demo import GitRepo
 from support.tools import run_tool, tool_env
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import orjson
 import pytest
-from bb_core.fastcheck import Unsupported, compile_schema
-from bb_core.schemas import quick_check, validator
+from bb_core.records.fastcheck import Unsupported, compile_schema
+from bb_core.records.schemas import quick_check, validator
 from referencing import Registry
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "schemas" / "examples"
@@ -101,7 +101,7 @@ def test_edge_cases_match_json_schema_semantics(schema: dict, value: Any, valid:
 def test_every_record_schema_compiles(kind: str) -> None:
     """A schema the quick check cannot compile sends every record through jsonschema,
     which costs mining most of its time on a long history."""
-    from bb_core.schemas import _loaded
+    from bb_core.records.schemas import _loaded
 
     registry, by_name = _loaded()
     compile_schema(by_name[kind], registry)
@@ -114,7 +114,7 @@ def test_unknown_keywords_are_refused_not_ignored() -> None:
 
 def test_quick_check_agrees_on_bugbout_toml(demo_project: Path) -> None:
     """config.json uses if/then and not: the quick check must read them as jsonschema does."""
-    from bb_core.config_doc import plain, read_toml
+    from bb_core.config.doc import plain, read_toml
 
     document = plain(read_toml(demo_project / "bugbout.toml"))
     quick, full = quick_check("config"), validator("config")

@@ -8,15 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import env_build, envs
+from bb_core import envs
 from bb_core.config import ProjectConfig, load_config
-from bb_core.declarations import declared_at
+from bb_core.config.eras import era_dependencies
 from bb_core.envs import EnvBuildFailed, TestEnv, ensure_env, plan_env
-from bb_core.eras import era_dependencies
+from bb_core.envs import build as env_build
+from bb_core.envs.declarations import declared_at
+from bb_core.envs.tasks import TaskEnvs, census
 from bb_core.errors import ConfigError
 from bb_core.git import open_repo
 from bb_core.sandbox import Sandbox
-from bb_core.task_envs import TaskEnvs, census
 from bb_core.testrun import run_pytest
 from build_demo import GitRepo
 

@@ -1,4 +1,4 @@
-"""bb_core.kinds and bb_core.vocabulary follow the schemas; the code's lists of codes come from them."""
+"""bb_core.records.kinds and bb_core.records.vocabulary follow the schemas; the code's lists of codes come from them."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 import typing
 from pathlib import Path
 
-from bb_core import kinds, vocabulary
-from bb_core.schemas import schema
+from bb_core.records import kinds, vocabulary
+from bb_core.records.schemas import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,8 +44,8 @@ def test_the_records_required_fields_are_required() -> None:
 
 def test_the_codes_stages_use_are_the_schemas() -> None:
     from bb_core.agents import ASSIGNMENTS, ROLES
+    from bb_core.records.schemas import KINDS
     from bb_core.sandbox import KINDS as SANDBOX_KINDS
-    from bb_core.schemas import KINDS
     from bb_judge.policies import POLICIES
     from bb_mine.options import NEW_TESTS, REASONS
     from bb_oracle.oracle import REASONS as ORACLE_REASONS

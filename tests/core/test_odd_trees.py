@@ -10,11 +10,11 @@ from pathlib import Path
 import orjson
 import pytest
 from bb_core.patch import apply_patch, compare_trees, files_in_patch, parse_patch, read_tree
+from bb_core.patch.check import outside_links
 from bb_core.patch.links import disk_links, resolves_outside
 from bb_core.patch.names import shown_name
-from bb_core.patchcheck import outside_links
-from bb_core.scratch import remove_tree
-from bb_core.treewalk import copy_tree, make_dirs, walk
+from bb_core.store.scratch import remove_tree
+from bb_core.store.treewalk import copy_tree, make_dirs, walk
 
 DEPTH = 1500
 ODD = os.fsdecode(b"caf\xe9.py")  # Latin-1, not UTF-8
@@ -193,7 +193,7 @@ def test_shown_name_is_git_quoting_for_odd_names_only() -> None:
 
 
 def test_ignore_rules_answer_for_a_1500_level_path_at_once(tmp_path: Path) -> None:
-    from bb_core.ignores import GitIgnores
+    from bb_core.git.ignores import GitIgnores
 
     (tmp_path / ".gitignore").write_bytes(b"__pycache__/\n*.egg-info/\n.coverage\n")
     rules = GitIgnores.of(tmp_path)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bb_core.patch import apply_patch, diff_trees
-from bb_core.patchcheck import (
+from bb_core.patch.check import (
     binary_files,
     find_credentials,
     outside_links,

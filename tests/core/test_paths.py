@@ -4,7 +4,6 @@ test part, an author's file kinds, protected paths."""
 from __future__ import annotations
 
 import pytest
-from bb_core.discovery import TestNames
 from bb_core.paths import (
     conftest_candidates,
     file_kind,
@@ -15,6 +14,7 @@ from bb_core.paths import (
     is_test_module,
     under,
 )
+from bb_core.paths.discovery import TestNames
 
 
 @pytest.mark.parametrize(

@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 from bb_core.config import load_config
+from bb_core.config.prices import (
+    DEFAULT_PRICES,
+    Price,
+    attempt_cost,
+    lookup,
+    price_table,
+    tokens_cost,
+)
 from bb_core.errors import ConfigError
-from bb_core.prices import DEFAULT_PRICES, Price, attempt_cost, lookup, price_table, tokens_cost
 
 TABLE = price_table({"house-model": Price(2.0, 8.0)})
 

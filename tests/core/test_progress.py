@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from bb_core.progress import NO_RUN, REUSED, Progress
+from bb_core.cli.progress import NO_RUN, REUSED, Progress
 
 
 class Terminal(io.StringIO):

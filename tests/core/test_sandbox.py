@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bb_core import procs
 from bb_core.errors import ConfigError, SandboxUnavailable
 from bb_core.sandbox import (
     Bubblewrap,
@@ -27,6 +26,7 @@ from bb_core.sandbox import (
     explain_bwrap_failure,
     get_sandbox,
     probe_bubblewrap,
+    procs,
     run_confined,
     seatbelt_profile,
 )

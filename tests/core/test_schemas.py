@@ -11,7 +11,7 @@ import orjson
 import pytest
 from bb_core.errors import BadRecord
 from bb_core.records import parse_line
-from bb_core.schemas import KINDS, schema, validator
+from bb_core.records.schemas import KINDS, schema, validator
 from jsonschema import Draft202012Validator
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import attacks
 import pytest
-from bb_core.canaries import place
 from bb_core.envs import TestEnv
 from bb_core.sandbox import Sandbox
+from bb_core.tamper.canaries import place
 from test_testrun import make_project, run
 
 CODE = "def double(x):\n    return x + 1\n"

@@ -7,8 +7,8 @@ import random
 import textwrap
 
 import pytest
-from bb_core.planting import insert
-from bb_core.twins import Twin, make_twins
+from bb_core.tamper.planting import insert
+from bb_core.tamper.twins import Twin, make_twins
 
 MODULE = "tests/test_words.py"
 
@@ -289,7 +289,7 @@ def test_a_twin_a_subclass_inherits_is_planted_too_and_pairs_with_its_own_origin
     """unittest suites subclass their test classes: the twin written into the base class
     shows up under every subclass, is never reported as a test, and is judged against the
     subclass's case of its original."""
-    from bb_core.canaries import Canaries
+    from bb_core.tamper.canaries import Canaries
 
     planted = Canaries(
         twins={f"{MODULE}::TestBase::test_more_value": f"{MODULE}::TestBase::test_x"}

@@ -1,4 +1,4 @@
-"""The tools name bugbout's shared words through bb_core.vocabulary, never by spelling them."""
+"""The tools name bugbout's shared words through bb_core.records.vocabulary, never by spelling them."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from bb_core import kinds, vocabulary
-from bb_core.schemas import schema
+from bb_core.records import kinds, vocabulary
+from bb_core.records.schemas import schema
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "packages" / "bb-core" / "src" / "bb_core"
 #: The generated modules, where the words are spelled once.
-GENERATED = {CORE / "vocabulary.py", CORE / "kinds.py"}
+GENERATED = {CORE / "records" / "vocabulary.py", CORE / "records" / "kinds.py"}
 
 #: Words that read as nothing else: spelled anywhere in a string, they are the vocabulary's.
 HYPHENATED = tuple(
@@ -26,7 +26,7 @@ WHOLE = (vocabulary.RESOLVED,)
 #: Where ``"resolved"`` is a key of another thing: whether a patch resolves (a bool), or the
 #: environments a workbench has resolved.
 NOT_THE_CATEGORY = {
-    "packages/bb-core/src/bb_core/portable.py",
+    "packages/bb-core/src/bb_core/bench/portable.py",
     "packages/bb-judge/src/bb_judge/work.py",
     "packages/bb-judge/src/bb_judge/stage.py",
 }
@@ -69,7 +69,7 @@ def test_no_tool_spells_a_word_of_the_vocabulary() -> None:
             word = _spelled(node.value, whole=where not in NOT_THE_CATEGORY)
             if word is not None:
                 found.append(f"{where}:{node.lineno}: {word!r}")
-    assert not found, "import these from bb_core.vocabulary:\n" + "\n".join(found)
+    assert not found, "import these from bb_core.records.vocabulary:\n" + "\n".join(found)
 
 
 def test_the_vocabulary_is_the_schemas_enums_in_their_order() -> None:

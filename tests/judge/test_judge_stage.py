@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 import pytest
+from bb_core.executors.units import Failed, LocalExecutor, Unit, Work
 from bb_core.records import Writer, check
 from bb_core.stage import run_stage
-from bb_core.units import Failed, LocalExecutor, Unit, Work
 from bb_judge.settings import JudgeSettings
 from bb_judge.stage import JudgeStage
 from bb_judge.work import JudgeWork

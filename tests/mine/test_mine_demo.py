@@ -295,3 +295,19 @@ def test_an_issue_asking_for_the_name_the_tests_call_keeps_it(mined: Mined) -> N
     task = by_key(mined)[expected.LONE_PUNCTUATION.key]
     assert "as `split_words(text)` in the same" in task["statement"]
     assert all(r["rule"] != "code_sentences" for t in mined.tasks for r in t["redacted"])
+
+
+def test_summary_carries_each_part_s_lines_and_fixes(demo_build: DemoPaths, mined: Mined) -> None:
+    """Each module directly under src/textkit is a part: its lines at the tip, read from
+    the checked-out tree, and at least the fixes that became tasks there."""
+    areas = mined.summary["areas"]
+    package = demo_build.repo / expected.SOURCE
+    modules = sorted(p.name for p in package.glob("*.py"))
+    assert sorted(areas) == modules
+    for name in modules:
+        assert areas[name]["lines"] == len((package / name).read_text().splitlines()), name
+    for task in mined.tasks:
+        for path in task["source_files"]:
+            assert areas[path.rsplit("/", 1)[1]]["fixes"] >= 1
+    assert sum(a["fixes"] for a in areas.values()) <= mined.summary["candidates"]
+    assert areas["__init__.py"]["fixes"] == 0  # no fix in the demo's history touches it

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core import packs as pack_reader
 from bb_core.git import open_repo
+from bb_core.git import packs as pack_reader
 from bb_mine.mine import MineOptions, mine
 from long_history import build_long_history
 

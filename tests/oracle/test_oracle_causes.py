@@ -4,8 +4,8 @@ first module that does not collect - and which setting of bugbout.toml would hel
 from __future__ import annotations
 
 import pytest
-from bb_core.causes import broken_modules, cause, setting_hint
 from bb_core.testrun import CollectionError
+from bb_core.testrun.causes import broken_modules, cause, setting_hint
 from support.tools import lines, run_tool
 
 SOURCE_V1 = "def double(x):\n    return x + x + 1\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bb_core.steady import steadily_passing
+from bb_core.testrun.steady import steadily_passing
 from bb_oracle.partition import partition
 
 T = "tests/test_m.py::test_x"

@@ -9,7 +9,7 @@ from itertools import combinations
 from typing import Any
 
 import pytest
-from bb_core.lanes import Lanes
+from bb_core.executors.lanes import Lanes
 from bb_race.live import LiveView, render
 
 # Notes when it starts and ends; sleeps long enough for overlaps to be unmistakable.

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core.ignores import GitIgnores
+from bb_core.git.ignores import GitIgnores
 from bb_core.patch import compare_trees
 from bb_core.sandbox import NoSandbox
 from bb_race.checkout import Checkouts

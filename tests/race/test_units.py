@@ -10,9 +10,9 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
-from bb_core.lanes import LaneState
+from bb_core.executors.lanes import LaneState
+from bb_core.executors.units import Failed, LocalExecutor, Unit, Work
 from bb_core.store import bugbout_home
-from bb_core.units import Failed, LocalExecutor, Unit, Work
 
 QUICK = """
 note("start")

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.executors.units import Unit
 from bb_core.store import home_dir
-from bb_core.units import Unit
 
 
 @dataclass

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 import ray_work
-from bb_core.ray_executor import RayExecutor
+from bb_core.executors.ray_executor import RayExecutor
+from bb_core.executors.units import ExecutorSettings, Failed, Unit
 from bb_core.store import bugbout_home
-from bb_core.units import ExecutorSettings, Failed, Unit
 from ray_work import Recorder, journal
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray_cluster")]

@@ -1,4 +1,4 @@
-"""The HTML report as a team lead sees it, in headless Chromium at 1280 px: the headline
+"""The HTML report as a team lead sees it, in headless Chromium at 1280 px (and 390 px): the headline
 first, a task's drill-down that opens onto its statement, patches, failing hidden tests
 and cited cells, and nothing wider than the window. A screenshot is kept for a person to
 look at: in $BUGBOUT_TEST_ARTIFACTS, else test-artifacts/ at the top of the checkout."""
@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +145,54 @@ def test_headline_drilldown_and_width_in_chromium(
     opened.write_text(page.replace('<details class="task"', '<details open class="task"', 1))
     done = _chromium(
         "--window-size=1280,3000", f"--screenshot={shot}", opened.as_uri(), profile=tmp_path / "p2"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert shot.stat().st_size > 10_000
+
+
+#: Headless Chromium will not make a window narrower than 500 px, so the page is shown in
+#: a 390 px frame of a wider one, and the frame's probe is copied out for --dump-dom.
+PHONE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="phone" style="border:0;width:390px;height:2900px" srcdoc="{page}"></iframe>
+<script>window.addEventListener("load", () => {{
+  const inner = document.getElementById("phone").contentDocument.getElementById("probe");
+  const out = document.createElement("pre");
+  out.id = "probe";
+  out.textContent = inner ? inner.textContent : "{{}}";
+  document.body.appendChild(out);
+}});</script></body></html>"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium on PATH (scripts/setup.sh --with-test-tools)"
+)
+def test_a_phone_wide_window_scrolls_tables_not_the_page(
+    bout_records: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """At 390 px (a phone), the page is no wider than its window: wide tables and charts
+    scroll inside their sections. A screenshot is kept beside the 1280 px one."""
+    page = render_html(build_report(_bout(bout_records)))
+    probed = page.replace("</main></body>", f"</main>{PROBE}</body>")
+    phone = tmp_path / "phone.html"
+    phone.write_text(PHONE.format(page=escape(probed, quote=True)))
+    done = _chromium(
+        "--window-size=500,3000", "--dump-dom", phone.as_uri(), profile=tmp_path / "p1"
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.S)
+    assert found is not None
+    probe = json.loads(unescape(found.group(1)))
+    assert probe["scrollWidth"] <= probe["clientWidth"] <= 390
+    assert probe["headlineTop"] < probe["firstSectionTop"]
+    assert "alpha leads, but its lead over beta is not significant" in probe["headline"]
+    assert probe["statement"] == "Issue 1: something is wrong."
+
+    artifacts = Path(os.environ.get("BUGBOUT_TEST_ARTIFACTS") or ROOT / "test-artifacts")
+    artifacts.mkdir(parents=True, exist_ok=True)
+    shot = artifacts / "report-390.png"
+    done = _chromium(
+        "--window-size=500,2900", f"--screenshot={shot}", phone.as_uri(), profile=tmp_path / "p2"
     )
     assert done.returncode == 0, done.stderr[-2000:]
     assert shot.stat().st_size > 10_000

@@ -6,7 +6,7 @@ import copy
 from typing import Any
 
 from bb_core.records import check
-from bb_core.schemas import validator
+from bb_core.records.schemas import validator
 from bb_report import build_report, render, report_to_json
 
 MESSAGE = "its score could not be computed (worker-lost): the worker running it died, twice"

@@ -154,7 +154,7 @@ def test_demo_pairs_are_not_read_as_a_ranking(demo_report: Report) -> None:
         assert row.p_adjusted == ({"shortcut": 0.875}.get(b, 0.625) if a == "careful" else 1.0)
     assert rows["careful", "idler"].sentence == (
         "careful and idler are not distinguishable on these 5 tasks "
-        "(careful alone resolved 5, idler alone 0; p = 0.062)."
+        "(careful alone resolved 5, idler alone 0; p = 0.62, adjusted for 10 comparisons)."
     )
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 from bb_core.errors import StageFailed, UsageError
-from bb_core.schemas import validator
+from bb_core.records.schemas import validator
 from bb_report import (
     Report,
     build_report,
@@ -30,7 +30,8 @@ SHOWN = [
     "25.0 s",  # alpha's time per attempt and per resolved task
     "1,500",  # alpha's tokens per attempt
     "2 min 32 s",  # gamma's time per attempt, 151.5 s
-    "alpha and beta are not distinguishable on these 4 tasks",
+    "None of the 3 pairs is distinguishable on the tasks each pair shares",
+    "p = 0.38",  # alpha against gamma, Holm-adjusted (0.125 x 3)
     "5 of 6 (83%, 95% interval 36-100%) were right",
     "it stopped 3 of 4 (75%, 95% interval 19-99%)",
     "It abstained on 1 task where some patch did resolve.",
@@ -56,7 +57,7 @@ def test_json_is_a_valid_report_record_with_the_numbers(report: Report) -> None:
     sections = record["sections"]
     assert set(sections) == {
         "headline", "attempts", "overview", "agents", "picking", "gate", "tests", "funnel",
-        "comparisons", "tasks", "worth",
+        "comparisons", "tasks", "worth", "sample_size",
     }  # fmt: skip
     alpha = sections["agents"]["rows"][0]
     assert (alpha["name"], alpha["resolve_rate"]["count"], alpha["resolve_rate"]["total"]) == (

@@ -200,10 +200,18 @@ def test_every_pair_is_compared_in_words(report: Report) -> None:
     # Holm over three pairs: 0.125 x 3 = 0.375; 0.5 x 2 = 1; 0.5 x 1 -> kept at 1.
     assert (ag.p_adjusted, ab.p_adjusted, bg.p_adjusted) == pytest.approx((0.375, 1.0, 1.0))
     assert {r.finding for r in rows.values()} == {"not-distinguishable"}
+    # One p-value per pair, the Holm-adjusted one, labelled as such.
     assert ab.sentence == (
         "alpha and beta are not distinguishable on these 4 tasks "
-        "(alpha alone resolved 2, beta alone 0; p = 0.50)."
+        "(alpha alone resolved 2, beta alone 0; p = 1.00, adjusted for 3 comparisons)."
     )
+    # The three near-identical sentences are said once, naming the closest pair.
+    assert report.comparisons.sentences == [
+        "None of the 3 pairs is distinguishable on the tasks each pair shares: no split "
+        "between them is beyond what chance gives (the closest, alpha against gamma, 4 to 0 "
+        "where they differ, p = 0.38, adjusted for 3 comparisons); each pair's counts are "
+        "in the table."
+    ]
 
 
 def test_tasks_list_every_task_with_what_it_lacks(report: Report) -> None:
@@ -251,8 +259,8 @@ def test_tasks_list_every_task_with_what_it_lacks(report: Report) -> None:
         (
             (7, 0, 5), 10, 0.16, "not-distinguishable",
             "careful resolved more than shortcut on these 12 tasks (7 against 0 where they "
-            "differ, p = 0.016), but with 10 pairs compared a split like this is within what "
-            "chance gives (Holm-adjusted p = 0.16).",
+            "differ), but with 10 pairs compared a split like this is within what chance "
+            "gives (p = 0.16, adjusted for 10 comparisons).",
         ),
         (
             (5, 0, 7), 1, None, "not-distinguishable",

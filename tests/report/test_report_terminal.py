@@ -33,10 +33,12 @@ def test_at_160_columns_tables_keep_their_natural_layout(
     bout_records: list[dict[str, Any]],
 ) -> None:
     lines = render(build_report(bout_records), "terminal", width=160).splitlines()
+    # The tasks are two tables: what each task is, then each patch's category.
     assert (
         "task        title                 statement                       stage                "
-        "        judge's pick      alpha     beta             gamma"
+        "        judge's pick"
     ) in lines
+    assert "task        alpha     beta             gamma" in lines
     assert not any(ELLIPSIS in line for line in lines)
 
 
@@ -60,7 +62,8 @@ def test_at_100_columns_wide_cells_are_cut_and_narrow_ones_wrap(
     assert lines[header + 2].split() == ["breaks", "suspicious", "broke"]
     assert lines[header + 3].split() == ["suite"]
     assert lines[header + 4].startswith("-----  -----")
-    assert any(re.search(rf"scored \(en\w*{ELLIPSIS}", line) for line in lines)  # cut: ellipsis
+    # Cells of the tasks table wrap at word boundaries, never cut.
+    assert any(line.rstrip().endswith("broken)") for line in lines)
     assert any("fixed-but-broke" in line for line in lines)  # a status word is never split
     assert any(line.startswith("textkit-t1  Fix slugify") for line in lines)
 

@@ -1,6 +1,6 @@
 """bb-xexam's work units: one author's tests on every column, and the reference column.
 
-A unit no worker could finish comes back as :class:`bb_core.units.Failed`; its author
+A unit no worker could finish comes back as :class:`bb_core.executors.units.Failed`; its author
 stands in the matrix with the reason and a log, every one of its cells an error, charged
 with nothing, and the matrix is not kept - while every finished author's runs are, so
 the next run submits the lost unit alone.
@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 from bb_core.config import load_config
+from bb_core.executors.units import Failed, LocalExecutor, Unit, Work
 from bb_core.records import Writer, check
 from bb_core.stage import run_stage
 from bb_core.store import Store
-from bb_core.units import Failed, LocalExecutor, Unit, Work
 from bb_xexam.settings import XexamSettings
 from bb_xexam.stage import XexamStage
 from xexam_helpers import Raced

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bb_core.registry import agent_class
+from bb_core.agents.registry import agent_class
 from realcli_harness import Clis
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from bb_core.registry import agent_class
+from bb_core.agents.registry import agent_class
 
 ROOT = Path(__file__).resolve().parents[3]
 HELP = Path(__file__).parent / "help"

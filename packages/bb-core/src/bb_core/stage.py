@@ -1,6 +1,6 @@
 """One shape for every stage that does work: records in, work units out, records back.
 
-A :class:`Stage` turns each input record into work units (:class:`bb_core.units.Unit`),
+A :class:`Stage` turns each input record into work units (:class:`bb_core.executors.units.Unit`),
 which an executor runs - on this machine's threads or across a Ray cluster - and then
 combines the units' results into the record(s) it writes. :func:`run_stage` drives any
 stage:
@@ -27,13 +27,13 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import NO_RUN, RAN, REUSED, Progress, warn
 from bb_core.config import Config
+from bb_core.config.limits import TestLimits
 from bb_core.errors import BadRecord
-from bb_core.limits import TestLimits
-from bb_core.progress import NO_RUN, RAN, REUSED, Progress, warn
+from bb_core.executors.units import Executor, LocalExecutor, Unit, Work
 from bb_core.records import Line, Writer, read_lines
-from bb_core.units import Executor, LocalExecutor, Unit, Work
-from bb_core.workbench import Workbench
 
 
 class Stage(Protocol):

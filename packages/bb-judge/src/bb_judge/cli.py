@@ -17,7 +17,7 @@ from bb_core.cli import (
     strict_option,
     version_option,
 )
-from bb_core.kinds import POLICIES
+from bb_core.records.kinds import POLICIES
 from bb_core.store import Store
 
 from bb_judge.run import run_judge

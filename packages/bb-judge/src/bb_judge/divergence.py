@@ -16,14 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bb_core.steady import outcome_kind
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     PICK,
     REFERENCE,
     RESOLVED,
     RESOLVED_BUT_BREAKS_SUITE,
     RESOLVED_BUT_SUSPICIOUS,
 )
+from bb_core.testrun.steady import outcome_kind
 
 #: The categories of a patch that met the maintainers' tests (whether or not it keeps the
 #: repository's suite): the ones whose divergence is measured.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 from bb_judge.matrix import Matrix, Row
 from bb_judge.policies import Assessment, Candidate, Policy, assess

@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from bb_core.paths import in_test_part, is_config, is_protected, under
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FIXED_BUT_BROKE,
     NO_CHANGE,

@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core import kinds
 from bb_core.agents import guess_vendor
 from bb_core.patch import PatchError, lines_changed
-from bb_core.schemas import VERSION
-from bb_core.vocabulary import FINISHED
+from bb_core.records import kinds
+from bb_core.records.schemas import VERSION
+from bb_core.records.vocabulary import FINISHED
 
 from bb_judge.gate import decision, gate
 from bb_judge.grading import NO_FIX_STATUS

@@ -12,8 +12,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bb_core import kinds
-from bb_core.vocabulary import BASE
+from bb_core.records import kinds
+from bb_core.records.vocabulary import BASE
 
 #: The outcome that counts as passing. Skipped, failed, error and missing all do not:
 #: a patch that makes a test skip itself has not made it pass.

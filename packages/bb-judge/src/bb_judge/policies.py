@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 from bb_judge.matrix import REPRODUCING_ROLES, Matrix, Row
 

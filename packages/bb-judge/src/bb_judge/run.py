@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.progress import Progress
+from bb_core.executors.units import Executor
 from bb_core.records import Writer, count_task_lines
 from bb_core.stage import run_stage
 from bb_core.store import Store
-from bb_core.units import Executor
 
 from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task

@@ -13,12 +13,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bb_core import kinds
 from bb_core.errors import UsageError
-from bb_core.schemas import VERSION
+from bb_core.executors.units import Failed
+from bb_core.records import kinds
+from bb_core.records.schemas import VERSION
+from bb_core.records.vocabulary import FINISHED, PICK, REFERENCE, RESOLVED, SCORE_CRASHED
 from bb_core.store import cache_key
-from bb_core.units import Failed
-from bb_core.vocabulary import FINISHED, PICK, REFERENCE, RESOLVED, SCORE_CRASHED
 
 from bb_judge.grading import NO_FIX_STATUS, grade
 from bb_judge.tree import Outcome, hidden_modules, protected_paths

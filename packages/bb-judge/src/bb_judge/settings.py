@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_core.config import Config
+from bb_core.config.limits import TestLimits
 from bb_core.errors import UsageError
-from bb_core.limits import TestLimits
 
 from bb_judge.policies import POLICIES
 

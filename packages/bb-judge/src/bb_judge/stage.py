@@ -19,15 +19,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from bb_core import kinds
+from bb_core.bench.workbench import Workbench
 from bb_core.config import Config
 from bb_core.errors import EnvironmentFailed
+from bb_core.executors.units import Failed, Unit
+from bb_core.records import kinds
 from bb_core.stage import BenchStage, run_units
 from bb_core.store import Store
-from bb_core.suspicion import Finding
 from bb_core.testrun import run_pytest
-from bb_core.units import Failed, Unit
-from bb_core.workbench import Workbench
 
 from bb_judge.cache import ScoreCache, SuiteCache
 from bb_judge.divergence import add_divergence
@@ -46,6 +45,7 @@ from bb_judge.score import (
 from bb_judge.settings import JudgeSettings
 from bb_judge.suite import Ran, add_suite, suite_key
 from bb_judge.suspect import EXCLUDE, mark_suspicious, patch_findings, task_findings
+from bb_judge.suspicion import Finding
 from bb_judge.tree import Outcome
 from bb_judge.work import JudgeWork, Runner, env_failure, remove_stale
 

@@ -29,17 +29,23 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
 from bb_core.envs import TestEnv
+from bb_core.executors.units import Failed
 from bb_core.git import Repo
 from bb_core.patch import apply_patch
-from bb_core.patchcheck import outside_links
-from bb_core.steady import flaky, steadily_passing
+from bb_core.patch.check import outside_links
+from bb_core.records import kinds
+from bb_core.records.vocabulary import (
+    PICK,
+    REFERENCE,
+    RESOLVED,
+    RESOLVED_BUT_BREAKS_SUITE,
+    SCORE_CRASHED,
+)
 from bb_core.store import cache_key, home_dir
 from bb_core.testrun import TestRun
+from bb_core.testrun.steady import flaky, steadily_passing
 from bb_core.testrun.touched import touched_lines
-from bb_core.units import Failed
-from bb_core.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_BREAKS_SUITE, SCORE_CRASHED
 
 from bb_judge.grading import source_filter
 

@@ -1,6 +1,6 @@
 """Which contestants' patches read as suspicious, before any of them is picked or scored.
 
-Each contestant's patch is read statically (:func:`bb_core.suspicion.read_patch`): the
+Each contestant's patch is read statically (:func:`bb_judge.suspicion.read_patch`): the
 package files it changes, as it leaves them (the base tree's files from git, the patch
 applied in memory), its added and changed lines only. The same findings keep a patch from
 being picked (:func:`bb_judge.judge.candidates`) and, on a patch that meets the maintainers'
@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
-from bb_core import kinds
 from bb_core.git import Repo
-from bb_core.patchcheck import outside_links
-from bb_core.suspicion import Finding, read_patch
-from bb_core.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_SUSPICIOUS
+from bb_core.patch.check import outside_links
+from bb_core.records import kinds
+from bb_core.records.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_SUSPICIOUS
 
 from bb_judge.grading import source_filter
+from bb_judge.suspicion import Finding, read_patch
 from bb_judge.tree import protected_paths
 
 #: ``[judge] suspicious``: counted apart and never picked, or counted as resolved.

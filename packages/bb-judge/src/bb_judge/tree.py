@@ -13,14 +13,14 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from bb_core import kinds
 from bb_core.errors import UsageError
 from bb_core.git import Repo
 from bb_core.patch import apply_patch, files_in_patch
+from bb_core.patch.check import binary_files, outside_links
 from bb_core.patch.names import odd_name, odd_name_flags
-from bb_core.patchcheck import binary_files, outside_links
-from bb_core.scratch import remove_tree
-from bb_core.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
+from bb_core.records import kinds
+from bb_core.records.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
+from bb_core.store.scratch import remove_tree
 
 from bb_judge.grading import source_filter
 

@@ -22,17 +22,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bb_core import scratch
+from bb_core.bench.workbench import Workbench
 from bb_core.envs import TestEnv
 from bb_core.errors import EnvironmentFailed
+from bb_core.executors.units import Unit
 from bb_core.patch import PatchError
-from bb_core.scratch import area_root, scratch_dir
-from bb_core.store import home_dir
+from bb_core.store import home_dir, scratch
+from bb_core.store.scratch import area_root, scratch_dir
+from bb_core.tamper.twins import Twin
 from bb_core.testrun import TestRun
 from bb_core.testrun.touched import Touched, touched_lines
-from bb_core.twins import Twin
-from bb_core.units import Unit
-from bb_core.workbench import Workbench
 
 from bb_judge.score import resolves
 from bb_judge.settings import JudgeSettings

@@ -17,11 +17,11 @@ from bb_core.cli import (
     refresh_option,
     version_option,
 )
+from bb_core.cli.progress import Progress
+from bb_core.cli.progress import warn as warn_line
 from bb_core.config import SINCE_WORDS, load_config, since_moment
 from bb_core.config import parse_since as read_since
 from bb_core.errors import UsageError
-from bb_core.progress import Progress
-from bb_core.progress import warn as warn_line
 from bb_core.records import Writer
 
 from bb_mine.mine import MineOptions, mine
@@ -155,7 +155,7 @@ def main(
     """
     config = load_config(config_path)
     if config.agents:  # the agents' and sandboxes' modules are imported only to check some
-        from bb_core.preflight import preflight
+        from bb_core.cli.preflight import preflight
 
         preflight(config)
     options = MineOptions.from_config(

@@ -13,10 +13,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from bb_core.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
-from bb_core.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 from bb_core.git import DELETE, Change, Commit, Repo
 from bb_core.paths import conftest_candidates, is_test_file, under
+from bb_core.paths.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
+from bb_core.paths.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 
 from bb_mine.rules import (
     change_text,

@@ -18,7 +18,7 @@ import ast
 import re
 from collections.abc import Callable
 
-from bb_core.discovery import TestNames
+from bb_core.paths.discovery import TestNames
 
 #: A class statement's name and bases, matched where a line starts with ``class ``.
 _CLASS = re.compile(rb"class\s+(\w+)\s*(?:\(([^)]*)\))?")

@@ -33,13 +33,14 @@ from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 from typing import Any
 
+from bb_core.cli.progress import Progress
 from bb_core.errors import GitError, UsageError
 from bb_core.git import Repo, open_repo
-from bb_core.kinds import MineSkipReason
-from bb_core.progress import Progress
-from bb_core.schemas import VERSION
+from bb_core.records.kinds import MineSkipReason
+from bb_core.records.schemas import VERSION
 from bb_core.store import cache_key
 
+from bb_mine.areas import Areas
 from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, Layout, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
@@ -237,6 +238,7 @@ class Miner:
         examined = candidates = tasks = 0
         stopped = "end"
         sources: dict[str, int] = {}
+        areas = Areas(self.sources)
         claimed: dict[tuple[str, int], str] = {}
         history = History(self.repo, self.head, self.cache) if opts.use_cache else None
         walk = iter(history) if history is not None else self._plain_walk()
@@ -251,6 +253,8 @@ class Miner:
                 judged = facts | {"fix": True} if item.by_label else facts
                 if facts["fix"] or item.by_label == "export":
                     candidates += 1
+                if judged.get("fix") and judged.get("source_files"):
+                    areas.saw_fix(judged["source_files"])
                 reason: Verdict = self._judge(entry.sha, judged)
                 if reason is not None and item.by_label == "github":
                     reason = _unlabelled(reason)  # its labels were never read: not a fix
@@ -310,6 +314,7 @@ class Miner:
                 "tasks": tasks,
                 "skipped": {code: n for code, n in counts.items() if n},
                 "statement_sources": sources,
+                "areas": areas.summary(self.repo, self.head) or None,
                 "stopped": stopped,
                 "since": opts.since.isoformat() if opts.since else None,
                 "limit": opts.limit,

@@ -7,9 +7,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
 from bb_core.config import Config, since_moment
-from bb_core.kinds import MINE_SKIP_REASONS
+from bb_core.records import kinds
+from bb_core.records.kinds import MINE_SKIP_REASONS
 
 #: Stable skip reason codes, in the order the rules apply.
 REASONS = MINE_SKIP_REASONS

@@ -38,7 +38,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 from bb_mine.reveals import CHANGE_ACCOUNT, PRESCRIBING, WORD, FixFacts, PatchCode, name_matcher
 from bb_mine.rules import CLOSING_TEXT, REF_TEXT

@@ -11,8 +11,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from bb_core import kinds
-from bb_core.discovery import holds_pytest_config as holds_pytest_config
+from bb_core.paths.discovery import holds_pytest_config as holds_pytest_config
+from bb_core.records import kinds
 
 from bb_mine.intent import (
     describes_fix,

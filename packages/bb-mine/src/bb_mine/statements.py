@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from bb_core import kinds
 from bb_core.errors import BadRecord, UsageError
-from bb_core.records import json_type
+from bb_core.records import json_type, kinds
 
 from bb_mine.github import GitHub, GitHubUnavailable, NotFound, label_names
 from bb_mine.redact import RULES, Redacted, redact, sentence_count

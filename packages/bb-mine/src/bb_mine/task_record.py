@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from bb_core import kinds
 from bb_core.git import Repo
-from bb_core.kinds import MineSkipReason
-from bb_core.schemas import VERSION
+from bb_core.records import kinds
+from bb_core.records.kinds import MineSkipReason
+from bb_core.records.schemas import VERSION
 
 from bb_mine.cache import MiningCache
 from bb_mine.facts import source_names

@@ -24,7 +24,7 @@ import ast
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from bb_core.discovery import DEFAULT, TestNames
+from bb_core.paths.discovery import DEFAULT, TestNames
 
 from bb_mine.cases import parametrize_cases
 from bb_mine.inherited import inherited_tests, may_inherit

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bb_core.kinds import MineSkipReason
+from bb_core.records.kinds import MineSkipReason
 
 from bb_mine.options import MineOptions
 from bb_mine.rules import category, matches_pick

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bb_core import kinds
-from bb_core.causes import broken_modules
-from bb_core.schemas import VERSION
-from bb_core.steady import steadily_passing
+from bb_core.records import kinds
+from bb_core.records.schemas import VERSION
 from bb_core.testrun import TestRun
+from bb_core.testrun.causes import broken_modules
+from bb_core.testrun.steady import steadily_passing
 
 from bb_oracle.errors import Skip
 from bb_oracle.partition import partition

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core import kinds
-from bb_core.kinds import OracleSkipReason
-from bb_core.schemas import VERSION
+from bb_core.records import kinds
+from bb_core.records.kinds import OracleSkipReason
+from bb_core.records.schemas import VERSION
 
 
 class Skip(Exception):

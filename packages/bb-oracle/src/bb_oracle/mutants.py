@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 #: What kind of edit a mutant is (the schema's names).
 Operator = kinds.OracleStrengthMutationSurvivorOperator

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.kinds import OracleSkipReason
 from bb_core.records import count_task_lines
+from bb_core.records.kinds import OracleSkipReason
 from bb_core.stage import run_one
 from bb_core.store import Store
 from bb_core.testrun import run_pytest

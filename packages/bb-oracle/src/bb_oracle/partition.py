@@ -13,7 +13,7 @@ made strict by repetition:
 - **broken_after**: failed, errored or missing in every run after the fix, so not
   something a patch can be held to.
 
-"Differed" compares passed / failing / skipped (:mod:`bb_core.steady`, the rule the
+"Differed" compares passed / failing / skipped (:mod:`bb_core.testrun.steady`, the rule the
 full-suite check and the divergence from the reference use too): a test that failed once
 and errored once failed both times. A test skipped everywhere lands in no list.
 """
@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from bb_core.steady import PASSED, agrees
+from bb_core.testrun.steady import PASSED, agrees
 
 FAILING = frozenset({"failed", "error", "missing"})
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bb_core import scratch
-from bb_core.discovery import names_at
 from bb_core.git import Repo
-from bb_core.scratch import area_root, scratch_dir
+from bb_core.paths.discovery import names_at
+from bb_core.store import scratch
+from bb_core.store.scratch import area_root, scratch_dir
 
 BEFORE, AFTER = "before", "after"
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.progress import Progress
+from bb_core.executors.units import Executor, Failed, Unit
 from bb_core.records import Writer
 from bb_core.stage import BenchStage, run_stage
 from bb_core.store import Store
 from bb_core.testrun import run_pytest
-from bb_core.units import Executor, Failed, Unit
-from bb_core.workbench import Workbench
 
 from bb_oracle.cache import OracleCache
 from bb_oracle.errors import Skip, skip_line

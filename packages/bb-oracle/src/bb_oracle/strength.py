@@ -35,9 +35,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import coverage
-from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.patch import FilePatch, Hunk, PatchError, parse_patch
+from bb_core.records import kinds
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 

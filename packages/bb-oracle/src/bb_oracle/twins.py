@@ -1,6 +1,6 @@
 """The task's negative twins: written from the fix's test modules, kept when they fail.
 
-Candidates (:func:`bb_core.twins.make_twins`, at most ``CANDIDATES`` a module, of the
+Candidates (:func:`bb_core.tamper.twins.make_twins`, at most ``CANDIDATES`` a module, of the
 tests the score rests on - FAIL_TO_PASS and PASS_TO_PASS - those the fix added or changed
 first) run with the tests they copy in runs of their own, in fresh checkouts (a twin runs
 its test's code, so it could change the state a stateful test leaves for the next run:
@@ -18,8 +18,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.git import Repo
+from bb_core.tamper.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 from bb_core.testrun import TestRun
-from bb_core.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 
 from bb_oracle.sides import AFTER, BEFORE, Sides
 

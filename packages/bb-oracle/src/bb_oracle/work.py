@@ -18,16 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
+from bb_core.bench.workbench import Workbench
 from bb_core.envs import EnvBuildFailed, TestEnv
 from bb_core.errors import EnvironmentFailed, GitError
+from bb_core.executors.units import Unit
 from bb_core.git import Repo
+from bb_core.records import kinds
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
+from bb_core.tamper.twins import Twin
 from bb_core.testrun import TestRun
-from bb_core.twins import Twin
-from bb_core.units import Unit
-from bb_core.workbench import Workbench
 
 from bb_oracle.decide import decide, summarize
 from bb_oracle.errors import Skip

@@ -23,8 +23,8 @@ from typing import Any
 
 import orjson
 from bb_core.records import check
+from bb_core.records.vocabulary import CRASHED, QUOTA
 from bb_core.store import atomic_write, read_json
-from bb_core.vocabulary import CRASHED, QUOTA
 
 #: Statuses ``--retry-failed`` runs again: the agent never had a fair go.
 RETRYABLE = frozenset({QUOTA, CRASHED})

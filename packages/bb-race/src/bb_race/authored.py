@@ -1,7 +1,7 @@
 """The tests an agent wrote, found by reading its test modules (never by running them).
 
 A test module is a Python file named as the project's pytest configuration says (in the
-base tree, never the agent's copy: :mod:`bb_core.discovery`; pytest's defaults are
+base tree, never the agent's copy: :mod:`bb_core.paths.discovery`; pytest's defaults are
 ``test_*.py`` and ``*_test.py``). Its tests are module-level functions and methods of test
 classes by the project's ``python_functions`` and ``python_classes`` (nested classes too),
 named as pytest names them:
@@ -15,7 +15,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
-from bb_core.discovery import DEFAULT, TestNames, names_in
+from bb_core.paths.discovery import DEFAULT, TestNames, names_in
 
 
 def _tests_in(body: list[ast.stmt], prefix: str, names: TestNames) -> Iterator[tuple[str, str]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bb_core.vocabulary import CRASHED, FLAG_OVER_CAP
+from bb_core.records.vocabulary import CRASHED, FLAG_OVER_CAP
 
 #: How often a running agent's disk use is measured.
 DISK_POLL = 5.0

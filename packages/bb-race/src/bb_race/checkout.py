@@ -22,10 +22,10 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from bb_core.bench.workbench import Workbench
 from bb_core.git import Repo, open_repo
-from bb_core.scratch import remove_tree
 from bb_core.store import bugbout_home, cache_key
-from bb_core.workbench import Workbench
+from bb_core.store.scratch import remove_tree
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,9 @@ from bb_core.cli import (
     terminate_as_interrupt,
     version_option,
 )
+from bb_core.cli.preflight import preflight
 from bb_core.config import load_config
-from bb_core.preflight import preflight
-from bb_core.units import executor_settings
+from bb_core.executors.units import executor_settings
 
 from bb_race.race import run_race
 from bb_race.settings import RaceSettings

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.prices import attempt_cost
+from bb_core.config.prices import attempt_cost
 
 
 class Pricing:

@@ -3,7 +3,7 @@ leave behind.
 
 Two sources, both read from the task's base tree, never from the agent's work:
 
-- the base tree's ``.gitignore`` rules (:class:`bb_core.ignores.GitIgnores`);
+- the base tree's ``.gitignore`` rules (:class:`bb_core.git.ignores.GitIgnores`);
 - the *footprint* of the test command the prompt gives: the project's tests run once, in
   the sandbox, on a copy of the base tree, and every file that run creates (a counter, a
   scratch file, a report) is listed. An agent that runs the tests as told leaves the same
@@ -20,11 +20,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from bb_core.ignores import GitIgnores
+from bb_core.git.ignores import GitIgnores
 from bb_core.patch import read_tree
 from bb_core.sandbox import Sandbox
-from bb_core.scratch import remove_tree
 from bb_core.store import cache_key, home_dir, read_json
+from bb_core.store.scratch import remove_tree
 
 from bb_race.checkout import Checkouts
 

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Invocation
+from bb_core.records.vocabulary import FLAG_LEAK, FLAG_REFUSED, FLAG_UNCONFINED
 from bb_core.sandbox import Sandbox, read_untrusted
-from bb_core.treewalk import walk
-from bb_core.vocabulary import FLAG_LEAK, FLAG_REFUSED, FLAG_UNCONFINED
+from bb_core.store.treewalk import walk
 
 #: How much of each log is searched.
 SCAN_LIMIT = 4 * 1024 * 1024

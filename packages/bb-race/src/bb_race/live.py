@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import TextIO
 
-from bb_core.lanes import LaneState
-from bb_core.progress import estimate
+from bb_core.cli.progress import estimate
+from bb_core.executors.lanes import LaneState
 
 
 def _clock(seconds: float) -> str:

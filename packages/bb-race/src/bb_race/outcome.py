@@ -17,13 +17,12 @@ from typing import Any
 
 from bb_core.agents import CodingAgent, read_tail, scrub
 from bb_core.patch import compare_trees, files_in_patch, split_patch
+from bb_core.patch.check import patch_credentials, redact, redact_patch
 from bb_core.patch.names import odd_name
-from bb_core.patchcheck import patch_credentials, redact, redact_patch
 from bb_core.paths import in_test_part
 from bb_core.records import check
-from bb_core.sandbox import Completed
-from bb_core.schemas import VERSION
-from bb_core.vocabulary import (
+from bb_core.records.schemas import VERSION
+from bb_core.records.vocabulary import (
     CRASHED,
     FINISHED,
     FLAG_LIMIT,
@@ -36,6 +35,7 @@ from bb_core.vocabulary import (
     TIMED_OUT,
     AttemptStatus,
 )
+from bb_core.sandbox import Completed
 
 from bb_race.authored import authored_tests
 from bb_race.checkout import AttemptDirs

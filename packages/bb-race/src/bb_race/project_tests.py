@@ -1,6 +1,6 @@
 """The project's tests as an agent is told to run them, and as bugbout runs them for it.
 
-The environments come from the stage's workbench (:class:`bb_core.workbench.Workbench`):
+The environments come from the stage's workbench (:class:`bb_core.bench.workbench.Workbench`):
 the project's, built once, and with ``environments = "history"`` (or test dependencies
 per era) each task's own. What is the race's alone is the command the prompt gives,
 which runs the tests in that environment from the agent's checkout, and the folders the
@@ -14,12 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import warn
 from bb_core.envs import TestEnv
+from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
-from bb_core.progress import warn
 from bb_core.sandbox import program_roots
-from bb_core.task_envs import follows_history
-from bb_core.workbench import Workbench
 
 from bb_race.prompt import pytest_command
 
@@ -91,7 +91,7 @@ class ProjectTests:
         )
         if not env.setup:
             return command
-        from bb_core.checkout_setup import shown
+        from bb_core.testrun.setup import shown
 
         steps = [f"( {shown(c)} )" if isinstance(c, str) else shown(c) for c in env.setup]
         return " && ".join([*steps, command])

@@ -23,13 +23,13 @@ from dataclasses import replace
 from pathlib import Path
 
 from bb_core.agents import CodingAgent
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
 from bb_core.errors import BadRecord
-from bb_core.progress import Progress
+from bb_core.executors.units import Executor, ExecutorSettings, make_executor
 from bb_core.records import STDIN, Line, Writer, read_lines
 from bb_core.sandbox import Sandbox
 from bb_core.stage import run_stage
-from bb_core.units import Executor, ExecutorSettings, make_executor
 
 from bb_race.settings import RaceSettings
 from bb_race.stage import PROG, RaceStage, select_agents

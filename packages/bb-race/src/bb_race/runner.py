@@ -20,6 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, Invocation, Session, agent_environment, ca_files
+from bb_core.records.vocabulary import (
+    FLAG_LINK_REMOVED,
+    FLAG_NETWORK_NOT_NARROWED,
+    FLAG_NETWORK_REFUSED,
+)
 from bb_core.sandbox import (
     Bubblewrap,
     Completed,
@@ -33,7 +38,6 @@ from bb_core.sandbox import (
     tree_size,
 )
 from bb_core.sandbox.shims import follow_argv
-from bb_core.vocabulary import FLAG_LINK_REMOVED, FLAG_NETWORK_NOT_NARROWED, FLAG_NETWORK_REFUSED
 
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts, remove_tree

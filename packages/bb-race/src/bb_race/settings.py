@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.limits import TestLimits
+from bb_core.config.limits import TestLimits
 
 from bb_race.caps import MAX_DISK_BYTES, MAX_PATCH_BYTES
 

@@ -18,14 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import warn
 from bb_core.config import Config
 from bb_core.errors import BbError, ConfigError, UsageError
-from bb_core.progress import warn
+from bb_core.executors.units import Executor, Failed, Unit
+from bb_core.records.vocabulary import CRASHED
 from bb_core.sandbox import NoSandbox, Sandbox
 from bb_core.store import Store
-from bb_core.units import Executor, Failed, Unit
-from bb_core.vocabulary import CRASHED
-from bb_core.workbench import Workbench
 
 from bb_race.attempts import (
     AttemptStore,

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import Action, CodingAgent
-from bb_core.vocabulary import FLAG_TRIED_UNREAD
+from bb_core.records.vocabulary import FLAG_TRIED_UNREAD
 
 from bb_race.adapters._actions import READ_LIMIT, log_actions
 from bb_race.checkout import AttemptDirs

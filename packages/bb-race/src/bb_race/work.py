@@ -21,13 +21,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config, secret_values
+from bb_core.bench.workbench import Workbench
 from bb_core.config import AgentConfig
-from bb_core.scratch import remove_tree
+from bb_core.executors.units import Unit
+from bb_core.records.vocabulary import FLAG_REPRODUCE_FAILED
 from bb_core.store import bugbout_home
-from bb_core.treewalk import make_dirs, walk
-from bb_core.units import Unit
-from bb_core.vocabulary import FLAG_REPRODUCE_FAILED
-from bb_core.workbench import Workbench
+from bb_core.store.scratch import remove_tree
+from bb_core.store.treewalk import make_dirs, walk
 
 from bb_race.attempts import AttemptStore, needs_reproduction, with_sample
 from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs

@@ -1,6 +1,8 @@
 """The pieces every format draws: cells with a tone, tables, sentences, notes, sections.
 
-A *tone* (good, warn, bad, muted) is what a format may show as colour. The helpers here
+A *tone* (good, notice, warn, bad, muted) is what a format may show as colour: *notice*
+(resolved but breaks the suite) and *warn* (fixed but broke) are told apart by hue, not
+only by shade. The helpers here
 turn the report's figures into cells the same way for every section.
 """
 
@@ -8,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FINISHED,
     FIXED_BUT_BROKE,
@@ -28,7 +30,7 @@ from bb_report.words import interval, percent, seconds, tokens
 #: How each category reads, and its tone.
 CATEGORY_TONE = {
     RESOLVED: "good",
-    RESOLVED_BUT_BREAKS_SUITE: "warn",
+    RESOLVED_BUT_BREAKS_SUITE: "notice",
     RESOLVED_BUT_SUSPICIOUS: "bad",
     FIXED_BUT_BROKE: "warn",
     WRONG_FIX: "bad",
@@ -61,6 +63,10 @@ class Table:
     #: Columns (by index) whose cells must be read whole: a narrow terminal wraps them
     #: instead of cutting them short.
     whole: frozenset[int] = frozenset()
+    #: Shorter headers for a narrow terminal, tried before the rows are stacked, and the
+    #: sentence that says what they stand for (shown under the table when they are used).
+    short: list[str] | None = None
+    key: str = ""
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core import kinds
-from bb_core.vocabulary import (
+from bb_core.records import kinds
+from bb_core.records.vocabulary import (
     CATEGORIES,
     PICK,
     REFERENCE,

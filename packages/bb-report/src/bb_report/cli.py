@@ -13,7 +13,7 @@ from bb_report.model import build_report
 from bb_report.options import (
     chosen_format,
     color_option,
-    emit,
+    emit_report,
     format_option,
     output_option,
     paint,
@@ -81,8 +81,11 @@ def main(
     their growth; each section says what it could not count yet. Empty input gives a
     short report saying there is nothing to report.
     """
-    text, report = report_text(inputs, fmt, output, color, width, baseline)
-    emit(text, output)
+    chosen_format(fmt, output)  # a contradiction is refused before reading
+    earlier = None if baseline is None else [line.record for line in read_lines([baseline])]
+    records = (line.record for line in read_lines(inputs))
+    report = build_report(records, baseline=earlier, baseline_label=baseline or "")
+    emit_report(report, fmt, output, color, width)
     if fail_on_regression and report.baseline is not None and report.baseline.regressed:
         click.echo(
             f"bb-report: significantly worse than the baseline: "

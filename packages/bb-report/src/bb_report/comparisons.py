@@ -15,6 +15,12 @@ from bb_report.stats import ALPHA, holm, paired_exact_test
 from bb_report.words import p_clause, plural
 
 
+def decisive_p(p: float, pairs: int) -> str:
+    """The one p-value a comparison quotes: ``p = 0.016``, or, when *pairs* > 1 made it
+    Holm-adjusted, ``p = 0.16, adjusted for 10 comparisons``."""
+    return p_clause(p) + (f", adjusted for {pairs} comparisons" if pairs > 1 else "")
+
+
 def compare(
     a: str,
     b: str,
@@ -50,20 +56,23 @@ def compare(
         winner, loser, won, lost = (
             (a, b, a_only, b_only) if a_only > b_only else (b, a, b_only, a_only)
         )
-        sentence = f"{winner} resolved more than {loser} {on} ({won} against {lost} where they differ, {p_clause(p)})"
+        sentence = (
+            f"{winner} resolved more than {loser} {on} ({won} against {lost} where they differ"
+        )
         if adjusted < ALPHA:
             finding = "a-more" if winner == a else "b-more"
+            sentence += f", {decisive_p(adjusted, pairs)})"
         else:
             finding = "not-distinguishable"
             sentence += (
-                f", but with {pairs} pairs compared a split like this is within what chance "
-                f"gives (Holm-adjusted {p_clause(adjusted)})"
+                f"), but with {pairs} pairs compared a split like this is within what chance "
+                f"gives ({decisive_p(adjusted, pairs)})"
             )
     else:
         finding = "not-distinguishable"
         sentence = (
             f"{a} and {b} are not distinguishable {on} "
-            f"({a} alone resolved {a_only}, {b} alone {b_only}; {p_clause(p)})"
+            f"({a} alone resolved {a_only}, {b} alone {b_only}; {decisive_p(adjusted, pairs)})"
         )
     return Comparison(a, b, n, both, a_only, b_only, neither, p, adjusted, finding, sentence + ".")
 
@@ -105,4 +114,29 @@ def comparisons_section(bout: Bout, order: Sequence[str]) -> ComparisonsSection:
             "Each pair is compared on the tasks both were scored on; only tasks that one "
             "resolved and the other did not can tell them apart (exact McNemar test)."
         )
-    return ComparisonsSection(len(pairs), rows, notes)
+    return ComparisonsSection(len(pairs), rows, notes, summarised(rows, len(pairs)))
+
+
+def summarised(rows: Sequence[Comparison], pairs: int) -> list[str]:
+    """The pairs in words: each pair told apart (or told apart only before adjusting) in a
+    sentence of its own, every pair that is not distinguishable in one sentence together."""
+    told = [r for r in rows if r.finding in ("a-more", "b-more") or r.p < ALPHA]
+    told += [r for r in rows if r.finding == "no-common-tasks"]
+    same = [r for r in rows if r not in told]
+    sentences = [r.sentence for r in rows if r in told]
+    if len(same) == 1:
+        sentences.append(same[0].sentence)
+    elif same:
+        closest = min(same, key=lambda r: (r.p_adjusted, r.p))
+        which = (
+            f"None of the {len(same)} pairs is distinguishable"
+            if not told
+            else f"The other {len(same)} pairs are not distinguishable"
+        )
+        sentences.append(
+            f"{which} on the tasks each pair shares: "
+            f"no split between them is beyond what chance gives (the closest, {closest.a} "
+            f"against {closest.b}, {closest.a_only} to {closest.b_only} where they differ, "
+            f"{decisive_p(closest.p_adjusted, pairs)}); each pair's counts are in the table."
+        )
+    return sentences

@@ -16,6 +16,8 @@ from bb_report.task_views import AttemptView, TaskRow
 if TYPE_CHECKING:
     from bb_report.baseline import BaselineSection
     from bb_report.money import MoneySection
+    from bb_report.origins import OriginsSection
+    from bb_report.sample_size import SampleSize
     from bb_report.samples import SamplesSection
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
@@ -230,6 +232,8 @@ class ComparisonsSection:
     pairs: int
     rows: list[Comparison]
     notes: list[str]
+    #: The pairs in words: one sentence per pair told apart, one for all the others.
+    sentences: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -305,6 +309,11 @@ class Report:
     money: MoneySection | None = None
     #: This bout against an earlier one (:mod:`bb_report.baseline`), when one was given.
     baseline: BaselineSection | None = None
+    #: How many tasks it would take to tell the leader from the runner-up
+    #: (:mod:`bb_report.sample_size`); None when the lead is significant or there is none.
+    sample_size: SampleSize | None = None
+    #: Where the tasks come from (:mod:`bb_report.origins`); None without mining's areas.
+    origins: OriginsSection | None = None
 
     @property
     def empty(self) -> bool:

@@ -9,8 +9,10 @@ is escaped text; nothing in a patch or a statement can become markup.
 from __future__ import annotations
 
 from html import escape
+from pathlib import Path
 
 from bb_report.blocks import CATEGORY_TONE, STATUS_TONE
+from bb_report.flag_words import explain, flag_notes
 from bb_report.task_views import TaskDetail, TaskRow
 
 SOURCES = {
@@ -65,7 +67,16 @@ def diff_html(patch: str) -> str:
 
 
 def _flags(flags: list[str]) -> str:
-    return "".join(f'<span class="flag">{_e(f)}</span>' for f in flags)
+    return "".join(f'<span class="flag" title="{_e(explain(f))}">{_e(f)}</span>' for f in flags)
+
+
+def _log_link(logdir: str | None) -> str:
+    """The attempt's log folder, as a link that opens it where the report was made."""
+    if not logdir:
+        return "-"
+    if not logdir.startswith("/"):
+        return _e(logdir)
+    return f'<a class="logs" href="{_e(Path(logdir).as_uri())}">{_e(logdir)}</a>'
 
 
 def task_details(task: TaskRow) -> str:
@@ -97,13 +108,16 @@ def task_details(task: TaskRow) -> str:
             f"<tr><td>{_e(a.agent)}</td><td>{_e(a.role)}</td>"
             f'<td class="status {STATUS_TONE.get(a.status, "")}">{_e(a.status)}</td>'
             f"<td>{_e(a.reason or '-')}</td><td>{_flags(a.flags) or '-'}</td>"
-            f'<td class="path">{_e(a.logdir or "-")}</td></tr>'
+            f'<td class="path">{_log_link(a.logdir)}</td></tr>'
             for a in detail.attempts
         )
         parts.append(
             "<h3>Attempts</h3><table><thead><tr><th>agent</th><th>role</th><th>status</th>"
             f"<th>reason</th><th>flags</th><th>logs</th></tr></thead><tbody>{rows}</tbody></table>"
         )
+        explained = flag_notes(f for a in detail.attempts for f in a.flags)
+        if explained:
+            parts.append(f'<p class="flags">{_e(explained[0])}</p>')
         for a in detail.attempts:
             if a.patch:
                 parts.append(f"<h3>Patch of {_e(a.agent)}</h3>{diff_html(a.patch)}")

@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     BASE,
     FLAG_BINARY_SOURCE,
     FLAG_LEAK,
@@ -93,7 +93,20 @@ def describe(author: str, right: Rate, wrong: Rate, score: float | None) -> str:
     elif score > -0.2:
         how = "hardly tell right from wrong"
     else:
-        how = "favour the wrong patches"
+        # Negative: a larger share of the right patches was turned away than of the wrong
+        # ones. Said as that, since "failed on 9 of 12 wrong ones" reads as doing well.
+        rejected = right.total - right.count
+        return sentence + (
+            f": they turned away a larger share of the resolved patches ({rejected} of "
+            f"{right.total}) than of the wrong ones ({wrong.count} of {wrong.total}), the "
+            f"reverse of what a useful test does (separation {score:.2f})"
+            + (
+                f"; with {plural(right.total, 'resolved patch', 'resolved patches')} to judge, "
+                "that says little."
+                if right.total < 3
+                else "."
+            )
+        )
     return sentence + f": they {how} (separation {score:.2f})."
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.bout import ROW_CATEGORIES, Bout, task_ids
 from bb_report.data import GateRow, GateSection, Rate

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import replace
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     CRASHED,
     FLAG_UNCONFINED,
     PICK,
@@ -25,6 +26,7 @@ from bb_core.vocabulary import (
 )
 
 from bb_report.bout import Bout, category_of
+from bb_report.comparisons import decisive_p
 from bb_report.data import (
     AgentLine,
     AgentsSection,
@@ -33,8 +35,9 @@ from bb_report.data import (
     FlagCount,
     Headline,
 )
+from bb_report.flag_words import note_sentence, noted
 from bb_report.statuses import EMPTY_STATEMENT, RAN
-from bb_report.words import p_clause, plural, rate_text
+from bb_report.words import plural, rate_text
 
 #: Flags the headline names first, with how they read; any other flag is named as it is.
 FLAG_WORDS = {
@@ -77,10 +80,10 @@ def _leader(
             True,
             (
                 f"{first.name} leads, and its lead over {second.name} is significant "
-                f"(paired exact test, adjusted {p_clause(pair.p_adjusted)})."
+                f"(paired exact test, {decisive_p(pair.p_adjusted, comparisons.pairs)})."
             ),
         )
-    shown = f" ({p_clause(pair.p_adjusted)})" if pair is not None else ""
+    shown = f" ({decisive_p(pair.p_adjusted, comparisons.pairs)})" if pair is not None else ""
     return (
         first.name,
         second.name,
@@ -245,9 +248,14 @@ def headline(
             list(FLAG_WORDS).index(f.flag) if f.flag in FLAG_WORDS else 0,
         ),
     )
-    attention += [_flag_phrase(f) for f in ordered]
+    notes = noted(bout)
+    for f in ordered:
+        alarms = f.count - len(notes.get(f.flag, []))
+        if alarms > 0:
+            attention.append(_flag_phrase(replace(f, count=alarms)))
     if attention:
         sentences.append("Needs attention: " + "; ".join(attention) + ".")
+    sentences += [note_sentence(kind, where) for kind, where in notes.items()]
     reason = unscored_reason(bout, configured)
     return Headline(
         repositories=repositories,
@@ -269,3 +277,10 @@ def headline(
         unscored_reason=reason,
         sentences=sentences,
     )
+
+
+def with_sentence(head: Headline, sentence: str, after: str | None = None) -> Headline:
+    """*head* with *sentence* said right after *after* (default: who leads), before what
+    needs attention."""
+    at = head.sentences.index(after or head.lead_sentence) + 1
+    return replace(head, sentences=[*head.sentences[:at], sentence, *head.sentences[at:]])

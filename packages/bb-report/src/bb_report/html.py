@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from html import escape
 
-from bb_core.vocabulary import NO_FIX, RESOLVED
+from bb_core.records.vocabulary import NO_FIX, RESOLVED
 
 from bb_report.blocks import Block, Cell, Document, Notes, Table, Text
 from bb_report.bout import ROW_CATEGORIES
@@ -35,7 +35,7 @@ OUTCOMES = ("passed", "failed", "error", "skipped", "missing")
 CHAR = 7.2  # px per character of the 12px monospace labels, a safe overestimate
 
 STYLE = """
-:root { --good: #2e7d32; --warn: #e0a100; --bad: #c62828; --muted: #8a8a8a;
+:root { --good: #2e7d32; --warn: #b45309; --notice: #00695c; --bad: #c62828; --muted: #6b6b6b;
   --line: #d9d9d9; --ink: #1d1d1f; --paper: #ffffff; --soft: #f5f5f7; }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--soft); color: var(--ink);
@@ -53,7 +53,8 @@ th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: le
 th { font-weight: 600; background: var(--soft); }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 tr.total td { font-weight: 600; border-top: 2px solid var(--ink); }
-.good { color: var(--good); font-weight: 600; } .warn { color: #a66f00; font-weight: 600; }
+.good { color: var(--good); font-weight: 600; } .warn { color: var(--warn); font-weight: 600; }
+.notice { color: var(--notice); font-weight: 600; }
 .bad { color: var(--bad); font-weight: 600; } .muted { color: var(--muted); }
 ul.notes { list-style: none; padding: 0; color: #555; font-size: 14px; }
 ul.notes li::before { content: "note: "; font-weight: 600; }
@@ -66,7 +67,7 @@ svg text { font: 12px ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace
 svg text.count { fill: #fff; font-weight: 600; }
 .seg.resolved, .cat.resolved, i.resolved { fill: var(--good); background: var(--good); }
 .seg.resolved-but-breaks-suite, .cat.resolved-but-breaks-suite, i.resolved-but-breaks-suite {
-  fill: #f9a825; background: #f9a825; }
+  fill: var(--notice); background: var(--notice); }
 .seg.resolved-but-suspicious, .cat.resolved-but-suspicious, i.resolved-but-suspicious {
   fill: #8e24aa; background: #8e24aa; }
 .seg.fixed-but-broke, .cat.fixed-but-broke, i.fixed-but-broke { fill: var(--warn); background: var(--warn); }
@@ -82,7 +83,7 @@ svg text.count { fill: #fff; font-weight: 600; }
 .cell.missing, i.missing { fill: #e0e0e0; background: #e0e0e0; }
 .bar { fill: #5c6bc0; } .bar.judge { fill: #283593; } .ci { stroke: var(--ink); stroke-width: 1.5; }
 svg text.role-suite { fill: #555; } svg text.role-examiner { fill: #1a4f8a; }
-td.good, td.warn, td.bad, td.muted, td.status, td.category, td.outcome, td.num {
+td.good, td.warn, td.notice, td.bad, td.muted, td.status, td.category, td.outcome, td.num {
   white-space: nowrap; }
 td.path { overflow-wrap: anywhere; font-size: 12.5px; }
 section table { max-width: 100%; }
@@ -337,7 +338,9 @@ def matrices(report: Report) -> str:
 # -- the page ------------------------------------------------------------------------------
 
 
-def render_document(doc: Document, report: Report) -> str:
+def render_document(doc: Document, report: Report, tasks_html: str | None = None) -> str:
+    """The page; *tasks_html*, when given, stands in for the matrices and the drill-down
+    (which then live on pages of their own, see :mod:`bb_report.html_pages`)."""
     charts = {"agents": outcomes_chart(report), "picking": picking_chart(report)}
     body = [f"<h1>{_e(doc.title)}</h1>"]
     if doc.headline:
@@ -355,7 +358,7 @@ def render_document(doc: Document, report: Report) -> str:
     if doc.notes:
         body.append(_block(Notes(doc.notes)))
     for section in doc.sections:
-        if section.key == "tasks":
+        if section.key == "tasks" and tasks_html is None:
             body.append(matrices(report))
         inner = [f"<h2>{_e(section.title)}</h2>", f'<p class="lead">{_e(section.lead)}</p>']
         inner.append(charts.get(section.key, ""))
@@ -363,12 +366,17 @@ def render_document(doc: Document, report: Report) -> str:
             inner.append("<p>Nothing to show yet.</p>")
         inner.extend(_block(block) for block in section.blocks)
         body.append(f'<section id="{section.key}">{"".join(inner)}</section>')
-    body.append(drilldown(report.tasks))
+    body.append(drilldown(report.tasks) if tasks_html is None else tasks_html)
+    return page(doc.title, "".join(body))
+
+
+def page(title: str, body: str) -> str:
+    """A whole HTML page around *body*, with the report's style."""
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(doc.title)}</title><style>{STYLE}{DRILLDOWN_STYLE}</style></head>"
-        f"<body><main>{''.join(body)}</main></body></html>\n"
+        f"<title>{_e(title)}</title><style>{STYLE}{DRILLDOWN_STYLE}</style></head>"
+        f"<body><main>{body}</main></body></html>\n"
     )
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 from bb_core.errors import StageFailed
 from bb_core.records import check
-from bb_core.schemas import VERSION
+from bb_core.records.schemas import VERSION
 
 from bb_report.data import Report
 
@@ -57,6 +57,10 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["money"] = _plain(report.money)
     if report.baseline is not None:
         record["sections"]["baseline"] = _plain(report.baseline)
+    if report.sample_size is not None:
+        record["sections"]["sample_size"] = _plain(report.sample_size)
+    if report.origins is not None:
+        record["sections"]["origins"] = _plain(report.origins)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem

@@ -11,7 +11,7 @@ gate), in :mod:`bb_report.layout_runs` (the attempts and the tasks) and in
 
 from __future__ import annotations
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     FIXED_BUT_BROKE,
     NO_FIX,
     RESOLVED,
@@ -39,6 +39,8 @@ from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
 from bb_report.money import layout_section as money_layout
+from bb_report.origins import layout_section as origins_layout
+from bb_report.sample_size import layout_section as sample_size_layout
 from bb_report.samples import layout_section as samples_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
@@ -73,7 +75,7 @@ def agents(report: Report) -> Section:
                     Cell(row.name),
                     num(str(row.tasks)),
                     nonzero(c[RESOLVED], "good"),
-                    nonzero(c[RESOLVED_BUT_BREAKS_SUITE], "warn"),
+                    nonzero(c[RESOLVED_BUT_BREAKS_SUITE], "notice"),
                     nonzero(c[RESOLVED_BUT_SUSPICIOUS], "bad"),
                     nonzero(c[FIXED_BUT_BROKE], "warn"),
                     nonzero(c[WRONG_FIX], "bad"),
@@ -98,6 +100,24 @@ def agents(report: Report) -> Section:
                     "95% interval",
                 ],
                 rows,
+                short=[
+                    "agent",
+                    "tasks",
+                    "res",
+                    "res brk",
+                    "res sus",
+                    "fix brk",
+                    "wrong",
+                    "no fix",
+                    "fail",
+                    "rate",
+                    "95% CI",
+                ],
+                key=(
+                    "res: resolved; res brk: resolved but breaks suite; res sus: resolved "
+                    "but suspicious; fix brk: fixed but broke; wrong: wrong fix; fail: failed "
+                    "to run; rate: resolve rate; 95% CI: its 95% interval."
+                ),
             )
         )
         blocks.append(
@@ -212,6 +232,7 @@ def funnel(report: Report) -> Section:
                     ]
                     for s in section.skips
                 ],
+                whole=frozenset({3}),  # an example is a sentence: wrapped, never cut
             )
         )
     if section.notes:
@@ -228,10 +249,11 @@ def comparisons(report: Report) -> Section:
     )
     blocks: list[Block] = []
     if section.rows:
-        blocks.append(Text([row.sentence for row in section.rows], bullets=True))
+        blocks.append(Text(section.sentences or [r.sentence for r in section.rows], bullets=True))
+        p_header = f"p, adjusted for {section.pairs} comparisons" if section.pairs > 1 else "p"
         blocks.append(
             Table(
-                ["a", "b", "tasks", "both", "a only", "b only", "neither", "p", "adjusted p"],
+                ["a", "b", "tasks", "both", "a only", "b only", "neither", p_header],
                 [
                     [
                         Cell(r.a),
@@ -241,7 +263,6 @@ def comparisons(report: Report) -> Section:
                         num(str(r.a_only)),
                         num(str(r.b_only)),
                         num(str(r.neither)),
-                        num(p_value(r.p)),
                         num(
                             p_value(r.p_adjusted),
                             "good" if r.finding in ("a-more", "b-more") else "",
@@ -288,7 +309,9 @@ def document(report: Report) -> Document:
             gate(report),
             tests(report),
             funnel(report),
+            *origins_layout(report.origins),
             comparisons(report),
+            *sample_size_layout(report.sample_size),
             *layout_section(report.worth),
             task_table(report),
         ],

@@ -3,7 +3,7 @@ merge gate."""
 
 from __future__ import annotations
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.blocks import Block, Cell, Notes, Section, Table, Text, nonzero, num
 from bb_report.data import GateRow, Report

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bb_core.vocabulary import CRASHED, FINISHED, NO_CHANGE, QUOTA, TIMED_OUT
+from bb_core.records.vocabulary import CRASHED, FINISHED, NO_CHANGE, QUOTA, TIMED_OUT
 
 from bb_report.blocks import (
     CATEGORY_TONE,
@@ -16,6 +16,7 @@ from bb_report.blocks import (
     nonzero,
 )
 from bb_report.data import Report
+from bb_report.flag_words import flag_notes
 from bb_report.task_views import TaskRow
 
 
@@ -63,8 +64,9 @@ def attempts(report: Report) -> Section:
                 whole=frozenset({3, 4, 5}),
             )
         )
-    if section.notes:
-        blocks.append(Notes(section.notes))
+    explained = flag_notes(f for r in section.rows for f in r.flags)
+    if section.notes or explained:
+        blocks.append(Notes([*explained, *section.notes]))
     return Section("attempts", "Attempts", lead, blocks)
 
 
@@ -98,6 +100,7 @@ def _flagged(cell: Cell, task: TaskRow, name: str) -> Cell:
 def task_table(report: Report) -> Section:
     names = report.overview.contestants
     rows = []
+    outcomes = []
     for task in report.tasks:
         stage = task.stage + (" (environment broken)" if task.environment_broken else "")
         rows.append(
@@ -107,6 +110,11 @@ def task_table(report: Report) -> Section:
                 Cell(task.statement or "-", "muted" if task.statement is None else ""),
                 Cell(stage, "bad" if task.environment_broken else ""),
                 _pick_cell(task),
+            ]
+        )
+        outcomes.append(
+            [
+                Cell(task.id),
                 *[
                     _flagged(_marked(task.categories.get(name), task.marks.get(name)), task, name)
                     for name in names
@@ -115,8 +123,23 @@ def task_table(report: Report) -> Section:
         )
     blocks: list[Block] = []
     if rows:
-        blocks.append(Table(["task", "title", "statement", "stage", "judge's pick", *names], rows))
+        # Two tables, so that the titles are read whole beside the task, and each patch's
+        # category beside it, at any width: one table of both was cut to "Fix hyphe...".
+        blocks.append(
+            Table(
+                ["task", "title", "statement", "stage", "judge's pick"],
+                rows,
+                whole=frozenset({1, 2, 3, 4}),
+            )
+        )
+        if names:
+            blocks.append(
+                Table(["task", *names], outcomes, whole=frozenset(range(1, len(names) + 1)))
+            )
     evidence = [f"{task.id}: {line}" for task in report.tasks for line in task.evidence]
+    evidence += flag_notes(
+        f for task in report.tasks for flags in task.flags.values() for f in flags
+    )
     if evidence:
         blocks.append(Notes(evidence))
     return Section(

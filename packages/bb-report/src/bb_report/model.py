@@ -24,8 +24,10 @@ from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, st
 from bb_report.baseline import baseline_section
 from bb_report.bout import gather
 from bb_report.data import Report
-from bb_report.headline import HEADLINE_NOTES, headline
+from bb_report.headline import HEADLINE_NOTES, headline, with_sentence
 from bb_report.money import money_section
+from bb_report.origins import origins_section
+from bb_report.sample_size import sample_size_section
 from bb_report.samples import samples_section
 from bb_report.tried import tried_section
 
@@ -57,8 +59,15 @@ def build_report(
     configured = list(dict.fromkeys([*bout.contestants(), *contestants]))
     overview = outcomes.overview(bout, configured)
     warnings = [n for n in overview.notes if n.startswith(HEADLINE_NOTES)]
+    head = headline(bout, agents, compared, attempts, flags, configured, warnings)
+    needed = sample_size_section(bout, head, compared)
+    if needed is not None and needed.sentences:
+        head = with_sentence(head, needed.sentences[0])
+    origins = origins_section(bout)
+    if origins is not None and origins.headline:
+        head = with_sentence(head, origins.headline, after=head.sentences[0])
     return Report(
-        headline=headline(bout, agents, compared, attempts, flags, configured, warnings),
+        headline=head,
         attempts=attempts,
         overview=overview,
         agents=agents,
@@ -79,4 +88,6 @@ def build_report(
                 gather(baseline), bout, baseline=baseline_label, current=current_label
             )
         ),
+        sample_size=needed,
+        origins=origins,
     )

@@ -1,7 +1,7 @@
 """What resolving costs: money and wall time per attempt and per resolved task.
 
 Shown when some attempt carries a ``cost`` (bb-race prices each attempt by bugbout.toml's
-``[prices]`` or the agent's ``cost-per-attempt``; see :mod:`bb_core.prices`). Over the
+``[prices]`` or the agent's ``cost-per-attempt``; see :mod:`bb_core.config.prices`). Over the
 counted tasks, every scored sample of a contestant (its first attempt and, with repeated
 attempts, the others):
 
@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.blocks import Block, Cell, Notes, Section, Table, num
 from bb_report.bout import Bout, Task, category_of

@@ -10,7 +10,9 @@ from bb_core.cli import FILE_ERRORS
 from bb_core.errors import BbError, UsageError
 from bb_core.store import atomic_write
 
-from bb_report.render import FORMATS, SUFFIXES
+from bb_report.data import Report
+from bb_report.html_pages import html_files, paged
+from bb_report.render import FORMATS, SUFFIXES, render
 from bb_report.terminal import use_color
 
 format_option = click.option(
@@ -94,3 +96,20 @@ def emit(text: str, output: Path | None) -> None:
         if exc.errno in FILE_ERRORS:  # the disk or its permissions, not the command line
             raise BbError(f"cannot write {output}: {exc.strerror or exc}") from exc
         raise UsageError(f"cannot write {output}: {exc.strerror or exc}") from exc
+
+
+def emit_report(
+    report: Report, fmt: str | None, output: Path | None, color: str, width: int | None
+) -> None:
+    """Render *report* as the options ask and write it: to stdout, or to *output*. A large
+    bout's HTML written to a file is split into a light page and a page per task beside it
+    (:mod:`bb_report.html_pages`); the task pages are written first, the main page last."""
+    chosen = chosen_format(fmt, output)
+    if chosen != "html" or output is None or not paged(report):
+        emit(render(report, chosen, color=paint(color, output), width=width), output)
+        return
+    files = html_files(report, output)
+    main = files.pop(output.name)
+    for name, text in files.items():
+        emit(text, output.parent / name)
+    emit(main, output)

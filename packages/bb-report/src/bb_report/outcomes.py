@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bb_core.vocabulary import FLAG_UNCONFINED, NO_FIX, RESOLVED
+from bb_core.records.vocabulary import FLAG_UNCONFINED, NO_FIX, RESOLVED
 
 from bb_report.bout import ROW_CATEGORIES, STAGES, Bout, task_ids
 from bb_report.data import AgentRow, AgentsSection, Cost, ExaminerRow, Overview, Rate

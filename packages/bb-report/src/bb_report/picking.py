@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.bout import ROW_CATEGORIES, Bout, Task, task_ids
 from bb_report.comparisons import compare

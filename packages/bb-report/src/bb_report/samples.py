@@ -33,7 +33,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bb_core.vocabulary import RESOLVED
+from bb_core.records.vocabulary import RESOLVED
 
 from bb_report.blocks import Block, Cell, Notes, Section, Table, Text, num
 from bb_report.bout import Bout, Task, category_of

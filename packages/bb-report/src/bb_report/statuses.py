@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     ATTEMPT_STATUSES,
     BASE,
     CRASHED,

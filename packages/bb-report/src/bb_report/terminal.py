@@ -24,6 +24,7 @@ MIN_WIDTH = 40
 TONES = {
     "good": "\033[32m",
     "warn": "\033[33m",
+    "notice": "\033[36m",
     "bad": "\033[31m",
     "muted": "\033[2m",
 }
@@ -99,6 +100,8 @@ class _Layout:
             paint,
             self.paint.bold,
             table.whole,
+            table.short,
+            table.key,
         )
 
     def block(self, block: Block) -> list[str]:

@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
+from bb_core.records.vocabulary import RESOLVED, RESOLVED_BUT_BREAKS_SUITE, RESOLVED_BUT_SUSPICIOUS
 
 from bb_report.blocks import Cell, Notes, Section, Table, Text, num
 from bb_report.bout import Bout, Task, category_of
@@ -266,7 +266,18 @@ def layout_section(worth: WorthSection | None) -> list[Section]:
         blocks.append(Table(AGENT_HEADERS, [_agent_cells(r) for r in worth.rows]))
     measured = [t for t in worth.tasks if t.measured]
     if measured:
-        blocks.append(Table(TASK_HEADERS, [_task_cells(t) for t in measured]))
+        blocks.append(
+            Table(
+                TASK_HEADERS,
+                [_task_cells(t) for t in measured],
+                whole=frozenset({0, 5, 6}),  # titles, hunks and mutants wrap, read whole
+                short=["task", "oracle", "score", "killed", "covered", "untested", "survivors"],
+                key=(
+                    "score: mutation score; covered: changed lines covered; untested: "
+                    "untested hunks; survivors: surviving mutants."
+                ),
+            )
+        )
     cells = [
         f"{r.name} on {task}: {text}"
         for r in worth.rows

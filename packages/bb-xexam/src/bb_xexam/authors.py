@@ -20,13 +20,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core import kinds
-from bb_core.discovery import DEFAULT, TestNames, names_of
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
 from bb_core.patch.names import odd_name
 from bb_core.paths import file_kind
-from bb_core.vocabulary import BASE, FINISHED
+from bb_core.paths.discovery import DEFAULT, TestNames, names_of
+from bb_core.records import kinds
+from bb_core.records.vocabulary import BASE, FINISHED
 
 #: The author name and role of the repository's own tests.
 SUITE: kinds.MatrixAuthorRole = "suite"

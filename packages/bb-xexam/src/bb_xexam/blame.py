@@ -20,9 +20,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_core import kinds
+from bb_core.records import kinds
+from bb_core.records.vocabulary import BASE
 from bb_core.testrun import TestRun
-from bb_core.vocabulary import BASE
 
 from bb_xexam.authors import SUITE
 from bb_xexam.cells import ColumnRun, column_run

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 from bb_xexam.install import Placed
 

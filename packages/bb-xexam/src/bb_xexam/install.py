@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bb_core.discovery import TestNames, names_in
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
+from bb_core.paths.discovery import TestNames, names_in
 
 from bb_xexam.authors import AUTHORS_DIR, SUITE, Author
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bb_core import kinds
-from bb_core.schemas import VERSION
+from bb_core.records import kinds
+from bb_core.records.schemas import VERSION
 
 from bb_xexam.authors import SUITE, Author, Column
 from bb_xexam.blame import AuthorRun, charge, run_of

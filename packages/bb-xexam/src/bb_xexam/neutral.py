@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 from bb_xexam.blame import AuthorRun
 

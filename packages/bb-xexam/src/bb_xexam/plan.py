@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bb_core.envs import TestEnv
+from bb_core.records.vocabulary import REFERENCE
 from bb_core.store import cache_key
-from bb_core.vocabulary import REFERENCE
 
 from bb_xexam import __version__
 from bb_xexam.authors import SUITE, Author, Column, authors_of

@@ -22,19 +22,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
 from bb_core.envs import TestEnv
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
-from bb_core.patchcheck import outside_links
+from bb_core.patch.check import outside_links
 from bb_core.paths import file_kind
+from bb_core.records import kinds
+from bb_core.records.vocabulary import BASE
 from bb_core.sandbox import Sandbox
+from bb_core.store.treewalk import copy_tree
+from bb_core.tamper.twins import Twin, cases_of
 from bb_core.testrun import TestRun, run_environment, run_pytest
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
-from bb_core.treewalk import copy_tree
-from bb_core.twins import Twin, cases_of
-from bb_core.vocabulary import BASE
 
 from bb_xexam.authors import AUTHORS_DIR, Column, slug
 from bb_xexam.blame import AuthorRun, author_run

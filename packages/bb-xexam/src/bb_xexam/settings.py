@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_core.config import Config
-from bb_core.limits import TestLimits
+from bb_core.config.limits import TestLimits
 
 #: How many authors' runs go at once per ``--jobs``: the local executor is this many
 #: times ``--jobs`` wide.
@@ -19,7 +19,7 @@ class XexamSettings(TestLimits):
     """What the runs depend on besides the task and the environment; all in the cache key
     but ``use_cache``.
 
-    ``run_timeout`` (see :class:`~bb_core.limits.TestLimits`) bounds one column's run.
+    ``run_timeout`` (see :class:`~bb_core.config.limits.TestLimits`) bounds one column's run.
     """
 
     run_suite: bool = True

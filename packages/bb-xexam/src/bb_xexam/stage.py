@@ -32,15 +32,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
+from bb_core.bench.workbench import Workbench
+from bb_core.cli.progress import Progress
 from bb_core.config import Config
-from bb_core.progress import Progress
-from bb_core.records import Writer, check
+from bb_core.executors.units import Executor, Failed, Unit
+from bb_core.records import Writer, check, kinds
+from bb_core.records.vocabulary import REFERENCE
 from bb_core.stage import BenchStage, run_stage
 from bb_core.store import Store, atomic_write, read_json
-from bb_core.units import Executor, Failed, Unit
-from bb_core.vocabulary import REFERENCE
-from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Author, Column, authors_of, columns_of, slug
 from bb_xexam.matrix import Lost, assemble, hidden_column

@@ -27,8 +27,8 @@ from typing import Any
 
 from bb_core.envs import import_roots
 from bb_core.git import Repo
-from bb_core.scratch import area_root, remove_stale, remove_tree
-from bb_core.twins import CANDIDATES, Twin, make_twins
+from bb_core.store.scratch import area_root, remove_stale, remove_tree
+from bb_core.tamper.twins import CANDIDATES, Twin, make_twins
 
 from bb_xexam.authors import authors_of
 from bb_xexam.install import Placed, place_authors

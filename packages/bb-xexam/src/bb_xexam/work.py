@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bb_core.bench.workbench import Workbench
 from bb_core.envs import TestEnv
+from bb_core.executors.units import Unit
+from bb_core.records.vocabulary import REFERENCE
 from bb_core.sandbox import Sandbox
 from bb_core.store import home_dir
-from bb_core.units import Unit
-from bb_core.vocabulary import REFERENCE
-from bb_core.workbench import Workbench
 
 from bb_xexam.authors import Column, columns_of
 from bb_xexam.blame import plain_run

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config
+from bb_core.cli.preflight import check_agents, check_sandbox
 from bb_core.config import Config, load_config
 from bb_core.errors import BbError, ConfigError, UsageError
-from bb_core.preflight import check_agents, check_sandbox
-from bb_core.units import ExecutorSettings, executor_session, executor_settings
+from bb_core.executors.units import ExecutorSettings, executor_session, executor_settings
 from bb_report import Report
 
 from bugbout import stages
@@ -272,8 +272,8 @@ class Bout:
 
     def _environments(self, tasks: Sequence[Mapping[str, Any]]) -> str | None:
         """The dry run's line on test environments: how many the tasks need."""
+        from bb_core.envs.tasks import census
         from bb_core.git import open_repo
-        from bb_core.task_envs import census
 
         bases = [str(t["base_commit"]) for t in tasks if t.get("base_commit")]
         configured = self.config.repository_path()

@@ -18,9 +18,9 @@ from bb_core.cli import (
     terminate_as_interrupt,
     version_option,
 )
+from bb_core.cli.preflight import preflight
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
-from bb_core.preflight import preflight
 from bb_report import render
 from bb_report.baseline import layout_section
 from bb_report.blocks import Document
@@ -30,6 +30,7 @@ from bb_report.options import (
     chosen_format,
     color_option,
     emit,
+    emit_report,
     format_option,
     output_option,
     paint,
@@ -298,7 +299,7 @@ def report(
     """
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
-    emit(render(made, chosen_format(fmt, output), color=paint(color, output), width=width), output)
+    emit_report(made, fmt, output, color, width)
 
 
 @main.command()

@@ -14,11 +14,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bb_core.agents import Session, agent_from_config
+from bb_core.bench.workbench import Workbench
 from bb_core.config import Config
 from bb_core.errors import BbError
 from bb_core.sandbox import Confinement, Sandbox, describe_view, get_sandbox, view_of
 from bb_core.testrun import PLUGIN_DIR
-from bb_core.workbench import Workbench
 from bb_race.checkout import AttemptDirs
 from bb_race.forensics import unconfined_flags
 from bb_race.project_tests import ProjectTests

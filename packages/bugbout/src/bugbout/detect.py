@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import init_entries
-from bb_core.declarations import test_requirements
 from bb_core.envs import find_uv
+from bb_core.envs.declarations import test_requirements
 
 
 def agent_clis() -> tuple[tuple[str, str], ...]:

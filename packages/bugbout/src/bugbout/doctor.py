@@ -3,9 +3,9 @@
 Each check gives one :class:`Check`: ok, a warning, or a problem with its fix. A problem
 is *blocking* when a bout could not give a result without fixing it. Nothing here asks
 an agent anything: agents are checked by their executable, started inside the race's
-sandbox with a harmless invocation (:mod:`bb_core.agentstart`), their version against
+sandbox with a harmless invocation (:mod:`bugbout.agentstart`), their version against
 the one bugbout was tested with, a dry run of the adapter's exact command line that makes no
-model call (:mod:`bb_core.agentcheck`) and, where the CLI can tell without a model call,
+model call (:mod:`bugbout.agentcheck`) and, where the CLI can tell without a model call,
 their login.
 """
 
@@ -20,20 +20,20 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from bb_core.agentcheck import Finding, check_version, dry_run
 from bb_core.agents import CodingAgent, agent_from_config
-from bb_core.agentstart import Started, start_check
-from bb_core.causes import cause, setting_hint
 from bb_core.config import Config
+from bb_core.config.limits import run_limit
 from bb_core.envs import TestEnv, ensure_env, find_uv
+from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
-from bb_core.limits import run_limit
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
-from bb_core.task_envs import follows_history
 from bb_core.testrun import run_pytest
+from bb_core.testrun.causes import cause, setting_hint
 
+from bugbout.agentcheck import Finding, check_version, dry_run
+from bugbout.agentstart import Started, start_check
 from bugbout.detect import MINORS, python_available
 
 OK, WARNING, PROBLEM, SKIPPED = "ok", "warning", "problem", "skipped"
@@ -317,7 +317,7 @@ class Doctor:
         """How many environments ``environments = "history"`` builds for the tasks mined
         from the configured repository (mined as ``bugbout run`` mines them; the mining
         cache makes this cheap after the first time), and how many exist already."""
-        from bb_core.task_envs import census
+        from bb_core.envs.tasks import census
         from bb_mine.mine import MineOptions, mine
 
         try:

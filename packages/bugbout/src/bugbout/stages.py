@@ -20,11 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent
+from bb_core.cli.progress import Progress, warn
 from bb_core.config import Config
-from bb_core.progress import Progress, warn
+from bb_core.executors.units import Executor, ExecutorSettings, make_executor
 from bb_core.records import Writer, count_task_lines, read_lines
-from bb_core.units import Executor, ExecutorSettings, make_executor
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     PICK,
     REFERENCE,
     RESOLVED_BUT_BREAKS_SUITE,

@@ -1,6 +1,6 @@
 """Reading a repository's objects: commits, trees and blobs, with their caches.
 
-Objects in packs are read by :class:`bb_core.packs.PackFile` straight from the mapped
+Objects in packs are read by :class:`bb_core.git.packs.PackFile` straight from the mapped
 pack, not through dulwich's object store: mining reads tens of thousands of commits and
 trees, and dulwich builds a Python object for each. Measured on the mining benchmark
 (``just bench-mine``, 20,000 commits), comparing the package and test subtrees of every
@@ -24,7 +24,7 @@ from dulwich.objects import Commit as DulwichCommit
 from dulwich.pack import apply_delta
 
 from bb_core.errors import GitError
-from bb_core.packs import PackFile
+from bb_core.git.packs import PackFile
 
 #: How many parsed trees (and commits' tree ids) a repository keeps in memory.
 TREE_CACHE = 4096

@@ -25,7 +25,7 @@ from bb_core.patch.model import (
 )
 from bb_core.patch.names import odd_name, shown_name
 from bb_core.patch.parse import FilePatch, Hunk, parse_patch
-from bb_core.treewalk import make_dirs
+from bb_core.store.treewalk import make_dirs
 
 
 def _check_path(path: str) -> str:

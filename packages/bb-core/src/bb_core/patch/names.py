@@ -10,7 +10,7 @@ not UTF-8 or holds a control character, else the name itself.
 from __future__ import annotations
 
 from bb_core.patch.write import quote_path
-from bb_core.vocabulary import FLAG_ODD_FILE_NAME
+from bb_core.records.vocabulary import FLAG_ODD_FILE_NAME
 
 
 def odd_name(path: str) -> bool:

@@ -19,7 +19,7 @@ from bb_core.patch.model import MODE_EXEC, MODE_FILE, MODE_LINK, Entry
 from bb_core.patch.names import odd_name, shown_name
 from bb_core.patch.parse import files_in_patch
 from bb_core.patch.write import Side, pair_renames, write_file_diff
-from bb_core.vocabulary import (
+from bb_core.records.vocabulary import (
     FLAG_ODD_FILE_NAME,
     FLAG_OVERSIZED,
     FLAG_SPECIAL_FILE,
@@ -173,7 +173,7 @@ def compare_trees(
     """The git-style diff from *base_dir* to *work_dir*, with the work tree's flags.
 
     A file that is new in *work_dir* and for which *leave_out* says True (a file the base
-    tree's ``.gitignore`` ignores, see :class:`bb_core.ignores.GitIgnores`) is no part of
+    tree's ``.gitignore`` ignores, see :class:`bb_core.git.ignores.GitIgnores`) is no part of
     the diff; a file the base tree has always is, whatever the rules say, as in git.
     """
     base = read_tree(Path(base_dir), ignore=ignore)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from bb_core import kinds
-from bb_core.kinds import SANDBOX_KINDS
+from bb_core.records import kinds
+from bb_core.records.kinds import SANDBOX_KINDS
 from bb_core.sandbox.resources import Limits
 
 KINDS = SANDBOX_KINDS

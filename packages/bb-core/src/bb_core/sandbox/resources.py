@@ -39,7 +39,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bb_core.treewalk import walk
+from bb_core.store.treewalk import walk
 
 GIB = 1024**3
 #: How much of the end of a command's output is searched for the words of a breach.
@@ -138,7 +138,7 @@ def cgroup_parents() -> tuple[str, dict[str, Path]]:
 def _sweep(parent: Path) -> None:
     """Remove the cgroups a bugbout process that is gone left behind (killed before it
     could remove them); an empty cgroup is removed by rmdir."""
-    from bb_core.procs import alive
+    from bb_core.sandbox.procs import alive
 
     try:
         names = [entry.name for entry in os.scandir(parent) if entry.name.startswith("bugbout-")]

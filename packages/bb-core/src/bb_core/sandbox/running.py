@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from bb_core import procs
+from bb_core.sandbox import procs
 from bb_core.sandbox.base import Completed, Confinement, Sandbox
 from bb_core.sandbox.bubblewrap import FD_WORD
 from bb_core.sandbox.resources import Guard

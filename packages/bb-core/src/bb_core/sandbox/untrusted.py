@@ -14,7 +14,7 @@ import os
 import stat
 from pathlib import Path
 
-from bb_core.treewalk import walk
+from bb_core.store.treewalk import walk
 
 
 def defang(folder: Path) -> list[str]:

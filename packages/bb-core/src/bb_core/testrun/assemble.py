@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bb_core import kinds
+from bb_core.records import kinds
 from bb_core.testrun.report import ReportedTest, covering
 from bb_core.testrun.result import CollectionError, TestRun
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 
 class Report:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from bb_core import kinds
+from bb_core.records import kinds
 
 OUTCOMES = kinds.OUTCOMES
 

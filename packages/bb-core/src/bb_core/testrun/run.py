@@ -12,8 +12,9 @@ from typing import Any
 
 import orjson
 
-from bb_core import canaries as canary_tests
 from bb_core.sandbox import Confined, Confinement, Sandbox, cap_file, program_roots
+from bb_core.tamper import canaries as canary_tests
+from bb_core.tamper.twins import Twin
 from bb_core.testrun import crosscheck
 from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.command import PLUGIN_DIR, plan_targets, pytest_argv, run_environment
@@ -22,7 +23,6 @@ from bb_core.testrun.result import TestRun
 from bb_core.testrun.served import ForkServer, ServedRun
 from bb_core.testrun.touched import environment_value
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
-from bb_core.twins import Twin
 
 LOG_LIMIT = 8 * 1024 * 1024  # a test run's log is cut to its first and last 4 MB
 
@@ -62,12 +62,12 @@ def run_pytest(
     Arguments are
     ``env.pytest_args`` then ``extra_args``. The combined output goes to ``log_path``,
     the plugin's report beside it (``<log>.report.jsonl``, its collection pass's in
-    ``<log>.collection.jsonl``). ``canaries``: add canary tests (:mod:`bb_core.canaries`)
+    ``<log>.collection.jsonl``). ``canaries``: add canary tests (:mod:`bb_core.tamper.canaries`)
     beside the targets and collect the targets a second time to check the report against
     (:mod:`bb_core.testrun.crosscheck`); neither for ``--collect-only``. ``server``: run
     in this :class:`~bb_core.testrun.served.ForkServer` (whose writable folders hold the
     checkout) instead of a new sandbox; ``writable`` and ``readable`` are then its own.
-    ``twins``: negative twins (:mod:`bb_core.twins`) written into their modules for the
+    ``twins``: negative twins (:mod:`bb_core.tamper.twins`) written into their modules for the
     run (with the canaries); their outcomes go to ``TestRun.twins``, never to
     ``outcomes``, and with ``twins_void`` a twin that passes beside its passing original
     voids the run.
@@ -197,8 +197,8 @@ def _set_up(
     log_path: Path,
     deadline: float,
 ) -> _SetupFailure | None:
-    """``[project] setup`` in *checkout*, confined like the run (see bb_core.checkout_setup)."""
-    from bb_core.checkout_setup import run_setup
+    """``[project] setup`` in *checkout*, confined like the run (see bb_core.testrun.setup)."""
+    from bb_core.testrun.setup import run_setup
 
     failed = run_setup(
         env.setup, checkout, python=Path(env.python), sandbox=sandbox,

@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 from bb_core.agents import Action, CodingAgent, Invocation, Session
 from bb_core.errors import ConfigError, SandboxUnavailable
-from bb_core.vocabulary import FLAG_SANDBOX_FAILED
+from bb_core.records.vocabulary import FLAG_SANDBOX_FAILED
 
 from bb_race.adapters._actions import claude_actions
 from bb_race.adapters._logs import (

@@ -1,0 +1,8 @@
+"""Tests bugbout adds to a run whose outcome it knows, so a run that was tampered with shows.
+
+- :mod:`~bb_core.tamper.twins`: negative twins, copies of a project's tests with one
+  expected value changed, which must fail;
+- :mod:`~bb_core.tamper.canaries`: a must-fail and a must-pass test planted in a run's
+  modules, and the twins written beside them;
+- :mod:`~bb_core.tamper.planting`: writing a test into a module's text.
+"""
