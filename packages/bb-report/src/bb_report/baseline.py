@@ -234,8 +234,9 @@ def layout_section(section: BaselineSection | None) -> list[Section]:
     """The section for the terminal, Markdown and HTML formats (none without a baseline)."""
     if section is None:
         return []
+    named = section.current[:1].upper() + section.current[1:]
     lead = (
-        f"This bout ({section.current}) against {section.baseline}: per agent, the tasks "
+        f"{named} against {section.baseline}: per agent, the tasks "
         "whose outcome changed, the exact paired test on them, and what changed in how the "
         "agent was run (from the attempts' keys)."
     )
