@@ -80,6 +80,7 @@ max-attempt-disk = 50000000
 memory = 1073741824
 processes = 256
 file-size = 0
+samples = 3
 
 [judge]
 policy = "cross-vendor"
@@ -91,6 +92,7 @@ agent = "codex"
 model = "gpt-5.1-codex"
 vendor = "openai"
 quota = "team-plan"
+samples = 5
 reasoning-effort = "high"
 
 [[contestants]]
@@ -236,6 +238,7 @@ def test_every_key_is_read(folder: Path) -> None:
         memory=1024**3,
         processes=256,
         file_size=0,
+        samples=3,
     )
     assert judge_of(config) == JudgeConfig(
         policy="cross-vendor", run_suite=False, suspicious="count"
@@ -248,6 +251,7 @@ def test_every_key_is_read(folder: Path) -> None:
             vendor="openai",
             quota="team-plan",
             role="contestant",
+            samples=5,
             options={"reasoning-effort": "high"},
         ),
         AgentConfig(
@@ -274,6 +278,8 @@ def test_every_key_is_read(folder: Path) -> None:
     ]
     assert config.contestants[1].origin == "bugbout.toml: contestants[1]"
     assert config.agents == [*config.contestants, *config.examiners]
+    # A contestant's own samples, else [run] samples; an examiner attempts once.
+    assert [config.samples(n) for n in ("codex/gpt-5.1-codex", "aider", "claude-spec")] == [5, 3, 1]
 
 
 def test_to_dict_loads_back_equal(folder: Path) -> None:

@@ -143,3 +143,25 @@ def test_a_lost_suite_run_is_score_crashed_not_resolved(git_repo, tmp_path: Path
         assert scores[name]["category"] == "score-crashed", name
         assert "full-suite check could not be finished (worker-lost)" in scores[name]["reason"]
         assert scores[name]["crash"]["log"] == "last words"
+
+
+@pytest.mark.slow
+def test_every_further_sample_is_scored_like_the_first(git_repo, tmp_path: Path) -> None:
+    config, task = shout_bout(git_repo, tmp_path)
+    plain = judged(config, task, tmp_path, Losing())
+    made = {a["agent"]: a for a in as_line(task)["attempts"]}
+    task["samples"] = [
+        {**made["breaker"], "agent": "careful", "sample": 2},
+        {**made["careful"], "sample": 3, "patch": "", "status": "no-change"},
+    ]
+    record = judged(config, task, tmp_path, Losing())
+    # The first samples' scores and the verdict are what they are without samples.
+    assert record["scores"] == plain["scores"] and record["verdict"] == plain["verdict"]
+    second, third = record["sample_scores"]
+    assert (second["patch"], second["sample"], second["category"]) == (
+        "careful", 2, "resolved-but-breaks-suite",
+    )  # fmt: skip
+    assert list(second)[:5] == ["kind", "v", "task_id", "patch", "sample"]
+    assert second["suite"] == by_patch(plain)["breaker"]["suite"]
+    assert (third["patch"], third["sample"], third["category"]) == ("careful", 3, "no-fix")
+    assert check(record, "task") is None

@@ -124,6 +124,8 @@ def _toml(value: Any) -> str:
         return json.dumps(value)
     if isinstance(value, int):
         return str(value)
+    if isinstance(value, float):
+        return repr(value)
     if isinstance(value, list):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, dict):

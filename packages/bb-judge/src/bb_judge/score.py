@@ -64,6 +64,49 @@ def entries(task: Mapping[str, Any]) -> list[Entry]:
     return found
 
 
+def sample_name(agent: str, sample: int) -> str:
+    """How a further sample's patch is named while its task is scored: ``careful #2``."""
+    return f"{agent} #{sample}"
+
+
+def sample_entries(task: Mapping[str, Any]) -> list[Entry]:
+    """Each further sample of a contestant (the task's ``samples``), named by
+    :func:`sample_name`, in input order."""
+    found = []
+    for attempt in task.get("samples", ()):
+        if attempt.get("role", "contestant") == "contestant" and int(attempt.get("sample", 1)) > 1:
+            found.append(
+                Entry(
+                    sample_name(str(attempt["agent"]), int(attempt["sample"])),
+                    str(attempt.get("patch", "")),
+                    str(attempt.get("status", FINISHED)),
+                )
+            )
+    return found
+
+
+def split_samples(
+    records: Sequence[kinds.Score], samples: Sequence[Entry]
+) -> tuple[list[kinds.Score], list[kinds.Score]]:
+    """*records* as (the task's ``scores``, its ``sample_scores``): each further sample's
+    record named for its contestant again, with its ``sample`` number after ``patch``."""
+    named = {e.name for e in samples}
+    scores: list[kinds.Score] = []
+    further: list[kinds.Score] = []
+    for record in records:
+        if record["patch"] not in named:
+            scores.append(record)
+            continue
+        agent, _, number = record["patch"].rpartition(" #")
+        out: dict[str, Any] = {}
+        for key, value in record.items():
+            out[key] = agent if key == "patch" else value
+            if key == "patch":
+                out["sample"] = int(number)
+        further.append(out)  # type: ignore[arg-type]
+    return scores, further
+
+
 def score_key(task: Mapping[str, Any], patch: str, env_key: str, limits: Sequence[Any]) -> str:
     """Everything one patch's outcome depends on (*limits*: ``JudgeSettings.score_limits``)."""
     oracle = task["oracle"]

@@ -31,16 +31,35 @@ from bb_core.testrun import run_pytest
 from bb_judge.cache import ScoreCache, SuiteCache
 from bb_judge.divergence import add_divergence
 from bb_judge.judge import judge_task
-from bb_judge.score import Entry, crashed, entries, resolves, score_key, score_records
+from bb_judge.score import (
+    Entry,
+    crashed,
+    entries,
+    resolves,
+    sample_entries,
+    sample_name,
+    score_key,
+    score_records,
+    split_samples,
+)
 from bb_judge.settings import JudgeSettings
 from bb_judge.suite import Ran, add_suite, suite_key
-from bb_judge.suspect import EXCLUDE, mark_suspicious, task_findings
+from bb_judge.suspect import EXCLUDE, mark_suspicious, patch_findings, task_findings
 from bb_judge.suspicion import Finding
 from bb_judge.tree import Outcome
 from bb_judge.work import JudgeWork, Runner, env_failure, remove_stale
 
 #: Sections of a task line no unit needs, left out of the units' payloads.
-UNNEEDED = ("attempts", "matrix", "reference_column", "verdict", "scores", "statement")
+UNNEEDED = (
+    "attempts",
+    "samples",
+    "matrix",
+    "reference_column",
+    "verdict",
+    "scores",
+    "sample_scores",
+    "statement",
+)
 
 
 @dataclass
@@ -120,7 +139,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         return units
 
     def _plan(self, record: kinds.Task) -> tuple[_Plan, list[Unit]]:
-        todo = entries(record)
+        todo = entries(record) + sample_entries(record)
         plan = _Plan(todo)
         repo = self.bench.repo(record)
         try:
@@ -228,18 +247,31 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         """By contestant: the static findings of its patch (:mod:`bb_judge.suspect`)."""
         if not record.get("attempts") or "base_commit" not in record or "source" not in record:
             return {}
-        return task_findings(self.bench.repo(record), record)
+        repo = self.bench.repo(record)
+        found = task_findings(repo, record)
+        for attempt in record.get("samples", ()):  # each further sample's own patch
+            if attempt.get("role", "contestant") == "contestant":
+                findings = patch_findings(
+                    repo, kinds.as_task(record), str(attempt.get("patch", ""))
+                )
+                if findings:
+                    found[sample_name(str(attempt["agent"]), int(attempt["sample"]))] = findings
+        return found
 
     def combine(self, record: kinds.Task, results: Mapping[str, Any]) -> list[kinds.Task]:
         flagged = self.findings(record)
         barred = flagged if self.settings.suspicious == EXCLUDE else {}
         verdict = judge_task(record, self.settings.policy, barred)
-        out: kinds.Task = {**record, "verdict": verdict}
+        out = kinds.as_task({k: v for k, v in record.items() if k != "sample_scores"})
+        out["verdict"] = verdict
         if id(record) in self._plans:
-            scores: list[Any] = self.scores(record, verdict["pick"], results, flagged)
+            everything: list[Any] = self.scores(record, verdict["pick"], results, flagged)
+            scores, further = split_samples(everything, sample_entries(record))
             # Only now, the verdict made: where each resolved patch parts from the reference.
             add_divergence(record, scores)
             out["scores"] = scores
+            if further:
+                out["sample_scores"] = further
         return [out]
 
     def scores(
@@ -313,7 +345,8 @@ class Scorer:
         The repository handles opened for the task are closed again before it returns."""
         record = kinds.as_task(task)
         try:
-            return self.stage.scores(record, pick, run_units(self.stage, record))
+            scored = self.stage.scores(record, pick, run_units(self.stage, record))
+            return split_samples(scored, sample_entries(record))[0]
         finally:
             self.stage.close()
 

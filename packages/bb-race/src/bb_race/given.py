@@ -94,8 +94,10 @@ def given(
     command: str,
     sandbox: Sandbox,
     version: Callable[[CodingAgent], str | None],
+    sample: int = 1,
 ) -> dict[str, Any]:
-    """The attempt's ``given`` field: what it was asked, and the key that sums it up."""
+    """The attempt's ``given`` field: what it was asked, and the key that sums it up; a
+    second or later *sample* has its number in it, so each sample has a key of its own."""
     prompt = prompt_of(as_task(task), agent, command)
     try:
         invocation = invocation_digest(agent, as_task(task), prompt, command, sandbox)
@@ -107,6 +109,8 @@ def given(
         "invocation_sha256": invocation,
         "agent_version": version(agent),
     }
+    if sample > 1:
+        found["sample"] = sample
     found["key"] = digest(found)
     return found
 

@@ -55,6 +55,8 @@ LOG_CAP = 2 * 1024 * 1024
 #: An agent whose logs grow past this while it runs is stopped.
 LOG_LIMIT = 256 * 1024 * 1024
 POLL = 0.25
+#: The variable that tells an agent which of its repeated attempts at a task it runs.
+SAMPLE_VARIABLE = "BUGBOUT_SAMPLE"
 
 
 class Cancelled(Exception):
@@ -194,13 +196,15 @@ def attempt(
     agent: CodingAgent,
     dirs: AttemptDirs,
     version: str | None = None,
+    sample: int = 1,
 ) -> Attempt:
     """Run *agent* (of CLI *version*, when known) on *task* in *dirs* and return the
-    attempt record (not yet saved)."""
+    attempt record (not yet saved). The agent's environment has ``BUGBOUT_SAMPLE``, which
+    of its repeated attempts at the task this is (1 for the first)."""
     started = now_iso()
     clock = time.monotonic()
     try:
-        return _attempt(ctx, task, agent, dirs, started, version)
+        return _attempt(ctx, task, agent, dirs, started, version, sample)
     except Cancelled:
         raise
     except Exception as error:
@@ -216,6 +220,7 @@ class _Run:
     prompt: str
     file: Path
     version: str | None
+    sample: int = 1
 
 
 def _attempt(
@@ -225,6 +230,7 @@ def _attempt(
     dirs: AttemptDirs,
     started: str,
     version: str | None,
+    sample: int = 1,
 ) -> Attempt:
     dirs.fresh()
     # The base commit's whole tree, as SWE-bench gives it: the base versions of the test
@@ -240,7 +246,7 @@ def _attempt(
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
     with ExitStack() as stack:
-        run = _Run(started, command, prompt, prompt_file, version)
+        run = _Run(started, command, prompt, prompt_file, version, sample)
         return _run(ctx, task, agent, dirs, run, stack)
 
 
@@ -285,6 +291,7 @@ def _run(
         return used + tree_size(dirs.home) + sum(tree_size(folder) for folder in temps)
 
     env = agent_environment(agent, session, invocation, ctx.environ, tmpdir=temp)
+    env[SAMPLE_VARIABLE] = str(run.sample)
     # A version manager's shim (pyenv's python3) cannot start inside the sandbox: its
     # real executable runs in its place.
     argv = follow_argv(invocation.argv, cwd=dirs.work) if invocation.confine else [*invocation.argv]

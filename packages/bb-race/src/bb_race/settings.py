@@ -32,6 +32,9 @@ class RaceSettings(TestLimits):
     #: At most this many attempts at once across all quotas (``--jobs``); None: each
     #: quota's own limit.
     jobs: int | None = None
+    #: Every contestant attempts each task this many times (``--samples``); None: as
+    #: bugbout.toml says (a contestant's ``samples``, else ``[run] samples``).
+    samples: int | None = None
     #: Seconds one agent's attempt may take.
     timeout: int = 1800
     #: How many attempts of one quota run at once (``[run] quotas``; one when not given).

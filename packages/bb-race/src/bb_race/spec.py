@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+import click
 from bb_core.cli import (
     REFRESH_ATTEMPTS_HELP,
     agent_option,
@@ -54,6 +55,15 @@ OPTIONS = (
     ),
     retry_failed_option,
     refresh_option(REFRESH_ATTEMPTS_HELP),
+    click.option(
+        "--samples",
+        type=click.IntRange(min=1),
+        default=None,
+        metavar="N",
+        help="Every contestant attempts each task N times, each attempt on its own (overrides "
+        "[run] samples and each contestant's samples). Stored samples are kept: raising N runs "
+        "only the new ones.",
+    ),
     jobs_option(
         "agent runs across all quotas", default=None, default_text="each quota's own limit"
     ),
@@ -69,6 +79,7 @@ def settings(config: Config, given: Mapping[str, Any]) -> RaceSettings:
         retry_failed=given["retry_failed"],
         refresh=given["refresh"],
         jobs=given["jobs"],
+        samples=given["samples"],
     )
 
 

@@ -25,13 +25,20 @@ from bb_core.config import Config
 from bb_core.errors import BbError, ConfigError, UsageError
 from bb_core.executors.units import Executor, Failed, Unit
 from bb_core.records import Line
-from bb_core.records.kinds import Attempt, Task, as_attempt
+from bb_core.records.kinds import Attempt, Task, as_attempt, as_task
 from bb_core.records.vocabulary import CRASHED
 from bb_core.sandbox import NoSandbox, Sandbox
 from bb_core.store import Store
 
-from bb_race.attempts import AttemptStore, needs_reproduction, needs_run
+from bb_race.attempts import (
+    AttemptStore,
+    needs_reproduction,
+    needs_run,
+    sample_of,
+    with_sample,
+)
 from bb_race.checkout import attempt_dirs
+from bb_race.cost import Pricing
 from bb_race.given import changes, given, same_ask
 from bb_race.live import LiveView
 from bb_race.outcome import base_record, finish, now_iso
@@ -39,6 +46,11 @@ from bb_race.settings import RaceSettings
 from bb_race.work import SHIPPED, RaceWork, relabel, reproduce_failed, unpack
 
 PROG = "bb-race"
+
+
+def unit_key(task_id: str, agent: str, sample: int = 1) -> str:
+    """The key of one sample's unit: ``<task> <agent>``, ``<task> <agent> #2`` on."""
+    return f"{task_id} {agent}" + (f" #{sample}" if sample > 1 else "")
 
 
 def select_agents(agents: Sequence[CodingAgent], only: Sequence[str]) -> list[CodingAgent]:
@@ -88,14 +100,15 @@ class RaceStage:
         self._lock = threading.Lock()
         self._versions: dict[str, str | None] = {}
         self._key_sandbox: Sandbox | None = None
-        #: Kept attempts by (task id, agent): answers known without running anything.
-        self._known: dict[tuple[str, str], dict[str, Any]] = {}
+        #: Kept attempts by (task id, agent, sample): answers known without running anything.
+        self._known: dict[tuple[str, str, int], dict[str, Any]] = {}
         #: Each unit's payload, and when it was planned, for the record of one no
         #: worker could finish.
         self._payloads: dict[str, dict[str, Any]] = {}
         self._planned: dict[str, str] = {}
         self._stale: Counter[str] = Counter()
         self.reused = 0
+        self.pricing = Pricing(config)
 
     # -- the agents ---------------------------------------------------------------------
 
@@ -155,49 +168,65 @@ class RaceStage:
         if self._view is not None:
             self._view.draw()
 
+    def samples(self, agent: CodingAgent) -> int:
+        """How many times *agent* attempts each task: ``--samples``, else its entry's
+        ``samples``, else ``[run] samples``; an examiner once."""
+        if agent.role != "contestant":
+            return 1
+        return self.settings.samples or self.config.samples(agent.name)
+
     def units(self, record: Task) -> Sequence[Unit]:
-        task_id = str(record["id"])
         chosen = self.chosen()
         units: list[Unit] = []
         for agent in self.agents():
-            stored = self.store.load(task_id, agent.name)
-            ask: dict[str, Any] | None = None
-            action = "keep"
-            if agent in chosen:
-                ask = self._given(record, agent)
-                if stored is not None and not same_ask(stored, ask):
-                    self._stale.update(changes(stored, ask))
-                    action = "run"
-                elif needs_run(
-                    stored, retry_failed=self.settings.retry_failed, refresh=self.settings.refresh
-                ):
-                    action = "run"
-                elif stored is not None and needs_reproduction(stored):
-                    action = "reproduce"
-            if action == "keep":
-                if stored is not None:
-                    self._known[(task_id, agent.name)] = stored
-                    self.reused += 1
-                continue
-            key = f"{task_id} {agent.name}"
-            self._planned.setdefault(key, now_iso())
-            payload = {
-                "task": record,
-                "agent": agent.name,
-                "action": action,
-                "work_id": self.store.work_id(task_id, agent.name),
-                "given": ask,
-                "version": self._version(agent) if action == "run" else None,
-                "stored": stored if action == "reproduce" else None,
-                "replaces": stored is not None,
-            }
-            self._payloads.setdefault(key, payload)
-            units.append(Unit(key, payload, lane=agent.quota, label=key))
+            for sample in range(1, self.samples(agent) + 1):
+                unit = self._plan(record, agent, sample, agent in chosen)
+                if unit is not None:
+                    units.append(unit)
         if self._view is not None:
             self._view.reused = self.reused
         if units:
             self.bench.sandbox  # noqa: B018 - probed here, so a missing sandbox stops the race
         return units
+
+    def _plan(self, record: Task, agent: CodingAgent, sample: int, chosen: bool) -> Unit | None:
+        """The unit one sample of *agent* on *record* needs, or None when its stored
+        attempt is kept."""
+        task_id = str(record["id"])
+        stored = self.store.load(task_id, agent.name, sample)
+        ask: dict[str, Any] | None = None
+        action = "keep"
+        if chosen:
+            ask = self._given(record, agent, sample)
+            if stored is not None and not same_ask(stored, ask):
+                self._stale.update(changes(stored, ask))
+                action = "run"
+            elif needs_run(
+                stored, retry_failed=self.settings.retry_failed, refresh=self.settings.refresh
+            ):
+                action = "run"
+            elif stored is not None and needs_reproduction(stored):
+                action = "reproduce"
+        if action == "keep":
+            if stored is not None:
+                self._known[(task_id, agent.name, sample)] = stored
+                self.reused += 1
+            return None
+        key = unit_key(task_id, agent.name, sample)
+        self._planned.setdefault(key, now_iso())
+        payload = {
+            "task": record,
+            "agent": agent.name,
+            "action": action,
+            "work_id": self.store.work_id(task_id, agent.name, sample),
+            "given": ask,
+            "version": self._version(agent) if action == "run" else None,
+            "stored": stored if action == "reproduce" else None,
+            "replaces": stored is not None,
+            "sample": sample,
+        }
+        self._payloads.setdefault(key, payload)
+        return Unit(key, payload, lane=agent.quota, label=key)
 
     def kept(self, record: Task) -> bool:
         """A task that needs no run has every attempt kept from earlier races."""
@@ -219,19 +248,30 @@ class RaceStage:
         if save is None:
             return
         if result.get("replaces"):
-            self.store.retire(str(save["task_id"]), str(save["agent"]))
+            self.store.retire(str(save["task_id"]), str(save["agent"]), sample_of(save))
         self.store.save(save)
 
     def combine(self, record: Task, results: Mapping[str, Any]) -> list[Task]:
         task_id = str(record["id"])
         attempts: list[Attempt] = []
+        samples: list[Attempt] = []
         for agent in self.agents():
-            key = f"{task_id} {agent.name}"
-            if key in results:
-                attempts.append(as_attempt(self._answer(key, results[key], record, agent)))
-            elif (task_id, agent.name) in self._known:
-                attempts.append(as_attempt(self._known[(task_id, agent.name)]))
-        return [{**record, "attempts": attempts}]
+            for sample in range(1, self.samples(agent) + 1):
+                key = unit_key(task_id, agent.name, sample)
+                found = None
+                if key in results:
+                    found = self._answer(key, results[key], record, agent)
+                elif (task_id, agent.name, sample) in self._known:
+                    found = self._known[(task_id, agent.name, sample)]
+                if found is not None:
+                    (attempts if sample == 1 else samples).append(
+                        as_attempt(self.pricing.priced(found))
+                    )
+        out = as_task({k: v for k, v in record.items() if k != "samples"})
+        out["attempts"] = attempts
+        if samples:
+            out["samples"] = samples
+        return [out]
 
     def cancel(self) -> None:
         """The race is interrupted: every running attempt stops, unrecorded."""
@@ -255,7 +295,9 @@ class RaceStage:
 
     # -- planning -----------------------------------------------------------------------
 
-    def _given(self, task: Mapping[str, Any], agent: CodingAgent) -> dict[str, Any]:
+    def _given(
+        self, task: Mapping[str, Any], agent: CodingAgent, sample: int = 1
+    ) -> dict[str, Any]:
         """What *agent* would be given on *task* now (see :mod:`bb_race.given`)."""
         assert self._work is not None
         if self._key_sandbox is None:
@@ -269,6 +311,7 @@ class RaceStage:
             command=self._work.tests.command(task),
             sandbox=self._key_sandbox,
             version=self._version,
+            sample=sample,
         )
 
     def _version(self, agent: CodingAgent) -> str | None:
@@ -296,7 +339,7 @@ class RaceStage:
         logs.mkdir(parents=True, exist_ok=True)
         (logs / "unit.log").write_text(f"{why}\n\n{result.log}", encoding="utf-8")
         crashed: dict[str, Any] = {
-            **base_record(task, agent),
+            **with_sample(base_record(task, agent), int(payload.get("sample", 1))),
             "status": CRASHED,
             "exit_code": None,
             "started": self._planned.get(key, now_iso()),

@@ -30,7 +30,7 @@ from bb_core.store import bugbout_home
 from bb_core.store.scratch import remove_tree
 from bb_core.store.treewalk import make_dirs, walk
 
-from bb_race.attempts import AttemptStore, needs_reproduction
+from bb_race.attempts import AttemptStore, needs_reproduction, with_sample
 from bb_race.checkout import AttemptDirs, Checkouts, attempt_dirs
 from bb_race.footprint import Footprints
 from bb_race.outcome import crashed_record, finish, now_iso
@@ -152,13 +152,16 @@ class RaceWork:
             raise Cancelled()
         started = now_iso()
         ask = payload.get("given")
-        record = attempt(ctx, task, agent, dirs, payload.get("version"))
+        sample = int(payload.get("sample", 1))
+        record = with_sample(
+            attempt(ctx, task, agent, dirs, payload.get("version"), sample), sample
+        )
         try:
             done = finish(
                 cast(JSONObject, {**record, "given": ask} if ask else record), ctx.secrets
             )
         except ValueError as exc:
-            crashed = crashed_record(task, agent, exc, started, 0.0)
+            crashed = with_sample(crashed_record(task, agent, exc, started, 0.0), sample)
             done = finish(
                 cast(JSONObject, {**crashed, "given": ask} if ask else crashed), ctx.secrets
             )
@@ -170,7 +173,7 @@ class RaceWork:
         if self.store_root is not None:
             store = AttemptStore(self.store_root)
             if replaces:
-                store.retire(str(task["id"]), agent.name)
+                store.retire(str(task["id"]), agent.name, sample)
             store.save(record)
             kept, replaces = True, False
         examined, ran = self.examine(task, record, dirs)

@@ -58,6 +58,9 @@ class TaskRecords:
     matrix: kinds.Matrix | None = None
     verdict: kinds.Verdict | None = None
     scores: dict[str, kinds.Score] = field(default_factory=dict)  # by patch
+    #: A contestant's further samples (2 onwards) and their scores, by agent and sample.
+    samples: dict[str, dict[int, kinds.Attempt]] = field(default_factory=dict)
+    sample_scores: dict[str, dict[int, kinds.Score]] = field(default_factory=dict)
     kind: str | None = None  # bug, feature or unknown, as mining read the fix
     #: Where the statement came from and how long it is (statement_* fields of the task).
     statement: Mapping[str, Any] | None = None
@@ -222,12 +225,21 @@ def _from_line(line: Mapping[str, Any]) -> TaskRecords:
     task.verdict = record.get("verdict")
     for score in record.get("scores", ()):
         task.scores[str(score["patch"])] = score
+    for attempt in record.get("samples", ()):
+        task.samples.setdefault(str(attempt["agent"]), {})[attempt.get("sample", 1)] = attempt
+    for score in record.get("sample_scores", ()):
+        task.sample_scores.setdefault(str(score["patch"]), {})[score.get("sample", 1)] = score
     return task
 
 
 def _attach(task: TaskRecords, record: Mapping[str, Any]) -> None:
     kind = record["kind"]
-    if kind == "attempt":
+    sample = record.get("sample", 1)
+    if kind == "attempt" and sample > 1:
+        task.samples.setdefault(str(record["agent"]), {})[sample] = kinds.as_attempt(record)
+    elif kind == "score" and sample > 1:
+        task.sample_scores.setdefault(str(record["patch"]), {})[sample] = kinds.as_score(record)
+    elif kind == "attempt":
         task.attempts[str(record["agent"])] = kinds.as_attempt(record)
     elif kind == "score":
         task.scores[str(record["patch"])] = kinds.as_score(record)

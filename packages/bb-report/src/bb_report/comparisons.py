@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bb_core.records.vocabulary import RESOLVED
-
-from bb_report.bout import BoutRecords
+from bb_report.bout import BoutRecords, TaskRecords
 from bb_report.data import Comparison, ComparisonsSection
+from bb_report.samples import mean_success
 from bb_report.stats import ALPHA, holm, paired_exact_test
 from bb_report.words import p_clause, plural
 
@@ -78,13 +77,24 @@ def compare(
     return Comparison(a, b, n, both, a_only, b_only, neither, p, adjusted, finding, sentence + ".")
 
 
+def paired(task: TaskRecords, a: str, b: str) -> tuple[bool, bool]:
+    """How *task* counts for the pair: each agent's mean success over its samples (its
+    one attempt's resolved or not when it ran once); the higher one "alone" resolved it,
+    equal means count as both (above 0) or neither. With one sample each this is the
+    exact McNemar test's tally; with more, a sign test on the per-task means."""
+    ma, mb = mean_success(task, a) or 0.0, mean_success(task, b) or 0.0
+    if ma != mb:
+        return ma > mb, mb > ma
+    return ma > 0, mb > 0
+
+
 def comparisons_section(bout: BoutRecords, order: Sequence[str]) -> ComparisonsSection:
     counted = [t for t in bout.ordered() if t.counted]
     pairs = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
     tallies = []
     for a, b in pairs:
         common = [t for t in counted if a in t.scores and b in t.scores]
-        tallies.append([(t.category(a) == RESOLVED, t.category(b) == RESOLVED) for t in common])
+        tallies.append([paired(t, a, b) for t in common])
     raw = [compare(a, b, outcome).p for (a, b), outcome in zip(pairs, tallies, strict=True)]
     adjusted = holm(raw)
     rows = [

@@ -15,8 +15,11 @@ from bb_report.measures import Rate as Rate
 from bb_report.task_views import AttemptView, TaskRow
 
 if TYPE_CHECKING:
+    from bb_report.baseline import BaselineSection
+    from bb_report.money import MoneySection
     from bb_report.origins import OriginsSection
     from bb_report.sample_size import SampleSize
+    from bb_report.samples import SamplesSection
     from bb_report.tried import TriedSection
     from bb_report.worth import WorthSection
 
@@ -268,6 +271,12 @@ class Report:
     worth: WorthSection | None = None
     #: What each agent tried to reach the fix (:mod:`bb_report.tried`).
     tried: TriedSection | None = None
+    #: Repeated attempts (:mod:`bb_report.samples`); None when every agent ran once.
+    samples: SamplesSection | None = None
+    #: What resolving costs (:mod:`bb_report.money`); None when no attempt has a cost.
+    money: MoneySection | None = None
+    #: This bout against an earlier one (:mod:`bb_report.baseline`), when one was given.
+    baseline: BaselineSection | None = None
     #: How many tasks it would take to tell the leader from the runner-up
     #: (:mod:`bb_report.sample_size`); None when the lead is significant or there is none.
     sample_size: SampleSize | None = None

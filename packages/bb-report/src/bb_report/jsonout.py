@@ -51,6 +51,12 @@ def report_to_json(report: Report) -> dict[str, Any]:
         record["sections"]["worth"] = _plain(report.worth)
     if report.tried is not None:
         record["sections"]["tried"] = _plain(report.tried)
+    if report.samples is not None:
+        record["sections"]["samples"] = _plain(report.samples)
+    if report.money is not None:
+        record["sections"]["money"] = _plain(report.money)
+    if report.baseline is not None:
+        record["sections"]["baseline"] = _plain(report.baseline)
     if report.sample_size is not None:
         record["sections"]["sample_size"] = _plain(report.sample_size)
     if report.origins is not None:

@@ -20,6 +20,7 @@ from bb_core.records.vocabulary import (
     WRONG_FIX,
 )
 
+from bb_report.baseline import layout_section as baseline_layout
 from bb_report.blocks import (
     Block,
     Cell,
@@ -37,8 +38,10 @@ from bb_report.blocks import (
 from bb_report.data import Report
 from bb_report.layout_judge import gate, picking
 from bb_report.layout_runs import attempts, task_table
+from bb_report.money import layout_section as money_layout
 from bb_report.origins import layout_section as origins_layout
 from bb_report.sample_size import layout_section as sample_size_layout
+from bb_report.samples import layout_section as samples_layout
 from bb_report.tried import layout_section as tried_layout
 from bb_report.words import p_value, plural, seconds, tokens
 from bb_report.worth import layout_section
@@ -297,6 +300,9 @@ def document(report: Report) -> Document:
         [n for n in o.notes if n not in shown],
         [
             agents(report),
+            *baseline_layout(report.baseline),
+            *samples_layout(report.samples),
+            *money_layout(report.money),
             attempts(report),
             *tried_layout(report.tried),
             picking(report),

@@ -21,25 +21,34 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bb_report import comparisons, evidence, funnel, gate, outcomes, picking, statuses, worth
+from bb_report.baseline import baseline_section
 from bb_report.bout import gather
 from bb_report.data import Report
 from bb_report.headline import HEADLINE_NOTES, headline, with_sentence
+from bb_report.money import money_section
 from bb_report.origins import origins_section
 from bb_report.sample_size import sample_size_section
+from bb_report.samples import samples_section
 from bb_report.tried import tried_section
 
 __all__ = ["Report", "build_report"]
 
 
 def build_report(
-    records: Iterable[Mapping[str, Any]], *, contestants: Sequence[str] = ()
+    records: Iterable[Mapping[str, Any]],
+    *,
+    contestants: Sequence[str] = (),
+    baseline: Iterable[Mapping[str, Any]] | None = None,
+    baseline_label: str = "the baseline",
+    current_label: str = "this bout",
 ) -> Report:
     """The report of *records* (task, skip and summary lines, and sections cut from tasks).
 
     Records are taken as read (validate them first, e.g. with
     :func:`bb_core.records.read_lines`); lines of other kinds are counted and ignored.
     *contestants* are the configured contestants' names: the report names them even when
-    no record does (nothing was mined, or nothing reached the race).
+    no record does (nothing was mined, or nothing reached the race). *baseline*, the
+    records of an earlier bout (named *baseline_label*), adds the comparison with it.
     """
     bout = gather(records)
     agents = outcomes.agents_section(bout)
@@ -70,6 +79,15 @@ def build_report(
         tasks=evidence.task_rows(bout),
         worth=worth.worth_section(bout),
         tried=tried_section(bout),
+        samples=samples_section(bout, order),
+        money=money_section(bout, order),
+        baseline=(
+            None
+            if baseline is None
+            else baseline_section(
+                gather(baseline), bout, baseline=baseline_label, current=current_label
+            )
+        ),
         sample_size=needed,
         origins=origins,
     )

@@ -34,6 +34,7 @@ from bb_report import Report
 from bugbout import stages
 from bugbout.plan import Plan, plan
 from bugbout.results import Results
+from bugbout.runs import keep_run
 
 Echo = Callable[[str], None]
 
@@ -222,6 +223,7 @@ class Bout:
         started = time.monotonic()
         report, said = stages.report_stage(results, contestants=self.contestant_names(agents))
         results.record("report")
+        keep_run(results)  # kept whole, for `bugbout compare`
         self._say(f"[{count}/{count}] report: {said} in {_seconds(started)}")
         return report
 

@@ -1,4 +1,4 @@
-"""bugbout: the umbrella command line - init, doctor, tasks, run, report."""
+"""bugbout: the umbrella command line - init, doctor, tasks, run, report, compare."""
 
 from __future__ import annotations
 
@@ -19,22 +19,31 @@ from bb_core.cli import (
     version_option,
 )
 from bb_core.cli.preflight import preflight
+from bb_core.cli.tables import terminal_width
 from bb_core.config import build, load_config
 from bb_core.errors import BbError
 from bb_report import render
+from bb_report.baseline import layout_section
+from bb_report.blocks import Document
+from bb_report.jsonout import render_json
+from bb_report.markdown import render_document as markdown_document
 from bb_report.options import (
+    chosen_format,
     color_option,
+    emit,
     emit_report,
     format_option,
     output_option,
     paint,
     width_option,
 )
+from bb_report.terminal import render_document as terminal_document
 
 from bugbout.bout import Bout, Project
 from bugbout.doctor import Doctor
 from bugbout.init import describe, init
 from bugbout.listing import explain_table, redactions_text, tasks_json, tasks_table
+from bugbout.runs import compare as compare_runs
 from bugbout.stages import mine_stage, tally
 
 
@@ -291,3 +300,63 @@ def report(
     project = Project.load(config_path)
     made = Bout(project, echo=None).report()
     emit_report(made, fmt, output, color, width)
+
+
+@main.command()
+@click.argument("run_a", required=False, metavar="[RUN_A]")
+@click.argument("run_b", required=False, metavar="[RUN_B]")
+@config_option
+@format_option
+@output_option
+@color_option
+@width_option
+@click.option(
+    "--fail-on-regression",
+    is_flag=True,
+    help="Exit 1 (after writing the comparison) when an agent got significantly worse.",
+)
+@debug_option
+def compare(
+    run_a: str | None,
+    run_b: str | None,
+    config_path: str | None,
+    fmt: str | None,
+    output: Path | None,
+    color: str,
+    width: int | None,
+    fail_on_regression: bool,
+    debug: bool,
+) -> None:
+    """Compare a bout with an earlier one: per agent, the tasks that flipped.
+
+    Every whole `bugbout run` is kept under .bugbout/runs/<time>/. RUN_B (default: the
+    last run) is compared with RUN_A (default: the run before it); each is a kept run's
+    name, a run's folder or a verdicts.jsonl. Per agent: the tasks that went from resolved
+    to not and back, with their logs, the exact paired test on them, and what changed in
+    how it ran (version, model, invocation, prompt); agents and tasks present in only one.
+    The JSON and HTML formats are the later bout's whole report, its baseline section
+    included.
+    """
+    project = Project.load(config_path)
+    report, earlier, later = compare_runs(project.results, run_a, run_b)
+    section = report.baseline
+    assert section is not None
+    chosen = chosen_format(fmt, output)
+    doc = Document(
+        "bugbout compare",
+        f"{later} compared with {earlier}.",
+        [],
+        layout_section(section),
+    )
+    if chosen == "json":
+        text = render_json(report)
+    elif chosen == "markdown":
+        text = markdown_document(doc)
+    elif chosen == "terminal":
+        text = terminal_document(doc, paint(color, output), width or terminal_width())
+    else:
+        text = render(report, chosen)
+    emit(text, output)
+    if fail_on_regression and section.regressed:
+        _err(f"significantly worse than {earlier}: {', '.join(section.regressed)}")
+        click.get_current_context().exit(1)

@@ -40,6 +40,7 @@ from bb_core.config.doc import (
     show,
 )
 from bb_core.config.eras import era_problem
+from bb_core.config.prices import Price, price_table, read_price
 from bb_core.errors import ConfigError
 from bb_core.git import is_url
 
@@ -50,7 +51,9 @@ FILE_NAME = "bugbout.toml"
 OVERRIDES = "<overrides>"
 
 #: The keys every agent entry has; any other key is an adapter option.
-AGENT_KEYS = frozenset({"agent", "model", "name", "vendor", "quota", "assignment"})
+AGENT_KEYS = frozenset(
+    {"agent", "model", "name", "vendor", "quota", "assignment", "samples", "cost-per-attempt"}
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,8 @@ class RunConfig:
     memory: int = 8 * 1024 * 1024 * 1024
     processes: int = 1024
     file_size: int = 2 * 1024 * 1024 * 1024
+    #: How many times each contestant attempts each task (a contestant's own wins).
+    samples: int = 1
 
 
 #: How a section's reader says what is wrong: ``fail(key path, problem)`` is the error to
@@ -148,6 +153,10 @@ class AgentConfig:
     quota: str | None = None
     role: str = "contestant"
     assignment: str | None = None
+    #: How many times this contestant attempts each task; None: ``[run] samples``.
+    samples: int | None = None
+    #: US dollars one attempt costs (``cost-per-attempt``); None: priced by its tokens.
+    cost_per_attempt: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
     origin: str = field(default="", compare=False)
 
@@ -161,10 +170,12 @@ class AgentConfig:
     def to_dict(self) -> dict[str, Any]:
         """The entry as bugbout.toml would spell it: dashed keys, unset ones left out."""
         entry: dict[str, Any] = {"agent": self.agent}
-        for key in ("model", "name", "vendor", "quota", "assignment"):
+        for key in ("model", "name", "vendor", "quota", "assignment", "samples"):
             value = getattr(self, key)
             if value is not None:
                 entry[key] = value
+        if self.cost_per_attempt is not None:
+            entry["cost-per-attempt"] = self.cost_per_attempt
         entry.update(copy.deepcopy(self.options))
         return entry
 
@@ -192,6 +203,9 @@ class Config:
         """A copy with section *name* replaced by *value* (unchecked)."""
         return dataclasses.replace(self, sections={**self.sections, name: value})
 
+    #: ``[prices]``: the user's token prices by model, on top of the shipped table.
+    prices: dict[str, Price] = field(default_factory=dict)
+
     @property
     def label(self) -> str:
         """How messages name this configuration: the file as given, or ``bugbout.toml``."""
@@ -201,6 +215,18 @@ class Config:
     def agents(self) -> list[AgentConfig]:
         """Contestants then examiners."""
         return [*self.contestants, *self.examiners]
+
+    def price_table(self) -> dict[str, Price]:
+        """Token prices by model: the shipped table with ``[prices]`` on top."""
+        return price_table(self.prices)
+
+    def samples(self, name: str) -> int:
+        """How many times the contestant *name* attempts each task: its own ``samples``,
+        else ``[run] samples``; an examiner (or an agent not configured here) once."""
+        entry = next((a for a in self.contestants if a.name == name), None)
+        if entry is None:
+            return 1 if any(a.name == name for a in self.examiners) else self.run.samples
+        return entry.samples if entry.samples is not None else self.run.samples
 
     def repository_path(self) -> Path | str:
         """The repository: a git URL as written, else its path resolved against ``root``."""
@@ -216,6 +242,11 @@ class Config:
             "run": _table(self.run),
             **{name: _table(value) for name, value in self.sections.items()},
         }
+        if self.prices:
+            document["prices"] = {
+                model: {k: v for k, v in dataclasses.asdict(price).items() if v is not None}
+                for model, price in self.prices.items()
+            }
         document["contestants"] = [a.to_dict() for a in self.contestants]
         document["examiners"] = [a.to_dict() for a in self.examiners]
         return document
@@ -314,6 +345,8 @@ def build(
                 quota=entry.get("quota"),
                 role=role,
                 assignment=entry.get("assignment"),
+                samples=entry.get("samples"),
+                cost_per_attempt=entry.get("cost-per-attempt"),
                 options={k: v for k, v in entry.items() if k not in AGENT_KEYS},
                 origin=f"{label}: {where}",
             )
@@ -333,6 +366,7 @@ def build(
         contestants=agents["contestants"],
         examiners=agents["examiners"],
         sections=sections,
+        prices={model: read_price(entry) for model, entry in doc.get("prices", {}).items()},
     )
 
 

@@ -125,6 +125,8 @@ OracleStrengthMutationSurvivorOperator = Literal[
     "comparison", "arithmetic", "boolean", "constant", "removed statement", "reverted hunk"
 ]
 
+AttemptCostBasis = Literal["tokens", "per-attempt"]
+
 AttemptTriedKind = Literal["git-history", "own-package", "network", "outside-read", "test-edit"]
 
 AttemptTriedSource = Literal["trajectory", "log", "sandbox", "patch"]
@@ -394,6 +396,14 @@ class Oracle(TypedDict, total=False):
     strength: OracleStrength
 
 
+class AttemptCost(TypedDict, total=False):
+    """What the attempt cost in US dollars by bugbout.toml's [prices] when the race wrote the line: its tokens at its model's price, or the agent's cost-per-attempt."""
+
+    usd: Required[float | None]
+    basis: Required[AttemptCostBasis]
+    priced_as: Required[str | None]
+
+
 class AttemptTried(TypedDict, total=False):
     """attempt.json /properties/tried/items."""
 
@@ -411,6 +421,7 @@ class AttemptGiven(TypedDict, total=False):
     base_commit: Required[str]
     invocation_sha256: Required[str]
     agent_version: Required[str | None]
+    sample: int
 
 
 class Attempt(TypedDict, total=False):
@@ -420,6 +431,7 @@ class Attempt(TypedDict, total=False):
     v: Required[Literal[1]]
     task_id: Required[TaskId]
     agent: Required[str]
+    sample: int
     role: Required[Role]
     harness: str
     model: str | None
@@ -438,6 +450,7 @@ class Attempt(TypedDict, total=False):
     flags: list[str]
     summary: str
     tokens: Tokens
+    cost: AttemptCost
     logdir: str
     reproducing: dict[str, Outcome]
     error: str
@@ -671,6 +684,7 @@ class Score(TypedDict, total=False):
     v: Required[Literal[1]]
     task_id: Required[TaskId]
     patch: Required[str]
+    sample: int
     picked: str
     category: Required[Category]
     reason: str
@@ -731,10 +745,12 @@ class Task(TypedDict, total=False):
     test_patch: Required[str]
     oracle: Oracle
     attempts: list[Attempt]
+    samples: list[Attempt]
     matrix: Matrix
     reference_column: TaskReferenceColumn
     verdict: Verdict
     scores: list[Score]
+    sample_scores: list[Score]
 
 
 class Skip(TypedDict, total=False):
@@ -1221,6 +1237,104 @@ class ReportSectionsTried(TypedDict, total=False):
     notes: Required[list[str]]
 
 
+class ReportSectionsSamplesRow(TypedDict, total=False):
+    """report.json /properties/sections/properties/samples/properties/rows/items."""
+
+    name: Required[str]
+    samples: Required[int]
+    tasks: Required[int]
+    attempts: Required[int]
+    resolved: Required[int]
+    mean: Required[float | None]
+    low: Required[float | None]
+    high: Required[float | None]
+    pass_at: Required[list[float | None]]
+    consistent: Required[ReportRate]
+
+
+class ReportSectionsSamples(TypedDict, total=False):
+    """Repeated attempts, when some contestant attempted tasks more than once ([run] samples); absent otherwise."""
+
+    rows: Required[list[ReportSectionsSamplesRow]]
+    draws: Required[int]
+    seed: Required[int]
+    notes: Required[list[str]]
+
+
+class ReportSectionsMoneyRow(TypedDict, total=False):
+    """report.json /properties/sections/properties/money/properties/rows/items."""
+
+    name: Required[str]
+    attempts: Required[int]
+    resolved: Required[int]
+    priced: Required[int]
+    unpriced: Required[int]
+    total: Required[float | None]
+    per_attempt: Required[float | None]
+    per_resolved: Required[float | None]
+    time_per_resolved: Required[float | None]
+
+
+class ReportSectionsMoney(TypedDict, total=False):
+    """What resolving costs, when some attempt carries a cost (bugbout.toml's [prices] or an agent's cost-per-attempt); absent otherwise."""
+
+    rows: Required[list[ReportSectionsMoneyRow]]
+    notes: Required[list[str]]
+
+
+class ReportSectionsBaselineAgentWorse(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items/properties/worse/items."""
+
+    task: Required[str]
+    before: Required[str | None]
+    after: Required[str | None]
+    mean_before: Required[float]
+    mean_after: Required[float]
+    logs_before: Required[str | None]
+    logs_after: Required[str | None]
+
+
+class ReportSectionsBaselineAgentBetter(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items/properties/better/items."""
+
+    task: Required[str]
+    before: Required[str | None]
+    after: Required[str | None]
+    mean_before: Required[float]
+    mean_after: Required[float]
+    logs_before: Required[str | None]
+    logs_after: Required[str | None]
+
+
+class ReportSectionsBaselineAgent(TypedDict, total=False):
+    """report.json /properties/sections/properties/baseline/properties/agents/items."""
+
+    name: Required[str]
+    shared: Required[int]
+    rate_before: Required[float | None]
+    rate_after: Required[float | None]
+    worse: Required[list[ReportSectionsBaselineAgentWorse]]
+    better: Required[list[ReportSectionsBaselineAgentBetter]]
+    p: Required[float]
+    p_adjusted: Required[float]
+    regressed: Required[bool]
+    changes: Required[list[str]]
+
+
+class ReportSectionsBaseline(TypedDict, total=False):
+    """This bout compared with an earlier one (bb-report --baseline, bugbout compare); absent otherwise."""
+
+    baseline: Required[str]
+    current: Required[str]
+    agents: Required[list[ReportSectionsBaselineAgent]]
+    agents_only_before: Required[list[str]]
+    agents_only_after: Required[list[str]]
+    tasks_only_before: Required[list[str]]
+    tasks_only_after: Required[list[str]]
+    regressed: Required[list[str]]
+    notes: Required[list[str]]
+
+
 class ReportSectionsWorthRow(TypedDict, total=False):
     """report.json /properties/sections/properties/worth/properties/rows/items."""
 
@@ -1283,6 +1397,9 @@ class ReportSections(TypedDict, total=False):
     origins: ReportSectionsOrigins
     sample_size: ReportSectionsSampleSize
     tried: ReportSectionsTried
+    samples: ReportSectionsSamples
+    money: ReportSectionsMoney
+    baseline: ReportSectionsBaseline
     worth: ReportSectionsWorth
 
 
