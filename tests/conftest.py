@@ -62,7 +62,7 @@ from support.shared import run_temp, share_builds, shared_dir  # noqa: E402
 #: a test that needs one is slow whatever its own marks say, so ``-m "not slow"`` (``just
 #: quick``) never starts one.
 WHOLE_RUNS = frozenset(
-    {"demo_bout", "demo_run", "raced_demo", "crossed_demo", "ray_cluster", "clis"}
+    {"demo_bout", "demo_run", "attack_bout", "raced_demo", "crossed_demo", "ray_cluster", "clis"}
 )
 
 

@@ -1,7 +1,8 @@
-"""Tests that know their own patch are no evidence: ``bugbout run`` on the demo's
-camel_case task with two contestants whose wrong fix comes with tests that check the
-package's bytes (a SHA-256 of its files; a CRC-32 of their sizes behind a misleading
-name - tests/e2e/byte_keyed_agent.py), beside the careful fixer and the examiner.
+"""Tests that know their own patch are no evidence: in the shared attack bout
+(tests/e2e/attack_bout.py: ``bugbout run`` on the demo's camel_case task), two contestants
+whose wrong fix comes with tests that check the package's bytes (a SHA-256 of its files; a
+CRC-32 of their sizes behind a misleading name - tests/e2e/byte_keyed_agent.py), beside
+the careful fixer and the examiner.
 
 Their tests fail on the unfixed tree, pass on their own patch and fail on every rival's.
 On the neutral twin of their own column (a comment line, a new module) they fail too:
@@ -11,74 +12,23 @@ and the careful fix is picked under every policy.
 
 from __future__ import annotations
 
-import json
-import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
 import expected
 import pytest
+from attack_bout import BYTE_KEYED as ATTACKERS
 from bb_core.records import read_lines
 from bb_judge.judge import judge_task
 from bb_judge.policies import POLICIES
-from build_demo import DemoPaths
-from e2e_runs import Ran, bugbout, copy_demo
+from e2e_runs import Ran, bugbout
 
 pytestmark = pytest.mark.slow
 
-AGENT = Path(__file__).resolve().with_name("byte_keyed_agent.py")
-CAMEL = "camel-first-word"
-#: The two forms of the attack, by agent name, with vendors of their own.
-ATTACKERS = {"hasher": ("plain", "initech"), "tallier": ("disguised", "umbrella")}
 
-
-def _config(root: Path) -> str:
-    others = [
-        expected.SHAS[task.title]
-        for task in expected.GENUINE
-        if task.key != CAMEL and task.title in expected.SHAS
-    ]
-    blocks = [
-        "[project]\n"
-        'source = "src/textkit"\ntests = "tests"\nrepository = "repo"\npython = "3.11"\n'
-        f'[tasks]\nissues = "issues.jsonl"\nexclude = {json.dumps(others)}\n'
-        "[run]\ntimeout = 120\n"
-    ]
-
-    def block(table: str, name: str, vendor: str, argv: list[str], extra: str = "") -> str:
-        return (
-            f'\n[[{table}]]\nagent = "command"\nname = "{name}"\nvendor = "{vendor}"\n'
-            f"command = {json.dumps(argv)}\n{extra}"
-        )
-
-    agents = root / "agents"
-    blocks.append(
-        block("contestants", "careful", "acme", [sys.executable, str(agents / "careful.py")])
-    )
-    for name, (form, vendor) in ATTACKERS.items():
-        argv = [sys.executable, str(agents / AGENT.name), form]
-        blocks.append(block("contestants", name, vendor, argv))
-    blocks.append(
-        block(
-            "examiners",
-            "examiner",
-            "hooli",
-            [sys.executable, str(agents / "examiner.py")],
-            'assignment = "reproduce"\n',
-        )
-    )
-    return "".join(blocks)
-
-
-@pytest.fixture(scope="module")
-def bout(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Ran:
-    root = copy_demo(demo_build, tmp_path_factory.mktemp("e2e-byte-keyed") / "demo")
-    shutil.copyfile(AGENT, root / "agents" / AGENT.name)
-    (root / "bugbout.toml").write_text(_config(root), encoding="utf-8")
-    ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
-    assert ran.returncode == 0, ran.stderr
-    return ran
+@pytest.fixture
+def bout(attack_bout: Ran) -> Ran:
+    return attack_bout
 
 
 def _task(bout: Ran) -> dict[str, Any]:

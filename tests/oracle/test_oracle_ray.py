@@ -1,5 +1,8 @@
 """bb-oracle with ``--executor ray`` on a two-node cluster writes the local executor's lines.
 
+It runs on the demo's camel_case task alone (every unit the oracle makes for a task: the
+base, the fix, the twins) and is compared with that task's line in the local run.
+
 The cluster's workers keep their own BUGBOUT_HOME and read the demo's repository from the
 bundle the workbench is packed into, so the same lines (their log paths under the tests'
 home, the logs themselves there too) show that nothing was read from the driver's disk
@@ -7,11 +10,13 @@ or left only on the workers'."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
+import expected
 import pytest
 from bb_core.store import bugbout_home
 from build_demo import write_config
@@ -37,6 +42,11 @@ def steady(value: Any) -> Any:
     return value
 
 
+def about(record: dict[str, Any], default: str) -> str:
+    """The task a line is about (*default* for a line about none)."""
+    return str(record["id"] if record["kind"] == "task" else record.get("task_id", default))
+
+
 def test_the_ray_executor_writes_the_local_executors_lines(
     oracle_demo: OracleDemo, ray_cluster: Any, tmp_path: Path
 ) -> None:
@@ -45,6 +55,18 @@ def test_the_ray_executor_writes_the_local_executors_lines(
         oracle_demo.root, root, symlinks=True, ignore=shutil.ignore_patterns(".bugbout")
     )
     write_config(root)
+    # The mined lines about the camel_case task (and those about no task in particular).
+    [task_id] = [
+        record["id"]
+        for title, record in oracle_demo.by_title().items()
+        if title == expected.CAMEL_FIRST_WORD.title
+    ]
+    mined = [
+        line
+        for line in oracle_demo.tasks_file.read_text().splitlines()
+        if line.strip() and about(json.loads(line), task_id) == task_id
+    ]
+    (root / oracle_demo.tasks_file.name).write_text("".join(f"{line}\n" for line in mined))
     started = time.time()
     done = run_tool(
         "bb-oracle",
@@ -63,7 +85,11 @@ def test_the_ray_executor_writes_the_local_executors_lines(
     # The local run kept its logs under a BUGBOUT_HOME of its own; this one under the tests'.
     here = done.stdout.decode().replace(str(bugbout_home()), "<home>")
     there = oracle_demo.output.decode().replace(str(oracle_demo.home), "<home>")
-    assert steady(lines(here)) == steady(lines(there))
+    ours = [r for r in lines(here) if r["kind"] == "task"]
+    assert [r["id"] for r in ours] == [task_id]
+    theirs = [r for r in lines(there) if r["kind"] == "task" and r["id"] == task_id]
+    assert steady(ours) == steady(theirs)
+    assert all(about(r, task_id) == task_id for r in lines(here)), here
     logs = [
         Path(run["log"])
         for record in lines(done.stdout)

@@ -28,6 +28,7 @@ SHARED_OR_CHEAP = frozenset(
         "bugbout_home",
         "demo_build",
         "demo_bout",
+        "attack_bout",
         "demo_tasks",
         "host_env",
         "bwrap_sandbox",

@@ -17,11 +17,12 @@ INIT = "src/textkit/__init__.py"
 SABOTAGE = {
     # pytest's process dies while importing the package: no report at all.
     "crasher": "import os\nos._exit(3)\n",
-    # An endless loop that blocks the per-test alarm: only the run's time limit ends it.
-    "sleeper": "import signal\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
-    "while True:\n    pass\n",
-    # An endless loop the alarm interrupts: every module that imports the package fails.
-    "looper": "while True:\n    pass\n",
+    # An endless wait that blocks the per-test alarm: only the run's time limit ends it.
+    # (Asleep, not spinning: a hang is a hang to the limits, and costs no CPU meanwhile.)
+    "sleeper": "import signal, time\nsignal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+    "while True:\n    time.sleep(60)\n",
+    # An endless wait the alarm interrupts: every module that imports the package fails.
+    "looper": "import time\nwhile True:\n    time.sleep(60)\n",
 }
 
 
