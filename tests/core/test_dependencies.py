@@ -87,7 +87,7 @@ def test_declared_dependencies_are_the_imported_ones(package: Path) -> None:
 
 
 def test_bugbout_declares_every_stage_it_runs() -> None:
-    assert STAGES >= {"bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge"}
+    assert {"bb-mine", "bb-oracle", "bb-race", "bb-xexam", "bb-judge"} <= STAGES
     assert _declared(ROOT / "packages" / "bugbout") >= STAGES
 
 

@@ -294,9 +294,10 @@ def test_build_layout_and_clean_tree(demo_build: DemoPaths) -> None:
     assert git(demo_build.repo, "status", "--porcelain") == ""
     assert git(demo_build.repo, "branch", "--show-current").strip() == expected.BRANCH
     assert demo_build.issues.is_file() and demo_build.config.is_file()
-    # The agents the config runs, and the snoop: a hostile agent to add by hand.
+    # The agents the config runs, the snoop (a hostile agent to add by hand) and the
+    # gambler (a seeded stochastic one, for repeated attempts).
     assert sorted(p.stem for p in demo_build.agents.glob("[!_]*.py")) == sorted(
-        [*expected.CONTESTANTS, *expected.EXAMINERS, "snoop"]
+        [*expected.CONTESTANTS, *expected.EXAMINERS, "snoop", "gambler"]
     )
 
 

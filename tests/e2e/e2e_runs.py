@@ -41,12 +41,14 @@ def copy_demo(demo: DemoPaths, dest: Path) -> Path:
 
 
 def bugbout(*args: str | Path, cwd: Path, timeout: float = 900) -> Ran:
-    """Run the bugbout command line and wait for it."""
+    """Run the bugbout command line and wait for it, its output piped as a user's would be:
+    with no ``COLUMNS`` (pytest-xdist's workers set one), so its tables keep a row a line."""
     started = time.monotonic()
+    env = {k: v for k, v in tool_env().items() if k != "COLUMNS"}
     done = subprocess.run(
         [str(BUGBOUT), *map(str, args)],
         cwd=cwd,
-        env=tool_env(),
+        env=env,
         capture_output=True,
         text=True,
         timeout=timeout,
