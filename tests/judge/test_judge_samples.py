@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from bb_core.config import Config
+from bb_core.errors import UsageError
 from bb_core.records import check
 from bb_core.stage import run_one
 from bb_judge.score import sample_name as judge_sample_name
@@ -90,6 +91,14 @@ def test_further_samples_are_columns_only_under_all(git_repo, tmp_path: Path) ->
     assert [(c.name, c.patch_of) for c in columns_of(task, samples="all")] == [
         *first, ("gambler #2", "gambler"),
     ]  # fmt: skip
+
+
+def test_an_agent_named_like_a_further_sample_is_a_usage_error(git_repo) -> None:
+    _, task = gambler_task(git_repo)
+    task["attempts"].append(attempt("samples-1", "gambler #2", task["reference_patch"]))
+    assert [c.name for c in columns_of(task)] == ["base", "gambler", "gambler #2"]
+    with pytest.raises(UsageError, match="the agent 'gambler #2' has the name of 'gambler'"):
+        columns_of(task, samples="all")
 
 
 @pytest.mark.slow

@@ -168,6 +168,12 @@ def columns_of(task: Mapping[str, Any], *, samples: str = FIRST) -> list[Column]
             agent = str(attempt["agent"])
             number = int(attempt.get("sample", 1))
             name = agent if number == 1 else sample_name(agent, number)
+            if number > 1 and any(a.get("agent") == name for a in task.get("attempts") or []):
+                raise UsageError(
+                    f"task {task.get('id')}: the agent {name!r} has the name of {agent!r}'s "
+                    f'sample {number}, which [judge] samples = "all" makes a column',
+                    hint="give the agent another name in bugbout.toml",
+                )
             columns.append(
                 Column(name=name, patch_of=agent, patch=patch, source_files=changed, error=error)
             )
