@@ -12,6 +12,8 @@ from bb_core.config import Config
 from bb_core.errors import UsageError
 from bb_core.records import check
 from bb_core.stage import run_one
+from bb_judge.matrix import Author, Column, OutcomeTable, Row
+from bb_judge.policies import Candidate, assess, get_policy, own_columns, reproductions
 from bb_judge.score import sample_name as judge_sample_name
 from bb_judge.settings import JudgeSettings
 from bb_judge.stage import JudgeStage
@@ -99,6 +101,28 @@ def test_an_agent_named_like_a_further_sample_is_a_usage_error(git_repo) -> None
     assert [c.name for c in columns_of(task)] == ["base", "gambler", "gambler #2"]
     with pytest.raises(UsageError, match="the agent 'gambler #2' has the name of 'gambler'"):
         columns_of(task, samples="all")
+
+
+def test_a_further_sample_is_never_its_agents_own_column() -> None:
+    """``gambler``'s first sample changed nothing in the package (no column); its test,
+    failing on base and on its second sample's patch, is still a reproduction - rule 1
+    checks an agent's tests against its first sample's patch only - and never supports
+    that second sample (rule 2), so the examiner's test alone decides."""
+    test, loud = "tests/test_g.py::test_g", "tests/test_loud.py::test_loud"
+    table = OutcomeTable(
+        [Author("gambler", "contestant", None, (test,)), Author("examiner", "examiner", None, (loud,))],
+        [Column("base", None), Column("gambler #2", "gambler")],
+        {
+            ("gambler", test, "base"): "failed", ("gambler", test, "gambler #2"): "failed",
+            ("examiner", loud, "base"): "failed", ("examiner", loud, "gambler #2"): "passed",
+        },
+        "base",
+    )  # fmt: skip
+    assert own_columns(table) == {}
+    assert reproductions(table) == [Row("gambler", test), Row("examiner", loud)]
+    candidate = Candidate("gambler #2", "gambler #2", agent="gambler")
+    assessed = assess(table, candidate, get_policy("majority"))
+    assert assessed.approved and [a.author for a in assessed.authors] == ["examiner"]
 
 
 @pytest.mark.slow

@@ -133,11 +133,13 @@ def get_policy(name: str) -> Policy:
 
 
 def own_columns(matrix: OutcomeTable) -> dict[str, str]:
-    """Each contestant's patch column (its first sample's), when its run completed."""
+    """Each contestant's patch column, when its run completed: its first sample's, never
+    a further sample's (``careful #2``, ``[judge] samples = "all"``)."""
     own: dict[str, str] = {}
     for column in matrix.patch_columns():
-        if not column.broken:
-            own.setdefault(str(column.patch_of), column.name)
+        agent = str(column.patch_of)
+        if not column.broken and not column.name.startswith(f"{agent} #"):
+            own.setdefault(agent, column.name)
     return own
 
 
