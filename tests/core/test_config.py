@@ -86,6 +86,7 @@ samples = 3
 policy = "cross-vendor"
 run-suite = false
 suspicious = "count"
+samples = "all"
 
 [[contestants]]
 agent = "codex"
@@ -241,7 +242,7 @@ def test_every_key_is_read(folder: Path) -> None:
         samples=3,
     )
     assert judge_of(config) == JudgeConfig(
-        policy="cross-vendor", run_suite=False, suspicious="count"
+        policy="cross-vendor", run_suite=False, suspicious="count", samples="all"
     )
     assert config.contestants == [
         AgentConfig(
@@ -539,7 +540,7 @@ ERRORS = [
     (
         "unknown-key-listed",
         MINIMAL + "[judge]\nzzz = 1\n",
-        "bugbout.toml: judge.zzz: unknown key; known keys: policy, run-suite, suspicious",
+        "bugbout.toml: judge.zzz: unknown key; known keys: policy, run-suite, samples, suspicious",
     ),
     (
         "missing-source",
@@ -560,6 +561,11 @@ ERRORS = [
         "policy",
         MINIMAL + '[judge]\npolicy = "most"\n',
         'bugbout.toml: judge.policy: expected one of "majority", "unanimous", "strict", "cross-vendor"; got "most"',
+    ),
+    (
+        "judge-samples",
+        MINIMAL + '[judge]\nsamples = "best"\n',
+        'bugbout.toml: judge.samples: expected one of "first", "all"; got "best"',
     ),
     (
         "not-a-date",

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 from bb_report import Report, build_report
+from bb_report.bout import TaskRecords
 from bb_report.render import render
 from bb_report.samples import cluster_bootstrap, interval, normal_interval, pass_at_k
 
@@ -121,3 +122,14 @@ def test_one_sample_each_has_no_section(report: Report) -> None:
     assert report.samples is None
     assert "samples" not in json.loads(render(report, "json"))["sections"]
     assert "Repeated attempts" not in render(report, "markdown")
+
+
+def test_a_further_samples_column_carries_that_samples_category() -> None:
+    """Under ``[judge] samples = "all"`` the matrix has a column ``gamble #2``: what the
+    report says of the patch it carries is sample 2's score, not the first sample's."""
+    task = TaskRecords("t2")
+    task.scores["gamble"] = score("t2", "gamble", "N")  # type: ignore[assignment]
+    task.sample_scores["gamble"] = {2: score("t2", "gamble", "R", 2)}  # type: ignore[dict-item]
+    assert task.column_category({"name": "gamble", "patch_of": "gamble"}) == "no-fix"
+    assert task.column_category({"name": "gamble #2", "patch_of": "gamble"}) == "resolved"
+    assert task.column_category({"name": "gamble #3", "patch_of": "gamble"}) is None

@@ -32,6 +32,7 @@ from bb_judge.policies import (
     unique_cells,
 )
 from bb_judge.ranking import rank, ranking_key
+from bb_judge.score import sample_name
 
 
 @dataclass(frozen=True)
@@ -68,7 +69,13 @@ def source_patch(attempt: Attempt) -> str:
 
 
 def _attempts(task: Task) -> dict[str, Attempt]:
-    return {str(a["agent"]): a for a in task.get("attempts", ())}
+    """Each contestant's attempt by agent name, and each further sample's by its
+    :func:`~bb_judge.score.sample_name` (the name of its column, when it has one)."""
+    found = {str(a["agent"]): a for a in task.get("attempts", ())}
+    for attempt in task.get("samples", ()):
+        if int(attempt.get("sample", 1)) > 1:
+            found[sample_name(str(attempt["agent"]), int(attempt["sample"]))] = attempt
+    return found
 
 
 def author_vendors(matrix: OutcomeTable, attempts: Mapping[str, Attempt]) -> dict[str, str | None]:
@@ -93,11 +100,15 @@ def candidates(
     suspicious: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> list[Candidate]:
     """One candidate per patch column of the matrix, in column order; a patch with
-    *suspicious* findings (by contestant) is never picked."""
+    *suspicious* findings (by contestant, or by further sample's name) is never picked.
+
+    A further sample's column (``careful #2``, ``[judge] samples = "all"``) is a candidate
+    of that name, whose agent's tests never count for it."""
     suspicious = suspicious or {}
     found = []
     for column in matrix.patch_columns():
-        owner = str(column.patch_of)
+        agent = str(column.patch_of)
+        owner = agent if column.name == agent else column.name
         attempt = attempts.get(owner)
         ineligible = None
         size = 0
@@ -117,7 +128,9 @@ def candidates(
                 ineligible = NO_FIX_STATUS[status]
             elif not changes.strip():
                 ineligible = "its patch changes nothing in the package"
-        found.append(Candidate(owner, column.name, vendors.get(owner), size, ineligible))
+        vendor = vendors.get(agent)
+        further = agent if owner != agent else None
+        found.append(Candidate(owner, column.name, vendor, size, ineligible, agent=further))
     return found
 
 

@@ -74,6 +74,13 @@ class Candidate:
     size: int = 0
     #: Why it cannot be picked at all (empty patch, the attempt timed out...), or None.
     ineligible: str | None = None
+    #: The agent a further sample (``careful #2``) belongs to; None when *patch* is the agent.
+    agent: str | None = None
+
+    @property
+    def author(self) -> str:
+        """The author whose tests never count for this patch (rule 2)."""
+        return self.agent or self.patch
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,8 +133,14 @@ def get_policy(name: str) -> Policy:
 
 
 def own_columns(matrix: OutcomeTable) -> dict[str, str]:
-    """Each contestant's patch column, when its run completed."""
-    return {str(c.patch_of): c.name for c in matrix.patch_columns() if not c.broken}
+    """Each contestant's patch column, when its run completed: its first sample's, never
+    a further sample's (``careful #2``, ``[judge] samples = "all"``)."""
+    own: dict[str, str] = {}
+    for column in matrix.patch_columns():
+        agent = str(column.patch_of)
+        if not column.broken and not column.name.startswith(f"{agent} #"):
+            own.setdefault(agent, column.name)
+    return own
 
 
 def reproductions(matrix: OutcomeTable) -> list[Row]:
@@ -169,10 +182,10 @@ def independent(
     vendors: Mapping[str, str | None],
 ) -> bool:
     """Rule 2: may *author*'s tests support *candidate* under *policy*?"""
-    if author == candidate.patch:
+    if author == candidate.author:
         return False
     if policy.by_vendor:
-        mine = vendor_key(candidate.patch, candidate.vendor or vendors.get(candidate.patch))
+        mine = vendor_key(candidate.author, candidate.vendor or vendors.get(candidate.author))
         return vendor_key(author, vendors.get(author)) != mine
     return True
 
@@ -201,7 +214,7 @@ def _support(
 
 def _breaks(matrix: OutcomeTable, candidate: Candidate, role: str) -> list[Row]:
     """Tests of *role* by other authors that pass on the unfixed tree and not on the patch."""
-    return [t for t in matrix.broken_by(candidate.column, role) if t.author != candidate.patch]
+    return [t for t in matrix.broken_by(candidate.column, role) if t.author != candidate.author]
 
 
 def quorum_voters(

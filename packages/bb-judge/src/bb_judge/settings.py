@@ -24,6 +24,9 @@ class JudgeConfig:
     #: ``exclude``: a resolved patch with a suspicious finding is counted apart and never
     #: picked; ``count``: it counts as resolved (for a team that has reviewed them).
     suspicious: str = "exclude"
+    #: ``first``: each contestant's first sample is its only candidate; ``all``: every
+    #: sample is cross-examined (bb-xexam reads it) and may be picked.
+    samples: str = "first"
 
 
 def read_judge(table: Mapping[str, Any], root: Path, fail: Fail) -> JudgeConfig:
@@ -31,7 +34,7 @@ def read_judge(table: Mapping[str, Any], root: Path, fail: Fail) -> JudgeConfig:
     return JudgeConfig(**section_fields(JudgeConfig, table))
 
 
-#: bb-judge's section of bugbout.toml (bb-xexam reads its ``run-suite`` too).
+#: bb-judge's section of bugbout.toml (bb-xexam reads its ``run-suite`` and ``samples`` too).
 JUDGE = Section("judge", read_judge)
 
 

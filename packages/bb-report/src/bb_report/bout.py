@@ -113,6 +113,16 @@ class TaskRecords:
         score = self.scores.get(agent)
         return None if score is None else category_of(score)
 
+    def column_category(self, column: Mapping[str, Any]) -> str | None:
+        """The category of the patch a matrix column carries: its contestant's, or the
+        further sample's for a column ``careful #2`` (``[judge] samples = "all"``)."""
+        agent, name = str(column["patch_of"]), str(column["name"])
+        number = name.removeprefix(f"{agent} #")
+        if name != agent and number != name and number.isdigit():
+            score = self.sample_scores.get(agent, {}).get(int(number))
+            return None if score is None else category_of(score)
+        return self.category(agent)
+
     def contestants(self) -> list[str]:
         """Contestants of this task: attempts first, then scores and matrix columns."""
         names = [a for a, rec in self.attempts.items() if rec.get("role") == "contestant"]

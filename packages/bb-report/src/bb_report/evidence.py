@@ -143,7 +143,7 @@ def tests_section(bout: BoutRecords) -> TestsSection:
             seen_tests.setdefault(name, set()).update((t.id, test) for test in useful)
             for column in columns:
                 owner = str(column["patch_of"])
-                category = t.category(owner)
+                category = t.column_category(column)
                 if owner == name or category is None:
                     continue
                 accepted = all(
@@ -200,7 +200,7 @@ def matrix_view(task: TaskRecords) -> MatrixView | None:
         MatrixColumn(
             name=str(c["name"]),
             patch_of=c.get("patch_of"),
-            category=task.category(str(c["patch_of"])) if c.get("patch_of") else None,
+            category=task.column_category(c) if c.get("patch_of") else None,
             error=c.get("error"),
         )
         for c in task.matrix.get("columns", ())

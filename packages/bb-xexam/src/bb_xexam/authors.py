@@ -10,6 +10,9 @@ that nobody declared done, so neither its tests nor its patch are evidence.
 Columns are the unfixed tree (``base``) and one per finished contestant whose patch
 changes something under the package source. A contestant whose patch changes nothing
 there has no column of its own: its tree would be the base tree, run a second time.
+Under ``[judge] samples = "all"`` each further finished sample of a contestant (the task's
+``samples``) with source changes is one more column, named ``<agent> #<n>`` and still the
+agent's (``patch_of``): the agent is one author, whose tests are its first sample's.
 """
 
 from __future__ import annotations
@@ -31,6 +34,8 @@ from bb_core.records.vocabulary import BASE, FINISHED
 
 #: The author name and role of the repository's own tests.
 SUITE: kinds.MatrixAuthorRole = "suite"
+#: ``[judge] samples``: only each contestant's first sample is a column, or every sample.
+FIRST, ALL = "first", "all"
 #: The folder, at the checkout's root, that holds every author's tests.
 AUTHORS_DIR = "bb_authors"
 
@@ -139,20 +144,38 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     return authors
 
 
-def columns_of(task: Mapping[str, Any]) -> list[Column]:
-    """``base`` then one column per finished contestant with source changes."""
+def sample_name(agent: str, sample: int) -> str:
+    """A further sample's column: ``careful #2`` (the name bb-judge scores it under)."""
+    return f"{agent} #{sample}"
+
+
+def columns_of(task: Mapping[str, Any], *, samples: str = FIRST) -> list[Column]:
+    """``base`` then one column per finished contestant with source changes; with
+    *samples* ``"all"``, then one per further finished sample with source changes."""
     _check_names(as_task(task))
     source, tests = str(task["source"]), str(task["tests"])
     names = names_of(as_task(task))
     columns = [Column(name=BASE, patch_of=None)]
-    for attempt in _finished(task.get("attempts") or [], "contestant"):
+    attempts = _finished(task.get("attempts") or [], "contestant")
+    if samples == ALL:
+        further = _finished(task.get("samples") or [], "contestant")
+        attempts += [a for a in further if int(a.get("sample", 1)) > 1]
+    for attempt in attempts:
         patch = str(attempt.get("patch") or "")
         paths, error = _paths(patch)
         changed = [p for p in paths if file_kind(p, source, tests, names) == "source"]
         if changed or error:
-            name = str(attempt["agent"])
+            agent = str(attempt["agent"])
+            number = int(attempt.get("sample", 1))
+            name = agent if number == 1 else sample_name(agent, number)
+            if number > 1 and any(a.get("agent") == name for a in task.get("attempts") or []):
+                raise UsageError(
+                    f"task {task.get('id')}: the agent {name!r} has the name of {agent!r}'s "
+                    f'sample {number}, which [judge] samples = "all" makes a column',
+                    hint="give the agent another name in bugbout.toml",
+                )
             columns.append(
-                Column(name=name, patch_of=name, patch=patch, source_files=changed, error=error)
+                Column(name=name, patch_of=agent, patch=patch, source_files=changed, error=error)
             )
     return columns
 

@@ -94,7 +94,8 @@ def run_author(
                 found[column.name] = author_run(column.name, item, result)
             else:
                 found[column.name] = result
-        own = next((c for c in columns if c.patch_of == item.author.name), None)
+        # Its first sample's column: a further sample's (``careful #2``) is not its own.
+        own = next((c for c in columns if c.name == item.author.name), None)
         if own is not None and item.author.role == "contestant":
             ran = found[own.name]
             if not isinstance(ran, str) and ran.ok:

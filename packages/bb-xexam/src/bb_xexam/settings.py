@@ -24,10 +24,15 @@ class XexamSettings(TestLimits):
 
     run_suite: bool = True
     use_cache: bool = True
+    #: ``[judge] samples``: ``first`` (each contestant's first sample is its column) or
+    #: ``all`` (every further sample is a column too).
+    samples: str = "first"
 
     @classmethod
     def config_values(cls, config: Config) -> dict[str, Any]:
-        """``[run]`` of *config*, and ``[judge] run-suite`` (bb-judge's section; on when
-        bb-judge is not installed)."""
-        run_suite = getattr(config.sections.get("judge"), "run_suite", True)
-        return {**super().config_values(config), "run_suite": bool(run_suite)}
+        """``[run]`` of *config*, and ``[judge] run-suite`` and ``samples`` (bb-judge's
+        section; on and ``first`` when bb-judge is not installed)."""
+        judge = config.sections.get("judge")
+        run_suite = getattr(judge, "run_suite", True)
+        samples = str(getattr(judge, "samples", "first"))
+        return {**super().config_values(config), "run_suite": bool(run_suite), "samples": samples}

@@ -122,7 +122,7 @@ class XexamStage(BenchStage[XexamSettings, XexamWork]):
 
     def _plan(self, task: kinds.Task) -> _Plan:
         authors = authors_of(task, run_suite=self.settings.run_suite)
-        columns = columns_of(task)
+        columns = columns_of(task, samples=self.settings.samples)
         env = self.bench.env(task)
         sandbox = self.bench.sandbox.name
         key = matrix_key(task, authors, columns, env, sandbox, self.settings)

@@ -99,7 +99,8 @@ class XexamWork:
             assert plan is not None, "a reference unit is made only for a reference column"
             columns, names = [plan[0]], [a.name for a in plan[1]]
         else:
-            columns, names = columns_of(task), [str(payload["author"])]
+            columns = columns_of(task, samples=self.settings.samples)
+            names = [str(payload["author"])]
         with TREES.use(
             tree_key(task, self.bench.location(task)),
             task_id,
