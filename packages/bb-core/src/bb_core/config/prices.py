@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-#: When the default table's prices were read from the vendors' price pages.
+#: The date the default table's list prices hold for (check them: prices change).
 PRICES_DATE = "2025-11-24"
-#: Where they were read.
+#: Where the vendors publish them.
 PRICES_SOURCE = (
     "openai.com/api/pricing, claude.com/pricing#api and ai.google.dev/gemini-api/docs/pricing"
 )
