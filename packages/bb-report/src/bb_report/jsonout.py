@@ -17,6 +17,9 @@ from bb_core.records.schemas import VERSION
 
 from bb_report.data import Report
 
+#: The sections a report has only when its bout gives them something to say, in order.
+OPTIONAL_SECTIONS = ("worth", "tried", "samples", "money", "baseline", "sample_size", "origins")
+
 
 def _plain(value: Any) -> Any:
     """Dataclasses, tuples and dicts to JSON types (floats kept, keys as strings)."""
@@ -47,20 +50,10 @@ def report_to_json(report: Report) -> dict[str, Any]:
             "tasks": _plain(report.tasks),
         },
     }
-    if report.worth is not None:
-        record["sections"]["worth"] = _plain(report.worth)
-    if report.tried is not None:
-        record["sections"]["tried"] = _plain(report.tried)
-    if report.samples is not None:
-        record["sections"]["samples"] = _plain(report.samples)
-    if report.money is not None:
-        record["sections"]["money"] = _plain(report.money)
-    if report.baseline is not None:
-        record["sections"]["baseline"] = _plain(report.baseline)
-    if report.sample_size is not None:
-        record["sections"]["sample_size"] = _plain(report.sample_size)
-    if report.origins is not None:
-        record["sections"]["origins"] = _plain(report.origins)
+    for name in OPTIONAL_SECTIONS:
+        section = getattr(report, name)
+        if section is not None:
+            record["sections"][name] = _plain(section)
     problem = check(record, "report")
     if problem is not None:
         path, what = problem
