@@ -57,8 +57,8 @@ ADDED_FUNCTION = (
 
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> Counter:
-    counter = Counter(runs.run_pytest)
-    monkeypatch.setattr(runs, "run_pytest", counter)
+    counter = Counter(runs.run_tests)
+    monkeypatch.setattr(runs, "run_tests", counter)
     return counter
 
 

@@ -26,7 +26,7 @@ from bb_core.executors.units import Failed, Unit
 from bb_core.records import kinds
 from bb_core.stage import BenchStage, run_units
 from bb_core.store import Store
-from bb_core.testrun import run_pytest
+from bb_core.testrun import run_tests
 
 from bb_judge.cache import ScoreCache, SuiteCache
 from bb_judge.divergence import add_divergence
@@ -105,7 +105,7 @@ class JudgeStage(BenchStage[JudgeSettings, JudgeWork]):
         settings: JudgeSettings | None = None,
         *,
         store: Store | None = None,
-        runner: Runner = run_pytest,
+        runner: Runner = run_tests,
     ) -> None:
         super().__init__(config, settings)
         kept = store or Store(config.root)
@@ -330,7 +330,7 @@ class Scorer:
         settings: JudgeSettings | None = None,
         *,
         store: Store | None = None,
-        runner: Runner = run_pytest,
+        runner: Runner = run_tests,
     ) -> None:
         self.stage = JudgeStage(config, settings, store=store, runner=runner)
 

@@ -18,7 +18,7 @@ from bb_core.records import count_task_lines, kinds
 from bb_core.records.kinds import OracleSkipReason
 from bb_core.stage import run_one
 from bb_core.store import Store
-from bb_core.testrun import run_pytest
+from bb_core.testrun import run_tests
 
 from bb_oracle.settings import OracleSettings
 from bb_oracle.stage import OracleStage
@@ -50,7 +50,7 @@ class Oracle:
         settings: OracleSettings | None = None,
         *,
         store: Store | None = None,
-        runner: Runner = run_pytest,
+        runner: Runner = run_tests,
     ) -> None:
         self.stage = OracleStage(config, settings, store=store, runner=runner)
 

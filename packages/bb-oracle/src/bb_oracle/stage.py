@@ -18,7 +18,7 @@ from bb_core.executors.units import Failed, Unit
 from bb_core.records import kinds
 from bb_core.stage import BenchStage
 from bb_core.store import Store
-from bb_core.testrun import run_pytest
+from bb_core.testrun import run_tests
 
 from bb_oracle.cache import OracleCache
 from bb_oracle.errors import Skip, skip_line
@@ -40,7 +40,7 @@ class OracleStage(BenchStage[OracleSettings, OracleWork]):
         settings: OracleSettings | None = None,
         *,
         store: Store | None = None,
-        runner: Runner = run_pytest,
+        runner: Runner = run_tests,
     ) -> None:
         super().__init__(config, settings)
         self.cache = OracleCache(store) if store is not None and self.settings.use_cache else None

@@ -75,7 +75,7 @@ class Footprints:
 
     def _measure(self, key: str, task: Task) -> frozenset[str]:
         from bb_core.store import atomic_write
-        from bb_core.testrun import run_pytest
+        from bb_core.testrun import run_tests
 
         try:
             env = self.test_env(task)
@@ -87,7 +87,7 @@ class Footprints:
         try:
             self.checkouts.materialize(self.repository(task), str(task["base_commit"]), tree, [])
             before = set(read_tree(tree).entries)
-            run_pytest(
+            run_tests(
                 tree,
                 env,
                 [str(task["tests"])],

@@ -41,7 +41,7 @@ def reproduce(
     test_timeout: float | None,
 ) -> dict[str, Outcome]:
     """Node id -> outcome of the examiner's tests on the unfixed tree."""
-    from bb_core.testrun import run_pytest
+    from bb_core.testrun import run_tests
     from bb_core.testrun.touched import whole_files
 
     tests = [str(t) for t in record.get("tests") or []]
@@ -56,7 +56,7 @@ def reproduce(
     applied, _ = apply_patch(
         str(record.get("test_patch") or ""), checkout, include=lambda p: in_test_part(p, tests_dir)
     )
-    run = run_pytest(
+    run = run_tests(
         checkout,
         env,
         files,

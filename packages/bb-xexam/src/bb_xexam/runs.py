@@ -33,7 +33,7 @@ from bb_core.records.vocabulary import BASE
 from bb_core.sandbox import Sandbox
 from bb_core.store.treewalk import copy_tree
 from bb_core.tamper.twins import Twin, cases_of
-from bb_core.testrun import TestRun, run_environment, run_pytest
+from bb_core.testrun import TestRun, run_environment, run_tests
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
 
@@ -157,7 +157,7 @@ def _run_column(
             make_neutral(tree, column.source_files, source)
         log_name = f"{slug(item.author.name)}{'.neutral' if neutral else ''}.log"
         originals = list(dict.fromkeys(t.original for t in twins))
-        result = run_pytest(
+        result = run_tests(
             tree, env, [*item.targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
             test_timeout=settings.test_timeout, log_path=logs / log_name,
             pythonpath=pythonpath, server=server if served else None, touched=touched,

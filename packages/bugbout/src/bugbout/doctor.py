@@ -30,7 +30,7 @@ from bb_core.git import open_repo
 from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
-from bb_core.testrun import run_pytest
+from bb_core.testrun import run_tests
 from bb_core.testrun.causes import cause, setting_hint
 
 from bugbout.agentcheck import Finding, check_version, dry_run
@@ -360,7 +360,7 @@ class Doctor:
         try:
             with open_repo(location) as repo:
                 checkout = repo.materialize(self.head, scratch / "checkout")
-            run = run_pytest(
+            run = run_tests(
                 checkout,
                 self.env,
                 [tests],

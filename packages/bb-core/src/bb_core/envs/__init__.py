@@ -53,12 +53,14 @@ from bb_core.envs.build import (
     uv_summary,
     version_in_name,
 )
+from bb_core.envs.node import NodeEnv
 from bb_core.errors import ConfigError
 from bb_core.store import cache_key, home_dir, write_json
 
 __all__ = [
     "META",
     "MIN_PYTEST",
+    "NodeEnv",
     "EnvBuildFailed",
     "EnvPlan",
     "TestEnv",
@@ -99,6 +101,8 @@ class TestEnv:
     versions: dict[str, str] = field(default_factory=dict)
     #: ``[project] setup``: commands run in each checkout before every test run.
     setup: tuple[str | tuple[str, ...], ...] = ()
+    #: The test runner (:mod:`bb_core.testrun.runner`): a Python environment runs pytest.
+    runner: ClassVar[str] = "pytest"
 
 
 def import_roots(source: str | Sequence[str] | None) -> tuple[str, ...]:

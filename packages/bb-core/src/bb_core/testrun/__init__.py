@@ -1,4 +1,8 @@
-"""Run pytest on a checkout, confined, and return one outcome per test node id.
+"""Run a project's tests on a checkout, confined, and return one outcome per test id.
+
+Stages call :func:`run_tests`, which hands the run to the environment's runner
+(:mod:`bb_core.testrun.runner`: pytest, vitest or jest); what follows is how the pytest
+runner works, and the report, watch, cross-check and assembly steps serve every runner.
 
 :func:`run_pytest` runs ``python -m pytest`` of the project's test environment inside
 the sandbox - no network, writes only in the checkout, the temporary folder and any
@@ -44,6 +48,7 @@ from bb_core.testrun.command import (
 )
 from bb_core.testrun.result import OUTCOMES, CollectionError, TestRun
 from bb_core.testrun.run import LOG_LIMIT, run_pytest
+from bb_core.testrun.runner import TestRunner, run_tests, runner_for, runner_named
 from bb_core.testrun.watch import LINGER_GRACE
 
 __all__ = [
@@ -55,8 +60,12 @@ __all__ = [
     "PLUGIN_DIR",
     "CollectionError",
     "TestRun",
+    "TestRunner",
     "plan_targets",
     "pytest_argv",
     "run_environment",
     "run_pytest",
+    "run_tests",
+    "runner_for",
+    "runner_named",
 ]
