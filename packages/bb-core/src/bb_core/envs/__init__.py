@@ -60,9 +60,9 @@ from bb_core.store import cache_key, home_dir, write_json
 __all__ = [
     "META",
     "MIN_PYTEST",
-    "NodeEnv",
     "EnvBuildFailed",
     "EnvPlan",
+    "NodeEnv",
     "TestEnv",
     "ensure_env",
     "env_key",
