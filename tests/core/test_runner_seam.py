@@ -67,3 +67,21 @@ def test_run_tests_is_run_pytest_for_a_python_project(
 def test_the_test_command_a_person_types(tmp_path: Path) -> None:
     env = TestEnv(python=Path("/p"), env={}, key="k", pytest_args=("-q",))
     assert runner_for(env).test_command(env) == "python -m pytest -q"
+
+
+def test_collect_lists_the_ids_without_running_them(tmp_path: Path, bwrap_sandbox: Sandbox) -> None:
+    (tmp_path / "test_two.py").write_text(
+        "import pytest\n\n@pytest.mark.parametrize('n', [1, 2])\n"
+        "def test_n(n):\n    raise SystemExit('ran')\n"
+    )
+    run = runner_for(_python_env(tmp_path)).collect(
+        tmp_path, _python_env(tmp_path), ["test_two.py"], sandbox=bwrap_sandbox,
+        timeout=60, log_path=tmp_path / "logs" / "collect.log",
+    )  # fmt: skip
+    assert sorted(run.outcomes) == ["test_two.py::test_n[1]", "test_two.py::test_n[2]"]
+    assert set(run.outcomes.values()) == {"missing"}  # listed, never run
+
+
+def test_pytest_protects_the_files_that_configure_it(tmp_path: Path) -> None:
+    protected = runner_named("pytest").protected(tmp_path)
+    assert {"conftest.py", "pyproject.toml", "sitecustomize.py"} <= set(protected)

@@ -30,7 +30,7 @@ from bb_core.git import open_repo
 from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
-from bb_core.testrun import run_tests
+from bb_core.testrun import runner_for
 from bb_core.testrun.causes import cause, setting_hint
 
 from bugbout.agentcheck import Finding, check_version, dry_run
@@ -360,7 +360,7 @@ class Doctor:
         try:
             with open_repo(location) as repo:
                 checkout = repo.materialize(self.head, scratch / "checkout")
-            run = run_tests(
+            run = runner_for(self.env).collect(
                 checkout,
                 self.env,
                 [tests],
@@ -368,7 +368,6 @@ class Doctor:
                 timeout=run_limit(self.config.run.test_timeout),
                 test_timeout=self.config.run.test_timeout,
                 log_path=scratch / "collect.log",
-                extra_args=("--collect-only",),
             )
             log = _keep_log(scratch / "collect.log")
         except BbError as exc:

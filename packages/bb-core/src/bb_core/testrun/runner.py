@@ -62,6 +62,32 @@ class TestRunner(Protocol):
         """
         ...
 
+    def collect(
+        self,
+        checkout: Path,
+        env: Any,
+        targets: Sequence[str],
+        **options: Any,
+    ) -> TestRun:
+        """List the test ids under *targets* without running them (the collection).
+
+        The keywords are :meth:`run`'s (time limits, sandbox, log). The ids are the run's
+        ``outcomes`` keys, each ``missing`` (collected, not run); a file that does not
+        load is one of ``collection_errors``.
+        """
+        ...
+
+    def protected(self, checkout: Path) -> tuple[str, ...]:
+        """The configuration the runner reads from *checkout* that a patch never changes.
+
+        Repository paths (or ``fnmatch`` patterns) of the files that decide which tests run
+        and how: the runner's configuration files, the setup files they name, and the
+        manifest that holds the runner's settings. A scored patch that touches one is not
+        applied; every stage reads the project's configuration from the commit, never
+        from an agent's checkout.
+        """
+        ...
+
     def test_command(self, env: Any) -> str:
         """The command a person types in the checkout to run the project's tests."""
         ...
@@ -82,6 +108,15 @@ class PytestRunner:
             raise TypeError("pytest runs measure coverage with bb-oracle's coverage.py probe")
         options.pop("coverage", None)
         return run_pytest(checkout, env, targets, **options)
+
+    def collect(self, checkout: Path, env: Any, targets: Sequence[str], **options: Any) -> TestRun:
+        extra = (*options.pop("extra_args", ()), "--collect-only")
+        return self.run(checkout, env, targets, extra_args=extra, **options)
+
+    def protected(self, checkout: Path) -> tuple[str, ...]:
+        from bb_core.paths import CONFIG_NAMES
+
+        return tuple(sorted(CONFIG_NAMES))
 
     def test_command(self, env: Any) -> str:
         args = " ".join(getattr(env, "pytest_args", ()))
