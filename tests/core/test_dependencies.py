@@ -22,6 +22,9 @@ DISTRIBUTIONS = {
     "referencing": "referencing",
     "tabulate": "tabulate",
     "coverage": "coverage",
+    "tree_sitter": "tree-sitter",
+    "tree_sitter_javascript": "tree-sitter-javascript",
+    "tree_sitter_typescript": "tree-sitter-typescript",
     **{p.name.replace("-", "_"): p.name for p in PACKAGES},
 }
 #: Import name -> distribution, for the optional extras (``bb-core[ray]``); imported only
