@@ -51,6 +51,11 @@ def javascript(**keys: Any) -> ProjectConfig:
     return ProjectConfig(source="src", language="javascript", runner="vitest", **keys)
 
 
+def is_number(env: NodeEnv) -> str:
+    """The version of is-number installed in *env*."""
+    return str(json.loads((env.node_modules / "is-number/package.json").read_text())["version"])
+
+
 def no_install(*args: Any, **kwargs: Any) -> Any:
     raise AssertionError(f"nothing should be installed again: {args}")
 
@@ -153,10 +158,7 @@ def test_history_installs_one_environment_per_era(tmp_path: Path) -> None:
         assert envs.get(project, repo.path, repo=handle, base=same) is old_env
         after = census(project, repo.path, handle, [first, same, new])
     assert isinstance(old_env, NodeEnv) and isinstance(new_env, NodeEnv)
-    version = lambda env: json.loads((env.node_modules / "is-number/package.json").read_text())[
-        "version"
-    ]  # noqa: E731
-    assert (version(old_env), version(new_env)) == ("6.0.0", "7.0.0")
+    assert (is_number(old_env), is_number(new_env)) == ("6.0.0", "7.0.0")
     assert (after.needed, after.built, after.failed) == (2, 2, 0)
 
 
