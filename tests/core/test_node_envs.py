@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,24 @@ def test_a_python_project_still_gets_a_python_environment(tmp_path: Path) -> Non
     """The node path is taken by language alone: a Python project plans as before."""
     assert not ProjectConfig(source="src").node
     assert ProjectConfig(source="src", language="typescript", runner="jest").node
+
+
+@needs_npm
+@pytest.mark.slow
+def test_parallel_builders_install_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second builder waits on the lock for the first and takes its install."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(tiny_files(engines={"node": ">=14"}), "Start")
+    installs: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        if "ci" in argv:
+            installs.append(list(argv))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr("bb_core.envs.nodebuild.subprocess.run", counting)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        found = list(pool.map(lambda _: ensure_env(javascript(), repo.path), range(3)))
+    assert len(installs) == 1
+    assert len({env.root for env in found}) == 1
