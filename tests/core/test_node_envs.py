@@ -243,3 +243,20 @@ def test_parallel_builders_install_once(tmp_path: Path, monkeypatch: pytest.Monk
         found = list(pool.map(lambda _: ensure_env(javascript(), repo.path), range(3)))
     assert len(installs) == 1
     assert len({env.root for env in found}) == 1
+
+
+@needs_npm
+@pytest.mark.slow
+def test_a_stage_gets_the_node_environment_its_config_names(tmp_path: Path) -> None:
+    """What a stage's workbench hands out follows [project] language and runner."""
+    from bb_core.bench.workbench import Workbench
+    from bb_core.config import load_config
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(tiny_files(), "Start")
+    toml = '[project]\nsource = "src"\nlanguage = "typescript"\nrunner = "jest"\n'
+    (Path(repo.path) / "bugbout.toml").write_text(toml)
+    bench = Workbench(load_config(Path(repo.path) / "bugbout.toml"), sandbox="none")
+    env = bench.env()
+    assert isinstance(env, NodeEnv) and (env.runner, env.package_manager) == ("jest", "npm")
+    assert bench.env() is env
