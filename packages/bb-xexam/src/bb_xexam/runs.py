@@ -17,6 +17,7 @@ patch's bytes rather than its behaviour show.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,7 +27,7 @@ from bb_core.envs import TestEnv
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
 from bb_core.patch.check import outside_links
-from bb_core.paths import file_kind
+from bb_core.paths import DEFAULT_NAMES
 from bb_core.records import kinds
 from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import BASE
@@ -37,10 +38,11 @@ from bb_core.testrun import TestRun, run_environment, run_tests
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
 
-from bb_xexam.authors import AUTHORS_DIR, Column, slug
+from bb_xexam.authors import AUTHORS_DIR, Column, kind_of, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
 from bb_xexam.neutral import make_neutral
+from bb_xexam.node_tree import as_installed, in_place
 
 
 def run_author(
@@ -72,13 +74,19 @@ def run_author(
     name = slug(item.author.name) or "suite"
     root = work / "authors" / name
     root.mkdir(parents=True)
-    server = ForkServer(
-        env.python, sandbox, writable=[root], files=work / "served" / name,
-        env=run_environment(env.python, root, pythonpath, env.env),
+    node = is_node_env(env)
+    # A node runner starts its own workers: no pytest fork server.
+    server: Any = (
+        contextlib.nullcontext()
+        if node
+        else ForkServer(
+            env.python, sandbox, writable=[root], files=work / "served" / name,
+            env=run_environment(env.python, root, pythonpath, env.env),
+        )
     )  # fmt: skip
     found: dict[str, AuthorRun | str] = {}
     on_neutral: AuthorRun | str | None = None
-    served = fork_server and sandbox.name in OWN_NAMESPACES
+    served = not node and fork_server and sandbox.name in OWN_NAMESPACES
     checked: list[Twin] = []
     with server:
         for column in columns:
@@ -119,7 +127,7 @@ def _run_column(
     item: Placed,
     stage: Path,
     root: Path,
-    server: ForkServer,
+    server: ForkServer | None,
     *,
     env: TestEnv,
     sandbox: Sandbox,
@@ -135,20 +143,27 @@ def _run_column(
     on the column's neutral twin (:func:`bb_xexam.neutral.make_neutral`), logged apart."""
     if column.name != BASE and column.error is not None:
         return column.error
-    source, tests = str(task["source"]), str(task["tests"])
+    # The project's own names play no part here: pytest's defaults, as for every column.
+    source, source_kind = str(task["source"]), kind_of(task, DEFAULT_NAMES)
     _empty(root)
     tree = root / (slug(column.name) or "column")
     _author_tree(stage, tree, item)
+    node = is_node_env(env)
+    targets = list(item.targets)
     try:
         # The author's own files are all its code; the column's patch, the lines it wrote.
-        touched = merged(whole_files(_installed(tree, item)))
+        if node:  # where the author wrote them (bb_xexam.node_tree)
+            touched = merged(whole_files(in_place(tree, item)))
+            targets = [item.original(t) for t in targets]
+        else:
+            touched = merged(whole_files(_installed(tree, item)))
         if column.name != BASE:
             try:
                 links = outside_links(column.patch)  # as scoring: never applied
                 applied, _ = apply_patch(
                     column.patch,
                     tree,
-                    include=lambda p: file_kind(p, source, tests) == "source" and p not in links,
+                    include=lambda p: source_kind(p) == "source" and p not in links,
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"
@@ -158,14 +173,19 @@ def _run_column(
         log_name = f"{slug(item.author.name)}{'.neutral' if neutral else ''}.log"
         originals = list(dict.fromkeys(t.original for t in twins))
         result = run_tests(
-            tree, env, [*item.targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
+            tree, env, [*targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
             test_timeout=settings.test_timeout, log_path=logs / log_name,
             pythonpath=pythonpath, server=server if served else None, touched=touched,
             twins=twins, twins_void=column.name != BASE,
         )  # fmt: skip
     finally:
         _empty(root)
-    return result
+    return as_installed(result, item) if node else result
+
+
+def is_node_env(env: Any) -> bool:
+    """Whether *env* runs a node project's tests (its runner is not pytest)."""
+    return getattr(env, "runner", "pytest") != "pytest"
 
 
 def _failed(twin: Twin, outcomes: Mapping[str, str]) -> bool:
