@@ -23,7 +23,7 @@ from typing import Any
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
 from bb_core.config.limits import run_limit
-from bb_core.envs import TestEnv, ensure_env, find_uv
+from bb_core.envs import AnyEnv, ensure_env, find_uv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
@@ -87,7 +87,7 @@ class Doctor:
         self.config_problem = config_problem
         self.head: str | None = None
         self.sandbox: Sandbox | None = None
-        self.env: TestEnv | None = None
+        self.env: AnyEnv | None = None
 
     def checks(self) -> Iterator[Check]:
         """Every check in turn; without a bugbout.toml that loads, only those that need none."""
@@ -308,7 +308,7 @@ class Doctor:
             return problem("environment", exc.message, fix)
         self.env = env
         versions = ", ".join(f"{k} {v}" for k, v in sorted(env.versions.items()))
-        where = env.root or env.python
+        where = env.root or getattr(env, "python", None)
         detail = f"{versions} ({where})"
         if follows_history(self.config.project):
             detail += "; " + self.history_census(local)
