@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from bb_core.paths import in_test_part, is_config, is_protected, under
+from bb_core.paths.node_protected import in_node_test_part, is_node_task, matches_protected
 from bb_core.records.vocabulary import (
     CRASHED,
     FIXED_BUT_BROKE,
@@ -32,13 +34,33 @@ NO_FIX_STATUS: dict[str, str] = {
 }
 
 
-def source_filter(source: str, tests: str, protected: Collection[str]) -> Callable[[str], bool]:
+def source_filter(
+    source: str, tests: str, protected: Collection[str], *, node: bool = False
+) -> Callable[[str], bool]:
     """Which paths of a patch are applied when scoring it.
 
     Only files under the package directory *source*, and among those no test module, no
     test or interpreter configuration (:data:`bb_core.paths.CONFIG_NAMES`, ``*.pth``), nothing under the
     tests directory and no protected path (or anything under one).
+
+    For a *node* project the test rules are node's
+    (:func:`bb_core.paths.node_protected.in_node_test_part`: test files by the
+    conventions, snapshots, mocks, the runners' and transpilers' configuration and setup
+    files), *protected* may hold a runner's ``fnmatch`` patterns, and ``package.json`` is
+    left out here: :func:`bb_judge.tree.prepare` applies its edit alone when
+    :func:`bb_core.paths.node_protected.package_json_edit_allowed` says so.
     """
+    if node:
+
+        def keep_node(path: str) -> bool:
+            return (
+                under(path, source)
+                and not in_node_test_part(path, tests)
+                and not matches_protected(path, protected)
+                and path.rsplit("/", 1)[-1] != "package.json"
+            )
+
+        return keep_node
 
     def keep(path: str) -> bool:
         return (
@@ -49,6 +71,11 @@ def source_filter(source: str, tests: str, protected: Collection[str]) -> Callab
         )
 
     return keep
+
+
+def task_filter(task: Mapping[str, Any], protected: Collection[str]) -> Callable[[str], bool]:
+    """:func:`source_filter` for *task*, by its language (node's rules for a node project's)."""
+    return source_filter(task["source"], task["tests"], protected, node=is_node_task(task))
 
 
 def passed(outcome: str | None) -> bool:

@@ -48,7 +48,7 @@ from bb_core.testrun import TestRun
 from bb_core.testrun.steady import flaky, steadily_passing
 from bb_core.testrun.touched import touched_lines
 
-from bb_judge.grading import source_filter
+from bb_judge.grading import task_filter
 
 FORMAT = 2
 
@@ -115,7 +115,7 @@ def run_patch(
 ) -> dict[str, Any]:
     """The base tree with *patch*'s changes to the package, its whole suite run once:
     ``outcomes``, ``log``, ``tampered`` and whether the run was ``ok``."""
-    in_package = source_filter(task["source"], task["tests"], task.get("protected_paths", ()))
+    in_package = task_filter(task, task.get("protected_paths", ()))
     links = outside_links(patch)
 
     def keep(path: str) -> bool:

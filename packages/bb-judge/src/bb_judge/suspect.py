@@ -19,7 +19,7 @@ from bb_core.records import kinds
 from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import PICK, REFERENCE, RESOLVED, RESOLVED_BUT_SUSPICIOUS
 
-from bb_judge.grading import source_filter
+from bb_judge.grading import task_filter
 from bb_judge.suspicion import Finding, read_patch
 from bb_judge.tree import protected_paths
 
@@ -33,7 +33,7 @@ def patch_findings(repo: Repo, task: Task, patch: str) -> list[Finding]:
     """The findings in the package files *patch* changes, as scoring would apply them."""
     if not patch.strip():
         return []
-    in_package = source_filter(task["source"], task["tests"], protected_paths(task))
+    in_package = task_filter(task, protected_paths(task))
     links = outside_links(patch)
     base = str(task["base_commit"])
 

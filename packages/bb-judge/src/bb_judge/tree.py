@@ -18,12 +18,14 @@ from bb_core.git import Repo
 from bb_core.patch import apply_patch, files_in_patch
 from bb_core.patch.check import binary_files, outside_links
 from bb_core.patch.names import odd_name, odd_name_flags
+from bb_core.paths.node_protected import is_node_task
 from bb_core.records import kinds
 from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
 from bb_core.store.scratch import remove_tree
 
-from bb_judge.grading import source_filter
+from bb_judge.grading import task_filter
+from bb_judge.manifest import allowed_manifests
 
 
 @dataclass
@@ -69,12 +71,17 @@ def prepare(repo: Repo, task: Task, patch: str, dest: Path) -> Outcome:
     """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
-    in_package = source_filter(task["source"], task["tests"], protected)
+    in_package = task_filter(task, protected)
     links = outside_links(patch, dest)
+    manifests = (
+        allowed_manifests(patch, dest, task["source"], protected)
+        if patch.strip() and is_node_task(task)
+        else set()
+    )
 
     def keep(path: str) -> bool:
         # A name that is not UTF-8 is never applied (apply_patch drops it too).
-        return in_package(path) and path not in links and not odd_name(path)
+        return (in_package(path) or path in manifests) and path not in links and not odd_name(path)
 
     applied, dropped = apply_patch(patch, dest, include=keep) if patch.strip() else ([], [])
     restore(repo, task["fix_commit"], dest, protected)

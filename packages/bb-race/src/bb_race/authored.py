@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from bb_core.paths.discovery import DEFAULT, TestNames, names_in
+from bb_core.paths.node_protected import is_node_test_module
 
 
 def _tests_in(body: list[ast.stmt], prefix: str, names: TestNames) -> Iterator[tuple[str, str]]:
@@ -41,6 +42,17 @@ def collect_tests(path: str, source: bytes | str, names: TestNames = DEFAULT) ->
     except (SyntaxError, ValueError):
         return {}
     return dict(_tests_in(tree.body, path, names))
+
+
+def authored_node_tests(test_paths: list[str], work: Path) -> list[str]:
+    """The node test files among *test_paths* that exist in *work*
+    (:func:`bb_core.paths.node_protected.is_node_test_module`). Their tests are not listed:
+    every test in an author's files is its (an empty ``tests`` list says so)."""
+    return [
+        rel
+        for rel in test_paths
+        if is_node_test_module(rel) and not (work / rel).is_symlink() and (work / rel).is_file()
+    ]
 
 
 def authored_tests(

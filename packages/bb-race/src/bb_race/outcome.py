@@ -20,6 +20,7 @@ from bb_core.patch import compare_trees, files_in_patch, split_patch
 from bb_core.patch.check import patch_credentials, redact, redact_patch
 from bb_core.patch.names import odd_name
 from bb_core.paths import in_test_part
+from bb_core.paths.node_protected import in_node_test_part, is_node_task
 from bb_core.records import check
 from bb_core.records.kinds import Attempt, Task
 from bb_core.records.schemas import VERSION
@@ -38,7 +39,7 @@ from bb_core.records.vocabulary import (
 )
 from bb_core.sandbox import Completed
 
-from bb_race.authored import authored_tests
+from bb_race.authored import authored_node_tests, authored_tests
 from bb_race.checkout import AttemptDirs
 
 
@@ -93,14 +94,22 @@ def collect(
     which *left_out* says True (ignored, or made by the test command) are no part of it."""
     found = compare_trees(dirs.base, dirs.work, leave_out=left_out)
     flags = list(found.flags)
-    source_patch, test_patch = split_patch(found.patch, str(task["source"]), str(task["tests"]))
+    node = is_node_task(task)
+    source_patch, test_patch = split_patch(
+        found.patch, str(task["source"]), str(task["tests"]), node=node
+    )
     tests_dir = str(task["tests"])
+    in_tests = in_node_test_part if node else in_test_part
     # A test file whose name is not UTF-8 stays in the patch (flagged) but no later stage
     # runs it: pytest could not import it, and no stage applies it.
     test_paths = [
-        p for p in files_in_patch(test_patch) if in_test_part(p, tests_dir) and not odd_name(p)
+        p for p in files_in_patch(test_patch) if in_tests(p, tests_dir) and not odd_name(p)
     ]
-    test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
+    tests: list[str] = []
+    if node:
+        test_files = authored_node_tests(test_paths, dirs.work)
+    else:
+        test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
     try:
         summary, tokens = agent.parse(dirs.logs)
     except Exception as exc:

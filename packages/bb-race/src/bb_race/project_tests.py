@@ -21,6 +21,7 @@ from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import program_roots
+from bb_core.testrun import runner_for
 
 from bb_race.prompt import pytest_command
 
@@ -80,6 +81,9 @@ class ProjectTests:
                 env = self._task_env(as_task(task))
             except BbError:
                 env = None
+        if env is not None and getattr(env, "runner", "pytest") != "pytest":
+            # A node project's: the command its runner gives (vitest's, jest's).
+            return runner_for(env).test_command(env)
         if env is None:
             return pytest_command("python", source, tests, pytest_args=project.pytest_args)
         command = pytest_command(
@@ -104,6 +108,11 @@ class ProjectTests:
             return []
         # The environment's install and its base Python's, narrowed like any program's
         # (a Python in ~/bin shows ~/bin, never the whole home).
+        node = getattr(self._env, "node", None)
+        if node is not None:
+            # node, and the cached install whose node_modules every run sees.
+            root = self._env.root
+            return [*program_roots([str(node)]), *([root] if root is not None else [])]
         roots = program_roots([str(self._env.python)])
         if self._follows() and self._env.root is not None:
             roots.append(self._env.root.parent)  # every task's environment lives there

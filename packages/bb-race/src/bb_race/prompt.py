@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
+from bb_core.paths.node_protected import is_node_task
 from bb_core.records.kinds import Task
 
 COMMON_RULES = """\
@@ -60,6 +61,20 @@ now and must keep passing.""",
 }
 
 
+#: The examiners' jobs in a node project: tests for its own runner, in test files.
+NODE_EXAMINER_JOBS = {
+    name: job.replace(
+        "write pytest tests, in a new test module under", "write tests, in a new test file under"
+    ).replace(
+        "`{tests}/`", "`{tests}/` (named like `*.test.ts` or `*.test.js`, as the project's are)"
+    )
+    for name, job in EXAMINER_JOBS.items()
+}
+
+#: How a node project's prompt says to run part of the suite.
+NODE_PART = "To run part of the suite, put a test file's path after the command."
+
+
 def import_root(source: str) -> str:
     """The folder to put on PYTHONPATH so the package under *source* imports.
 
@@ -102,8 +117,10 @@ def build_prompt(
     """The whole prompt for one agent on one task; *network* is what it may reach (see
     :func:`network_rule`)."""
     fields = {"source": task["source"], "tests": task["tests"]}
+    node = is_node_task(task)
     if role == "examiner":
-        job = EXAMINER_JOBS[assignment or "reproduce"].format(**fields)
+        jobs = NODE_EXAMINER_JOBS if node else EXAMINER_JOBS
+        job = jobs[assignment or "reproduce"].format(**fields)
     else:
         job = CONTESTANT_JOB.format(**fields)
     # Never the fix commit's title: it was written with the fix in hand.
@@ -121,7 +138,9 @@ def build_prompt(
         "",
         f"    {command}",
         "",
-        f"To run part of the suite, put a test file or node id in place of `{task['tests']}`.",
+        NODE_PART
+        if node
+        else f"To run part of the suite, put a test file or node id in place of `{task['tests']}`.",
         "",
         COMMON_RULES.format(network=network_rule(network)),
     ]

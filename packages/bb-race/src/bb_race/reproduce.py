@@ -15,6 +15,7 @@ from typing import Any
 
 from bb_core.patch import apply_patch
 from bb_core.paths import in_test_part
+from bb_core.paths.node_protected import in_node_test_part, is_node_task
 from bb_core.records.kinds import Attempt, Outcome, Task
 from bb_core.sandbox import Sandbox
 from bb_core.store.scratch import remove_tree
@@ -53,8 +54,9 @@ def reproduce(
     remove_tree(checkout)
     checkouts.materialize(location, str(task["base_commit"]), checkout, [])
     tests_dir = str(task["tests"])
+    in_tests = in_node_test_part if is_node_task(task) else in_test_part
     applied, _ = apply_patch(
-        str(record.get("test_patch") or ""), checkout, include=lambda p: in_test_part(p, tests_dir)
+        str(record.get("test_patch") or ""), checkout, include=lambda p: in_tests(p, tests_dir)
     )
     run = run_tests(
         checkout,

@@ -35,6 +35,7 @@ from typing import cast
 
 from bb_core.agents import Action
 from bb_core.paths import in_test_part
+from bb_core.paths.node_protected import in_node_test_part, is_node_config
 from bb_core.records.kinds import AttemptTried, AttemptTriedKind, AttemptTriedSource
 from bb_core.sandbox import read_untrusted
 
@@ -258,10 +259,12 @@ def refused_hosts(hosts: Iterable[str]) -> list[AttemptTried]:
     ]  # fmt: skip
 
 
-def edits_to_tests(patch: str, tests: str) -> list[AttemptTried]:
+def edits_to_tests(patch: str, tests: str, *, node: bool = False) -> list[AttemptTried]:
     """A ``test-edit`` for each maintainers' test file (one the base tree has) that the
     patch changes other than by adding lines, deletes or renames, and each test
-    configuration file of theirs it touches at all."""
+    configuration file of theirs it touches at all. For a *node* project's patch, its test
+    files, snapshots, mocks and the runners' configuration
+    (:func:`bb_core.paths.node_protected.in_node_test_part`) are the maintainers' tests too."""
     found: list[AttemptTried] = []
     for block in re.split(r"(?m)^(?=diff --git )", patch):
         head = block.split("\n", 1)[0]
@@ -270,7 +273,12 @@ def edits_to_tests(patch: str, tests: str) -> list[AttemptTried]:
         path = head.rsplit(" b/", 1)[-1]
         old = head[len("diff --git a/") :].rsplit(" b/", 1)[0]
         name = PurePosixPath(old).name
-        if not (TEST_MODULE.match(name) or name in TEST_CONFIG or in_test_part(old, tests)):
+        if not (
+            TEST_MODULE.match(name)
+            or name in TEST_CONFIG
+            or in_test_part(old, tests)
+            or (node and in_node_test_part(old, tests))
+        ):
             continue
         header = block.split("\n@@", 1)[0]
         body = block[len(header) :].splitlines()
@@ -282,7 +290,7 @@ def edits_to_tests(patch: str, tests: str) -> list[AttemptTried]:
             what = f"{old}: renamed to {path}"
         elif removed:
             what = f"{old}: {len(removed)} line(s) changed or removed: {removed[0].strip()}"
-        elif name in TEST_CONFIG and added:
+        elif (name in TEST_CONFIG or (node and is_node_config(old))) and added:
             first = next((ln for ln in added if ln[1:].strip()), added[0])
             what = f"{old}: {len(added)} line(s) added: {first.strip()}"
         else:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from bb_core.agents import Action, CodingAgent
+from bb_core.paths.node_protected import is_node_task
 from bb_core.records.kinds import Attempt, AttemptTried, Task
 from bb_core.records.vocabulary import FLAG_TRIED_UNREAD
 
@@ -109,5 +110,5 @@ def attempt_tried(
         flags.append(f"{FLAG_TRIED_UNREAD}: {type(exc).__name__}: {str(exc)[:200]}")
         found = []
     found += refused_hosts(refused)
-    found += edits_to_tests(str(record.get("patch") or ""), scope.tests)
+    found += edits_to_tests(str(record.get("patch") or ""), scope.tests, node=is_node_task(task))
     return summarise(found), flags

@@ -19,15 +19,16 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from bb_core.errors import UsageError
 from bb_core.patch import PatchError, files_in_patch
 from bb_core.patch.names import odd_name
-from bb_core.paths import file_kind
+from bb_core.paths import FileKind, file_kind
 from bb_core.paths.discovery import DEFAULT, TestNames, names_of
+from bb_core.paths.node_protected import is_node_task, node_file_kind
 from bb_core.records import kinds
 from bb_core.records.kinds import Task, as_task
 from bb_core.records.vocabulary import BASE, FINISHED
@@ -59,6 +60,8 @@ class Author:
     error: str | None = None
     #: The project's test naming rules (``python_files`` ...), as the task records them.
     names: TestNames = DEFAULT
+    #: Whether the task is a node project's: its test files are node's (``*.test.ts``).
+    node: bool = False
 
     @property
     def folder(self) -> str:
@@ -110,11 +113,22 @@ def _check_names(task: Task) -> None:
             seen.add(name)
 
 
+def kind_of(task: Mapping[str, Any], names: TestNames) -> Callable[[str], FileKind]:
+    """What each file of a patch is for *task*: :func:`bb_core.paths.file_kind` by the
+    project's *names*, or :func:`bb_core.paths.node_protected.node_file_kind` for a node
+    project's task (its ``*.test.*`` files, ``__tests__``, snapshots and mocks are its
+    tests, wherever they sit)."""
+    source, tests = str(task["source"]), str(task["tests"])
+    if is_node_task(task):
+        return lambda path: node_file_kind(path, source, tests)
+    return lambda path: file_kind(path, source, tests, names)
+
+
 def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
     """The task's authors in matrix order: contestants, examiners, then the suite."""
     _check_names(as_task(task))
-    source, tests = str(task["source"]), str(task["tests"])
     names = names_of(as_task(task))
+    kind = kind_of(task, names)
     attempts = task.get("attempts") or []
     authors: list[Author] = []
     roles: tuple[kinds.MatrixAuthorRole, ...] = ("contestant", "examiner")
@@ -125,7 +139,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
             dropped: list[str] = []
             paths, error = _paths(patch)
             for path in paths:
-                (files if file_kind(path, source, tests, names) == "test" else dropped).append(path)
+                (files if kind(path) == "test" else dropped).append(path)
             authors.append(
                 Author(
                     name=str(attempt["agent"]),
@@ -137,6 +151,7 @@ def authors_of(task: Mapping[str, Any], *, run_suite: bool) -> list[Author]:
                     declared=list(attempt.get("tests") or []),
                     error=error,
                     names=names,
+                    node=is_node_task(task),
                 )
             )
     if run_suite:
@@ -153,8 +168,7 @@ def columns_of(task: Mapping[str, Any], *, samples: str = FIRST) -> list[Column]
     """``base`` then one column per finished contestant with source changes; with
     *samples* ``"all"``, then one per further finished sample with source changes."""
     _check_names(as_task(task))
-    source, tests = str(task["source"]), str(task["tests"])
-    names = names_of(as_task(task))
+    kind = kind_of(task, names_of(as_task(task)))
     columns = [Column(name=BASE, patch_of=None)]
     attempts = _finished(task.get("attempts") or [], "contestant")
     if samples == ALL:
@@ -163,7 +177,7 @@ def columns_of(task: Mapping[str, Any], *, samples: str = FIRST) -> list[Column]
     for attempt in attempts:
         patch = str(attempt.get("patch") or "")
         paths, error = _paths(patch)
-        changed = [p for p in paths if file_kind(p, source, tests, names) == "source"]
+        changed = [p for p in paths if kind(p) == "source"]
         if changed or error:
             agent = str(attempt["agent"])
             number = int(attempt.get("sample", 1))

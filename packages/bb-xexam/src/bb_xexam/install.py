@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from bb_core.errors import BbError
+from bb_core.lang import is_js_source
 from bb_core.patch import apply_patch
 from bb_core.paths.discovery import TestNames, names_in
+from bb_core.paths.node_protected import is_node_test_module
 
 from bb_xexam.authors import AUTHORS_DIR, SUITE, Author
 
@@ -126,6 +128,15 @@ def _place(stage: Path, author: Author, tests: str, names: TestNames) -> Placed:
         result.error = f"its tests do not apply to the unfixed tree: {exc}"
         return result
     result.files = [p for p in author.files if (root / p).is_file()]
+    if author.node:
+        # A node test id is ``path > describe > name``; a test file is one by the conventions.
+        declared_files = {test.split(" > ", 1)[0] for test in author.declared}
+        result.targets = [
+            f"{author.folder}/{p}"
+            for p in result.files
+            if is_node_test_module(p) or (is_js_source(p) and p in declared_files)
+        ]
+        return result
     declared_files = {test.split("::", 1)[0] for test in author.declared}
     result.targets = [
         f"{author.folder}/{p}"

@@ -26,7 +26,7 @@ from bb_core.envs import TestEnv
 from bb_core.errors import BbError
 from bb_core.patch import apply_patch
 from bb_core.patch.check import outside_links
-from bb_core.paths import file_kind
+from bb_core.paths import DEFAULT_NAMES
 from bb_core.records import kinds
 from bb_core.records.kinds import Task
 from bb_core.records.vocabulary import BASE
@@ -37,7 +37,7 @@ from bb_core.testrun import TestRun, run_environment, run_tests
 from bb_core.testrun.served import OWN_NAMESPACES, ForkServer
 from bb_core.testrun.touched import merged, touched_lines, whole_files
 
-from bb_xexam.authors import AUTHORS_DIR, Column, slug
+from bb_xexam.authors import AUTHORS_DIR, Column, kind_of, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
 from bb_xexam.neutral import make_neutral
@@ -135,7 +135,8 @@ def _run_column(
     on the column's neutral twin (:func:`bb_xexam.neutral.make_neutral`), logged apart."""
     if column.name != BASE and column.error is not None:
         return column.error
-    source, tests = str(task["source"]), str(task["tests"])
+    # The project's own names play no part here: pytest's defaults, as for every column.
+    source, source_kind = str(task["source"]), kind_of(task, DEFAULT_NAMES)
     _empty(root)
     tree = root / (slug(column.name) or "column")
     _author_tree(stage, tree, item)
@@ -148,7 +149,7 @@ def _run_column(
                 applied, _ = apply_patch(
                     column.patch,
                     tree,
-                    include=lambda p: file_kind(p, source, tests) == "source" and p not in links,
+                    include=lambda p: source_kind(p) == "source" and p not in links,
                 )
             except BbError as exc:
                 return f"the patch's source changes do not apply: {exc}"

@@ -1,0 +1,141 @@
+"""The race on a node project: the prompt names the project's runner command, an attempt's
+test part is node's (tests beside the code, snapshots, mocks, runner configuration), and
+edits of the maintainers' node tests are found."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, ClassVar
+
+import pytest
+from bb_core.envs.node import NodeEnv
+from bb_core.patch import split_patch
+from bb_core.testrun import runner
+from bb_race.project_tests import ProjectTests
+from bb_race.prompt import build_prompt
+from bb_race.tried import edits_to_tests
+
+
+class FakeVitest:
+    """Stands for the vitest runner: only its command matters here."""
+
+    __test__: ClassVar[bool] = False
+    name = "vitest"
+    language = "javascript"
+
+    def run(self, checkout: Path, env: Any, targets: Sequence[str], **options: Any) -> Any:
+        raise AssertionError("the race's prompt runs nothing")
+
+    collect = run
+
+    def protected(self, checkout: Path) -> tuple[str, ...]:
+        return ("vitest.config.ts",)
+
+    def test_command(self, env: Any) -> str:
+        return f"{env.node} node_modules/vitest/vitest.mjs run"
+
+
+@pytest.fixture
+def vitest(monkeypatch: pytest.MonkeyPatch) -> FakeVitest:
+    fake = FakeVitest()
+    monkeypatch.setitem(runner.RUNNERS, "vitest", fake)
+    return fake
+
+
+def node_task(**extra: Any) -> dict[str, Any]:
+    return {
+        "id": "sums-1",
+        "source": "src",
+        "tests": "test",
+        "statement": "sum(1, 2) gives -1",
+        "source_files": ["src/sum.ts"],
+        "test_files": ["test/sum.test.ts"],
+        **extra,
+    }
+
+
+def bench_with(env: Any) -> Any:
+    project = SimpleNamespace(environments="project", pytest_args=(), env={})
+    return SimpleNamespace(env=lambda task=None: env, config=SimpleNamespace(project=project))
+
+
+def test_the_prompt_names_the_runners_command(vitest: FakeVitest, tmp_path: Path) -> None:
+    env = NodeEnv(node=Path("/usr/bin/node"), root=tmp_path / "install", key="k", runner="vitest")
+    tests = ProjectTests(bench_with(env))  # type: ignore[arg-type]
+    command = tests.command(node_task())
+    assert command == "/usr/bin/node node_modules/vitest/vitest.mjs run"
+    prompt = build_prompt(node_task(), role="contestant", assignment=None, command=command)  # type: ignore[arg-type]
+    assert f"    {command}\n" in prompt
+    assert "pytest" not in prompt
+    assert "put a test file's path after the command" in prompt
+    # node is in a system folder every sandbox shows; the cached install is added.
+    assert tests.readable() == [tmp_path / "install"]
+
+
+@pytest.mark.parametrize("assignment", ["reproduce", "specify"])
+def test_examiners_write_node_test_files(assignment: str) -> None:
+    prompt = build_prompt(
+        node_task(), role="examiner", assignment=assignment, command="npx vitest run"
+    )  # type: ignore[arg-type]
+    assert "pytest" not in prompt
+    assert "in a new test file under `test/` (named like `*.test.ts`" in prompt
+
+
+def test_a_python_tasks_prompt_is_unchanged() -> None:
+    task = {
+        "source": "src/demo",
+        "tests": "tests",
+        "statement": "x",
+        "source_files": ["src/demo/a.py"],
+    }
+    prompt = build_prompt(
+        task, role="examiner", assignment="reproduce", command="python -m pytest tests"
+    )  # type: ignore[arg-type]
+    assert "write pytest tests, in a new test module under `tests/`" in prompt
+    assert "put a test file or node id in place of `tests`" in prompt
+
+
+def new_file(path: str) -> str:
+    return (
+        f"diff --git a/{path} b/{path}\nnew file mode 100644\nindex 0000000..1111111\n"
+        f"--- /dev/null\n+++ b/{path}\n@@ -0,0 +1 @@\n+x\n"
+    )
+
+
+def changed(path: str) -> str:
+    return (
+        f"diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n"
+        f"--- a/{path}\n+++ b/{path}\n@@ -1 +1 @@\n-old\n+new\n"
+    )
+
+
+def test_a_node_attempts_test_part() -> None:
+    paths = [
+        "src/sum.ts",
+        "src/sum.test.ts",
+        "src/__snapshots__/a.snap",
+        "vitest.config.ts",
+        "README.md",
+    ]
+    patch = "".join(new_file(p) for p in paths)
+    source, tests = split_patch(patch, "src", "test", node=True)
+    assert "b/src/sum.ts" in source and "sum.test.ts" not in source
+    for path in ("src/sum.test.ts", "src/__snapshots__/a.snap", "vitest.config.ts"):
+        assert f"b/{path}" in tests
+    assert "README" not in source + tests
+    python_source, _ = split_patch(patch, "src", "test")
+    assert "b/src/sum.test.ts" in python_source  # Python's rule is unchanged
+
+
+def test_edits_of_the_maintainers_node_tests_are_found() -> None:
+    patch = changed("src/sum.test.ts") + changed("src/__mocks__/fs.ts") + changed("src/sum.ts")
+    patch += (
+        changed("vitest.config.ts")
+        .replace("-old\n+new\n", "+added\n")
+        .replace("@@ -1 +1 @@", "@@ -1,0 +1 @@")
+    )
+    found = [f["evidence"].split(":")[0] for f in edits_to_tests(patch, "test", node=True)]
+    assert found == ["src/sum.test.ts", "src/__mocks__/fs.ts", "vitest.config.ts"]
+    assert edits_to_tests(patch, "test") == []
