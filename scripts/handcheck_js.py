@@ -21,6 +21,8 @@ name`` as the runner's report names them, the path relative to the project's roo
         --name commander --out docs/real-js/handcheck.json 63eed4aa 2e96cd38 ...
 
 Results are merged into ``--out`` by (project, commit), so runs on several projects add up.
+``--compare grounded.jsonl`` instead reads bb-oracle's records and prints, as a markdown
+table, each hand-checked fix next to the oracle's FAIL_TO_PASS for it, and where they differ.
 The projects' own code is never copied anywhere but the scratch folder.
 """
 
@@ -222,18 +224,53 @@ def check(args: argparse.Namespace, fix: str) -> dict[str, Any]:
     return record
 
 
+def compare(records: list[dict[str, Any]], grounded: Path) -> None:
+    """A markdown table: FAIL_TO_PASS by hand against the oracle's, fix by fix."""
+    tasks: dict[str, dict[str, Any]] = {}
+    skips: dict[str, str] = {}
+    for line in grounded.read_text().splitlines():
+        row = json.loads(line)
+        if row.get("kind") == "task":
+            tasks[row["fix_commit"]] = row
+        elif row.get("kind") == "skip" and row.get("commit"):
+            skips[row["commit"]] = row.get("reason", "skipped")
+    print("| project | fix | by hand | by oracle | agree |")
+    print("|---|---|---|---|---|")
+    for record in records:
+        hand = set(record["fail_to_pass"])
+        task = tasks.get(record["commit"])
+        if task is None:
+            oracle_text, agree = f"not a task ({skips.get(record['commit'], 'not mined')})", "-"
+        else:
+            oracle = set((task.get("oracle") or {}).get("fail_to_pass") or [])
+            oracle_text = str(len(oracle))
+            agree = (
+                "yes"
+                if oracle == hand
+                else (f"no: {len(hand - oracle)} by hand only, {len(oracle - hand)} by oracle only")
+            )
+        print(
+            f"| {record['project']} | `{record['commit'][:8]}` {record['subject'][:50]} "
+            f"| {len(hand)} | {oracle_text} | {agree} |"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repo", type=Path, required=True)
-    parser.add_argument("--runner", choices=("jest", "vitest"), required=True)
+    parser.add_argument("--repo", type=Path)
+    parser.add_argument("--runner", choices=("jest", "vitest"), default="jest")
     parser.add_argument("--name", required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/handcheck"))
     parser.add_argument("--keep", action="store_true")
-    parser.add_argument("commits", nargs="+")
+    parser.add_argument("--compare", type=Path, help="bb-oracle's records to compare with")
+    parser.add_argument("commits", nargs="*")
     args = parser.parse_args()
     records = json.loads(args.out.read_text()) if args.out.exists() else []
+    if args.compare:
+        compare([r for r in records if r["project"] == args.name], args.compare)
+        return
     for fix in args.commits:
         record = check(args, fix)
         records = [
