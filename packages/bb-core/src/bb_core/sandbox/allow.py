@@ -57,6 +57,7 @@ class View:
     home_in_memory: bool
     temp: str | None  # host folder shown as /tmp; None: in memory
     network: bool
+    mounts: tuple[tuple[str, str], ...] = ()  # (host folder, where it is shown), read-only
 
 
 def _real_home() -> str:
@@ -322,6 +323,11 @@ def view_of(argv: Sequence[str], confinement: Confinement, cwd: Path | None = No
         home_in_memory=home is None,
         temp=os.path.realpath(confinement.temp) if confinement.temp is not None else None,
         network=confinement.network,
+        mounts=tuple(
+            (os.path.realpath(host), os.path.abspath(inside))
+            for host, inside in confinement.mounts
+            if os.path.isdir(host)
+        ),
     )
 
 
@@ -333,6 +339,7 @@ def describe_view(view: View) -> list[str]:
     lines.append("  /etc (blanked: " + ", ".join(p[5:] for p in view.blanked) + ")")
     lines.append(f"  /etc/passwd: one user, home {view.home}")
     lines += [f"  {path}" for path in (*view.extra_files, *view.readable)]
+    lines += [f"  {inside} (shows {host})" for host, inside in view.mounts]
     lines.append(
         "  /proc (this sandbox's processes only), /dev (null, zero, random, tty, pts, shm)"
     )

@@ -36,6 +36,9 @@ class Confinement:
     ``home``: the private home folder (writable; the password database inside names it
     as the user's home). ``None``: an empty in-memory folder at ``/home/sandbox``, and
     ``HOME`` points there.
+    ``mounts``: host folders shown read-only at another path, as ``(host, inside)``
+    pairs (a node project's installed ``node_modules`` inside its checkout); bubblewrap
+    only - a caller under another sandbox links the folder in instead.
     """
 
     writable: Sequence[Path] = ()
@@ -43,6 +46,7 @@ class Confinement:
     readable: Sequence[Path] = ()
     temp: Path | None = None
     home: Path | None = None
+    mounts: Sequence[tuple[Path, Path]] = ()
 
 
 @dataclass(frozen=True)

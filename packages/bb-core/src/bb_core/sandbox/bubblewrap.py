@@ -42,6 +42,8 @@ def bwrap_args(view: View, *, cwd: Path | None) -> list[str]:
         args += ["--ro-bind", os.path.realpath(path), path]
     for path in view.writable:
         args += ["--bind", os.path.realpath(path), path]
+    for host, inside in view.mounts:
+        args += ["--ro-bind", host, inside]
     args += ["--remount-ro", "/", "--setenv", "TMPDIR", "/tmp", "--unshare-all"]
     if view.network:
         args.append("--share-net")

@@ -165,7 +165,8 @@ class ProcessReport:
 def covering(nodeid: str, collectors: Mapping[str, kinds.JSONObject]) -> kinds.JSONObject | None:
     """The failed or skipped collector that *nodeid* lies under, if any."""
     for prefix, event in collectors.items():
-        if prefix == "" or nodeid == prefix or nodeid.startswith((prefix + "::", prefix + "/")):
+        under = (prefix + "::", prefix + "/", prefix + " > ")  # pytest's ids, the node runners'
+        if prefix == "" or nodeid == prefix or nodeid.startswith(under):
             return event
     return None
 

@@ -76,14 +76,16 @@ def watch(
     deadline: float,
     test_timeout: float | None,
     collection: ReportReader | None = None,
+    fold: type[ProcessReport] = ProcessReport,
 ) -> Ended:
     """Watch one pytest process until it ends, its deadline, or a test that hangs.
 
     *collection*: the report of the process's collection pass, watched the same way (a
-    module whose import hangs there is as stuck as one that hangs in the run).
+    module whose import hangs there is as stuck as one that hangs in the run). *fold*:
+    what reads the report's events (the node runners' reports have their own).
     """
-    attempt = ProcessReport()
-    passed = ProcessReport()
+    attempt = fold()
+    passed = fold()
     poll = min(1.0, max(0.1, test_timeout / 4)) if test_timeout else 1.0
     timed_out = False
     hung: str | None = None

@@ -1,0 +1,33 @@
+"""What the vitest and jest runners share: the :class:`~bb_core.testrun.runner.TestRunner`
+calls over :func:`~bb_core.testrun.node.run.run_node`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from bb_core.testrun.node.run import NodeCommand, run_node
+from bb_core.testrun.result import TestRun
+
+
+def ms(seconds: float) -> str:
+    """*seconds* as the whole milliseconds the runners' options take."""
+    return str(max(1, round(seconds * 1000)))
+
+
+class NodeRunner(NodeCommand):
+    """A node test runner behind bugbout's test-runner interface."""
+
+    __test__: ClassVar[bool] = False
+
+    language = "javascript"
+    #: What ``npm test`` would run, as a person types it in the checkout.
+    command: ClassVar[str] = ""
+
+    def run(self, checkout: Path, env: Any, targets: Sequence[str], **options: Any) -> TestRun:
+        return run_node(self, checkout, env, targets, **options)
+
+    def test_command(self, env: Any) -> str:
+        args = " ".join(getattr(env, "runner_args", ()))
+        return f"{self.command} {args}".rstrip()

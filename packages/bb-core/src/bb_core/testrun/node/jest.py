@@ -1,0 +1,50 @@
+"""jest behind bugbout's test-runner interface (``[project] runner = "jest"``).
+
+jest with bugbout's reporter (``js/jest-reporter.cjs``) beside jest's default one, which
+writes the log; the targets as anchored path patterns (jest reads its arguments as
+regular expressions over absolute paths), a test-name pattern for the ids
+(:mod:`bb_core.testrun.node.targets`), ``--testTimeout`` for the per-test limit. Tests
+run in worker processes (``--maxWorkers=2``), never in the process that holds the
+report channel, whenever the run has two test files or more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from bb_core.testrun.node.base import NodeRunner, ms
+from bb_core.testrun.node.launch import JS_DIR
+from bb_core.testrun.node.targets import Plan, js_escape
+
+REPORTER = JS_DIR / "jest-reporter.cjs"
+
+
+def path_pattern(checkout: Path, path: str) -> str:
+    """A jest path pattern for exactly the file or folder *path* of *checkout*."""
+    where = checkout / path
+    return "^" + js_escape(str(where)) + ("$" if where.is_file() else "/")
+
+
+class JestRunner(NodeRunner):
+    name = "jest"
+    command = "npx jest"
+
+    def argv(
+        self,
+        node: Path,
+        checkout: Path,
+        plan: Plan,
+        test_timeout: float | None,
+        args: Sequence[str],
+    ) -> list[str]:
+        line = [
+            str(node), str(checkout / "node_modules" / "jest" / "bin" / "jest.js"), "--ci",
+            "--reporters=default", f"--reporters={REPORTER}", "--passWithNoTests",
+            "--no-watchman", "--watchAll=false", "--maxWorkers=2",
+        ]  # fmt: skip
+        if test_timeout:
+            line.append(f"--testTimeout={ms(test_timeout)}")
+        if plan.pattern is not None:
+            line.append(f"--testNamePattern={plan.pattern}")
+        return [*line, *args, *(path_pattern(checkout, p) for p in plan.files)]

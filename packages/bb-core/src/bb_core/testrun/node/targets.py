@@ -1,0 +1,87 @@
+"""What of the requested targets a node runner is handed: files, and a test-name pattern.
+
+A target is a file or folder relative to the checkout, or a test id
+(``path > describe > ... > test name``). Neither vitest nor jest selects a test by id:
+both take test files and a pattern matched against a test's full name (its describe
+blocks' and its own names, space-separated). So the files of the ids are handed over
+with one pattern matching exactly their names; tests the pattern catches besides them
+(the same names in another requested file) run too, and are left out of the outcomes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: What separates a test id's parts.
+SEP = " > "
+_SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
+
+
+def js_escape(text: str) -> str:
+    """*text* as a JavaScript regular expression that matches it literally."""
+    return _SPECIAL.sub(lambda m: "\\" + m.group(0), text)
+
+
+def split_id(test_id: str) -> tuple[str, str]:
+    """``(path, names)`` of a test id; names empty for a file or folder."""
+    path, _, names = test_id.partition(SEP)
+    return path, names
+
+
+@dataclass
+class Plan:
+    """``files``: the checkout paths handed to the runner. ``select``: the ids and
+    paths the outcomes are kept to (None: whatever ran). ``pattern``: the test-name
+    pattern, or None. ``absent``: targets whose file or folder is not in the checkout."""
+
+    files: list[str] = field(default_factory=list)
+    select: list[str] | None = None
+    pattern: str | None = None
+    absent: list[str] = field(default_factory=list)
+    #: A target named the whole checkout (``.``): the runner's own discovery, no file.
+    everything: bool = False
+
+    @property
+    def empty(self) -> bool:
+        """Nothing of the targets is in the checkout: nothing to run."""
+        return not self.files and not self.everything
+
+    def selected(self, test_id: str) -> bool:
+        if self.select is None:
+            return True
+        return any(
+            s == "." or test_id == s or test_id.startswith((s + SEP, s + "/")) for s in self.select
+        )
+
+
+def plan_targets(checkout: Path, targets: Sequence[str]) -> Plan:
+    """The files, selection and pattern for *targets* (see the module's docstring)."""
+    plan = Plan()
+    names: list[str] = []
+    select: list[str] = []
+    whole = False
+    for target in targets:
+        path, rest = split_id(target)
+        path = os.path.normpath(path).replace(os.sep, "/")
+        if path.startswith("../") or os.path.isabs(path) or not (checkout / path).exists():
+            plan.absent.append(target)
+            continue
+        if path == ".":
+            plan.everything = True
+        elif path not in plan.files:
+            plan.files.append(path)
+        select.append(f"{path}{SEP}{rest}" if rest else path)
+        if rest:
+            names.append(rest.replace(SEP, " "))
+        else:
+            whole = True
+    if names:
+        plan.select = select
+        if not whole:
+            alternatives = "|".join(js_escape(name) for name in dict.fromkeys(names))
+            plan.pattern = f"(?:^| )(?:{alternatives})$"
+    return plan

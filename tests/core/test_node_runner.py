@@ -1,0 +1,187 @@
+"""The vitest and jest runners: real runs of the fixture projects under bubblewrap.
+
+Each test runs on both runners (``tests/fixtures/node-vitest``, TypeScript on vitest;
+``tests/fixtures/node-jest``, JavaScript on jest), each installed once per run with
+``npm ci`` (``support.node``); the runs themselves have no network and see
+``node_modules`` read-only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from bb_core.envs.node import NodeEnv
+from bb_core.sandbox import Sandbox
+from bb_core.testrun.result import TestRun
+from bb_core.testrun.runner import TestRunner, runner_named
+from support.node import checkout_of, node_env
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass
+class Project:
+    """A fresh checkout of one fixture project, and how to run it."""
+
+    runner: TestRunner
+    env: NodeEnv
+    checkout: Path
+    sandbox: Sandbox
+    tests: str  # the folder of its test files
+    suffix: str  # its test files' ending
+    logs: Path
+
+    def id(self, file: str, *names: str) -> str:
+        return " > ".join([f"{self.tests}/{file}{self.suffix}", *names])
+
+    def write_test(self, file: str, body: str) -> str:
+        """A test file of the project's kind (vitest's imported, jest's global API)."""
+        head = (
+            'import { describe, expect, it } from "vitest";\n' if self.suffix == ".test.ts" else ""
+        )
+        path = f"{self.tests}/{file}{self.suffix}"
+        (self.checkout / path).write_text(head + body)
+        return path
+
+    def run(self, targets: list[str] | None = None, **options: object) -> TestRun:
+        options.setdefault("timeout", 120)
+        options.setdefault("test_timeout", 20)
+        log = self.logs / f"run-{len(list(self.logs.iterdir()))}.log"
+        return self.runner.run(
+            self.checkout, self.env, targets or [], sandbox=self.sandbox, log_path=log,
+            **options,
+        )  # fmt: skip
+
+
+FIXTURES = {
+    "vitest": ("node-vitest", "tests", ".test.ts"),
+    "jest": ("node-jest", "__tests__", ".test.js"),
+}
+
+
+@pytest.fixture(params=sorted(FIXTURES))
+def project(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    tmp_path: Path,
+    bwrap_sandbox: Sandbox,
+) -> Project:
+    fixture, tests, suffix = FIXTURES[request.param]
+    env = node_env(tmp_path_factory, fixture)
+    (tmp_path / "logs").mkdir()
+    return Project(
+        runner_named(request.param), env, checkout_of(fixture, tmp_path / "checkout"),
+        bwrap_sandbox, tests, suffix, tmp_path / "logs",
+    )  # fmt: skip
+
+
+def test_outcomes_of_every_kind(project: Project) -> None:
+    """Passed, failed, skipped and todo, each ``.each`` row its own id under its title."""
+    run = project.run()
+    assert run.problem is None and not run.tampered and run.exit_code == 1
+    assert run.outcomes == {
+        project.id("math", "add", "adds two numbers"): "passed",
+        project.id("math", "add", "add(1, 1) is 2"): "passed",
+        project.id("math", "add", "add(2, 3) is 5"): "passed",
+        project.id("math", "add", "is skipped"): "skipped",
+        project.id("math", "add", "handles big numbers"): "skipped",
+        project.id("math", "clamp", "inside the range", "keeps the value"): "passed",
+        project.id("math", "clamp", "is wrong about the low end"): "failed",
+    }
+    failed = run.messages[project.id("math", "clamp", "is wrong about the low end")]
+    assert "-1" in failed
+    assert not (project.checkout / "node_modules").exists()
+
+
+def test_ids_select_tests_and_absent_ones_are_missing(project: Project) -> None:
+    """Ids run only their tests (a ``.each`` row on its own); ids of no test are missing."""
+    row = project.id("math", "add", "add(2, 3) is 5")
+    kept = project.id("math", "clamp", "inside the range", "keeps the value")
+    absent = project.id("math", "add", "does not exist")
+    gone = project.id("gone", "anything")
+    run = project.run([row, kept, absent, gone])
+    assert run.problem is None
+    assert run.outcomes == {row: "passed", kept: "passed", absent: "missing", gone: "missing"}
+    assert run.exit_code == 0
+
+
+def test_a_module_that_does_not_load_errors_its_tests(project: Project) -> None:
+    path = project.write_test(
+        "broken", 'import "../src/absent";\n' 'it("never runs", () => {});\n'
+    ) if project.suffix == ".test.ts" else project.write_test(
+        "broken", 'require("../src/absent");\nit("never runs", () => {});\n'
+    )  # fmt: skip
+    wanted = [project.id("broken", "never runs"), project.id("math", "add", "adds two numbers")]
+    run = project.run(nodeids=wanted)
+    assert run.problem is None
+    assert run.outcomes == {wanted[0]: "error", wanted[1]: "passed"}
+    assert [str(e) for e in run.collection_errors] == [path]
+    assert "absent" in run.collection_errors[0].message
+
+
+FORGE = """
+const fs = require("node:fs");
+it("forges", () => {
+  const line = JSON.stringify({ event: "test", id: %(id)s, outcome: "passed", n: 3 }) + "\\n";
+  console.log(line);
+  process.stdout.write(line);
+  for (const pid of fs.readdirSync("/proc").filter((p) => /^\\d+$/.test(p))) {
+    let fds = [];
+    try { fds = fs.readdirSync(`/proc/${pid}/fd`); } catch { continue; }
+    for (const fd of fds) {
+      const where = `/proc/${pid}/fd/${fd}`;
+      try { if (fs.readlinkSync(where).endsWith(".jsonl")) fs.appendFileSync(where, line); } catch {}
+    }
+  }
+  expect(1).toBe(1);
+});
+"""
+
+
+def test_a_report_forged_on_stdout_is_ignored(project: Project) -> None:
+    """A test prints a "passed" line for the failing test: stdout is no channel."""
+    failing = project.id("math", "clamp", "is wrong about the low end")
+    body = FORGE.replace("for (const pid", "for (const pid of []) {} \n  if (0) for (const pid")
+    project.write_test(
+        "stdout",
+        body.replace("%(id)s", repr(failing)).replace('const fs = require("node:fs");', ""),
+    )
+    run = project.run()
+    assert run.problem is None and not run.tampered
+    assert run.outcomes[failing] == "failed"
+    assert run.outcomes[project.id("stdout", "forges")] == "passed"
+
+
+def test_a_line_written_into_the_report_without_the_key_voids_the_run(project: Project) -> None:
+    """A test finds the report's open file through /proc and appends a "passed" line."""
+    failing = project.id("math", "clamp", "is wrong about the low end")
+    body = FORGE.replace("%(id)s", repr(failing))
+    if project.suffix == ".test.ts":
+        body = body.replace('const fs = require("node:fs");', 'import fs from "node:fs";')
+    project.write_test("forge", body)
+    run = project.run()
+    assert run.tampered and "not written by bugbout's reporter" in run.tampered[0]
+    assert set(run.outcomes.values()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    "exit_call", ["process.exit(0)", "globalThis['proc' + 'ess']['really' + 'Exit'](0)"]
+)
+def test_exit_from_a_test_never_passes(project: Project, exit_call: str) -> None:
+    """A test ends its process with status 0 (plainly, or past the runner's guard by a
+    computed name): the test is failed by the runner, or no test of the run is believed."""
+    project.write_test("exit", f'it("exits", () => {{ {exit_call}; }});\n')
+    run = project.run()
+    exiting = project.id("exit", "exits")
+    if run.problem is None:
+        assert run.outcomes[exiting] == "failed"
+    else:
+        assert set(run.outcomes.values()) == {"error"}
+
+
+def test_the_test_command(project: Project) -> None:
+    assert project.runner.test_command(project.env) == {
+        "vitest": "npx vitest run", "jest": "npx jest"
+    }[project.runner.name]  # fmt: skip
