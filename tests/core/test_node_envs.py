@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 from pathlib import Path
@@ -31,7 +32,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "node-tiny"
 OLDER = FIXTURE.parent / "node-tiny-6"
 
 needs_npm = pytest.mark.skipif(
-    nodebuild.find_node() is None or nodebuild.shutil.which("npm") is None,
+    nodebuild.find_node() is None or shutil.which("npm") is None,
     reason="node and npm are not installed",
 )
 
@@ -90,7 +91,7 @@ def test_npm_ci_installs_the_lockfile_once_and_read_only(
         if not stat.S_ISLNK(mode):
             assert not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH), path
     # the second time is a cache hit: nothing is installed
-    monkeypatch.setattr(nodebuild.subprocess, "run", no_install)
+    monkeypatch.setattr("bb_core.envs.nodebuild.subprocess.run", no_install)
     again = ensure_env(javascript(env={"TZ": "UTC"}), repo.path)
     assert again == env
 
@@ -128,7 +129,7 @@ def test_a_failed_install_is_remembered_with_its_log(
     assert failure_marker(key).is_file()
     assert not (failure_marker(key).parent / key).exists()
     # raised again without running npm
-    monkeypatch.setattr(nodebuild.subprocess, "run", no_install)
+    monkeypatch.setattr("bb_core.envs.nodebuild.subprocess.run", no_install)
     with pytest.raises(EnvBuildFailed) as again:
         ensure_env(javascript(), repo.path)
     assert again.value.message == failure.message

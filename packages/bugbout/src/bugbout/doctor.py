@@ -102,8 +102,14 @@ class Doctor:
             yield from (skipped(name, why) for name in ("agents", "environment", "suite"))
             return
         yield self.check_repository()
-        yield self.check_uv()
-        yield self.check_python()
+        if self.config.project.node:
+            from bugbout.nodecheck import check_node, check_package_manager
+
+            yield check_node(self.local())
+            yield check_package_manager(self.local())
+        else:
+            yield self.check_uv()
+            yield self.check_python()
         yield self.check_sandbox()
         yield from self.check_agents()
         yield self.check_environment()
@@ -155,6 +161,11 @@ class Doctor:
             )
         note = "" if cli else " (no git command on PATH; bugbout does not need one)"
         return ok("git", where + note)
+
+    def local(self) -> Path:
+        """The repository's folder here (the configuration's for a git URL)."""
+        root = self.config.repository_path()
+        return root if isinstance(root, Path) else self.config.root
 
     def check_uv(self) -> Check:
         uv = find_uv()
@@ -298,13 +309,15 @@ class Doctor:
     def check_environment(self) -> Check:
         root = self.config.repository_path()
         local = root if isinstance(root, Path) else self.config.root
+        project = self.config.project
         try:
-            env = ensure_env(self.config.project, local)
+            env = ensure_env(project, local)
         except BbError as exc:
-            if not self.config.project.interpreter and find_uv() is None:
+            if not project.node and not project.interpreter and find_uv() is None:
                 return skipped("environment", "it is built with uv, which is missing")
             log = getattr(exc, "log", None)
-            fix = exc.hint or (f"read uv's log: {log}" if log else None)
+            builder = "the install's" if project.node else "uv's"
+            fix = exc.hint or (f"read {builder} log: {log}" if log else None)
             return problem("environment", exc.message, fix)
         self.env = env
         versions = ", ".join(f"{k} {v}" for k, v in sorted(env.versions.items()))
@@ -389,7 +402,9 @@ class Doctor:
             return problem(
                 "suite",
                 f"no tests collect under {tests} {at}",
-                "check [project] tests, and that test files are named test_*.py",
+                "check [project] tests and test-files"
+                if self.config.project.node
+                else "check [project] tests, and that test files are named test_*.py",
             )
         return ok("suite", f"{len(run.outcomes)} tests in {tests} collect {at}")
 

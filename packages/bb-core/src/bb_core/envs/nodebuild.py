@@ -266,7 +266,7 @@ def _install(tmp: Path, plan: NodePlan, log: Path) -> dict[str, str]:
             data = _without_lifecycle(data)
         (tmp / name).write_bytes(data)
     argv = install_command(plan.package_manager, plan.files[plan.lockfile])
-    program = _program(argv[0])
+    program = package_manager_program(argv[0])
     env = {
         **os.environ,
         "CI": "true",
@@ -385,7 +385,7 @@ def _cached_version(node: str, _mtime: int, _size: int) -> str:
     return _version_of([node])
 
 
-def _program(manager: str) -> list[str]:
+def package_manager_program(manager: str) -> list[str]:
     """How to run *manager*: from PATH, else through corepack (shipped with node)."""
     found = shutil.which(manager)
     if found:
