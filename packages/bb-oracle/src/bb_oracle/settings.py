@@ -72,6 +72,18 @@ class OracleSettings(TestLimits):
             if self.strength
             else None
         )
+        runner_args = getattr(env, "runner_args", None)
+        if runner_args is not None:  # a node project's (NodeEnv): its runner, its arguments
+            return {
+                "strength": strength,
+                "repeat": self.repeat,
+                "test_timeout": self.test_timeout,
+                "run_timeout": self.run_limit,
+                "runner": getattr(env, "runner", ""),
+                "runner_args": [*runner_args, *self.pytest_args],
+                "env": dict(sorted(env.env.items())),
+                "sandbox": sandbox_name,
+            }
         return {
             "strength": strength,
             "repeat": self.repeat,

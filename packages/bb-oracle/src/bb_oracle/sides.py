@@ -10,12 +10,15 @@ removed by the next run (each folder's name carries the process id that made it)
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping, Sequence
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from bb_core.git import Repo
+from bb_core.lang import is_js_source
 from bb_core.paths.discovery import names_at
+from bb_core.paths.node_protected import is_node_task, is_node_test_module
 from bb_core.records.kinds import Task
 from bb_core.store import scratch
 from bb_core.store.scratch import area_root, scratch_dir
@@ -45,6 +48,12 @@ def plan_sides(repo: Repo, task: Task, test_files: Sequence[str] | None = None) 
     ``python_files``), and any other Python file among them that defines tests: pytest
     collects a file named on its command line whatever its name.
 
+    A node project's modules (:func:`node_modules`) are the fix's test files its runner
+    runs: those that match *test_files* (the runner's include globs, as ``[project]
+    test-files`` gives them) or, when there are none, the conventions
+    (:func:`bb_core.paths.node_protected.is_node_test_module`). Its snapshots, mocks and
+    helpers are installed before, never named.
+
     Raises :class:`~bb_core.errors.GitError` when a commit is not in the repository.
     A dulwich repository must not be shared between threads: give each its own.
     """
@@ -60,9 +69,72 @@ def plan_sides(repo: Repo, task: Task, test_files: Sequence[str] | None = None) 
                 deleted.append(path)
         else:
             overlay[path] = data
-    names = names_at(repo, fix, test_files)
-    modules = tuple(p for p, data in overlay.items() if names.runs_when_named(p, data))
+    if is_node_task(task):
+        modules = node_modules(overlay, test_files)
+    else:
+        names = names_at(repo, fix, test_files)
+        modules = tuple(p for p, data in overlay.items() if names.runs_when_named(p, data))
     return Sides(base=base, fix=fix, overlay=overlay, deleted=tuple(deleted), modules=modules)
+
+
+def node_modules(files: Iterable[str], globs: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The node test files among *files*: by *globs* (``**`` spans folders, as the runners'
+    include globs do) when given, else by the conventions; sorted."""
+    if globs:
+        patterns = [_glob(g) for g in globs]
+        return tuple(
+            sorted(p for p in files if is_js_source(p) and any(r.match(p) for r in patterns))
+        )
+    return tuple(sorted(p for p in files if is_node_test_module(p)))
+
+
+def _glob(pattern: str) -> re.Pattern[str]:
+    """A runner's include glob as a regular expression (see :func:`_glob_part`)."""
+    return re.compile(_glob_part(pattern.removeprefix("./")) + r"\Z")
+
+
+def _closing(pattern: str, start: int) -> int:
+    """The index of the ``)`` that closes the ``(`` at *start* (or the end)."""
+    depth = 0
+    for at in range(start, len(pattern)):
+        depth += {"(": 1, ")": -1}.get(pattern[at], 0)
+        if depth == 0:
+            return at
+    return len(pattern)
+
+
+def _glob_part(pattern: str) -> str:
+    """``**/`` any folders, ``*`` and ``?`` within a name, ``[jt]`` a class, ``{a,b}`` and
+    the extglobs ``?(a|b)``, ``*(..)``, ``+(..)``, ``@(..)`` as micromatch reads them
+    (``!(..)`` as any name)."""
+    out, i = "", 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char in "?*+@!" and pattern.startswith("(", i + 1):
+            end = _closing(pattern, i + 1)
+            inner = "|".join(_glob_part(a) for a in pattern[i + 2 : end].split("|"))
+            out += "[^/]*" if char == "!" else f"(?:{inner})" + {"@": ""}.get(char, char)
+            i = end + 1
+        elif pattern.startswith("**/", i):
+            out, i = out + "(?:.*/)?", i + 3
+        elif pattern.startswith("**", i):
+            out, i = out + ".*", i + 2
+        elif char == "*":
+            out, i = out + "[^/]*", i + 1
+        elif char == "?":
+            out, i = out + "[^/]", i + 1
+        elif char == "[" and "]" in pattern[i + 1 :]:
+            end = pattern.index("]", i + 1)
+            body = pattern[i + 1 : end]
+            body = "^" + body[1:] if body.startswith("!") else body
+            out, i = out + f"[{body.replace(chr(92), chr(92) * 2)}]", end + 1
+        elif char == "{" and "}" in pattern[i:]:
+            end = pattern.index("}", i)
+            choices = pattern[i + 1 : end].split(",")
+            out, i = out + "(?:" + "|".join(_glob_part(c) for c in choices) + ")", end + 1
+        else:
+            out, i = out + re.escape(char), i + 1
+    return out
 
 
 def checkouts_root() -> Path:

@@ -36,12 +36,16 @@ from typing import Any, Literal
 
 import coverage
 from bb_core.envs import TestEnv
+from bb_core.lang import is_js_source
 from bb_core.patch import FilePatch, Hunk, PatchError, parse_patch
 from bb_core.records import kinds
 from bb_core.store import home_dir
 from bb_core.testrun import TestRun
 
 from bb_oracle.mutants import Mutant, Operator, mutants, pick
+from bb_oracle.mutants_js import mutants as js_mutants
+from bb_oracle.strength_node import node_coverage
+from bb_oracle.strength_node import same_code as js_same_code
 
 FLAG: Literal["weak-oracle"] = "weak-oracle"
 PROBE = Path(__file__).parent / "probe"
@@ -191,14 +195,22 @@ class StrengthRun:
     def measure(self, reference_patch: str) -> kinds.OracleStrength:
         started = time.monotonic()
         files = changes(reference_patch)
-        quiet = dataclasses.replace(self.env, env={**self.env.env, "PYTHONDONTWRITEBYTECODE": "1"})
-        cover = self._coverage(files, quiet)
+        node = self.node
+        if node:  # a node project's (bb_oracle.strength_node): V8's coverage, node's mutants
+            quiet = self.env
+            cover = node_coverage(self.folder, [(c.path, c.added) for c in files], self._v8)
+        else:
+            quiet = dataclasses.replace(
+                self.env, env={**self.env.env, "PYTHONDONTWRITEBYTECODE": "1"}
+            )
+            cover = self._coverage(files, quiet)
         candidates: list[Mutant] = []
         for change in files:
-            if change.path.endswith(".py"):
+            mutate = js_mutants if node else mutants
+            if is_js_source(change.path) if node else change.path.endswith(".py"):
                 source = self._read(change.path)
                 if source is not None:
-                    candidates += mutants(change.path, source, change.added)
+                    candidates += mutate(change.path, source, change.added)
         chosen = pick(candidates, self.thresholds.max_mutants)
         killed = 0
         survivors: list[kinds.OracleStrengthMutationSurvivor] = []
@@ -218,7 +230,11 @@ class StrengthRun:
                 continue
             for index, hunk in enumerate(change.hunks, 1):
                 reverted = revert_hunk(source, hunk)
-                if reverted is None or same_code(reverted, source):
+                if reverted is None or (
+                    js_same_code(change.path, reverted, source)
+                    if node and is_js_source(change.path)
+                    else same_code(reverted, source)
+                ):
                     continue  # does not match, or changes no code: nothing a test could need
                 hunks_total += 1
                 outcome = self._try(change.path, reverted, quiet, f"hunk-{change.path}-{index}")
@@ -270,6 +286,18 @@ class StrengthRun:
         return strength
 
     # -- the runs ----------------------------------------------------------------------
+
+    @property
+    def node(self) -> bool:
+        """Whether the project is a node one (its environment's runner is not pytest)."""
+        return getattr(self.env, "runner", "pytest") != "pytest"
+
+    def _v8(self, out: Path) -> TestRun:
+        """FAIL_TO_PASS once, the runner writing the lines it executed to *out*."""
+        self.runs += 1
+        ids = list(self.fail_to_pass)
+        log = self.logs / "strength-coverage.log"
+        return self.run(self.folder, self.env, ids, nodeids=ids, log_path=log, coverage=str(out))
 
     def _read(self, path: str) -> str | None:
         try:
@@ -349,7 +377,7 @@ class StrengthRun:
                 env,
                 list(self.modules),
                 log_path=self.logs / f"strength-{safe}.log",
-                extra_args=("-x",),
+                extra_args=() if self.node else ("-x",),
                 # No canaries: their must-fail test would stop a -x run, and the tree holds
                 # only the maintainers' fix and bugbout's own mutant, no agent's code.
                 canaries=False,

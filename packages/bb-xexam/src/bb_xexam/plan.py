@@ -39,6 +39,9 @@ def _authors(authors: Sequence[Author]) -> list[Any]:
 
 
 def _env(env: TestEnv) -> list[Any]:
+    runner_args = getattr(env, "runner_args", None)
+    if runner_args is not None:  # a node project's (NodeEnv): its runner and its arguments
+        return [env.key, sorted(env.env.items()), getattr(env, "runner", ""), list(runner_args)]
     return [env.key, sorted(env.env.items()), list(env.pytest_args)]
 
 

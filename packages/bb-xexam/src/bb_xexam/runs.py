@@ -17,6 +17,7 @@ patch's bytes rather than its behaviour show.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -41,6 +42,7 @@ from bb_xexam.authors import AUTHORS_DIR, Column, kind_of, slug
 from bb_xexam.blame import AuthorRun, author_run
 from bb_xexam.install import Placed
 from bb_xexam.neutral import make_neutral
+from bb_xexam.node_tree import as_installed, in_place
 
 
 def run_author(
@@ -72,13 +74,19 @@ def run_author(
     name = slug(item.author.name) or "suite"
     root = work / "authors" / name
     root.mkdir(parents=True)
-    server = ForkServer(
-        env.python, sandbox, writable=[root], files=work / "served" / name,
-        env=run_environment(env.python, root, pythonpath, env.env),
+    node = is_node_env(env)
+    # A node runner starts its own workers: no pytest fork server.
+    server: Any = (
+        contextlib.nullcontext()
+        if node
+        else ForkServer(
+            env.python, sandbox, writable=[root], files=work / "served" / name,
+            env=run_environment(env.python, root, pythonpath, env.env),
+        )
     )  # fmt: skip
     found: dict[str, AuthorRun | str] = {}
     on_neutral: AuthorRun | str | None = None
-    served = fork_server and sandbox.name in OWN_NAMESPACES
+    served = not node and fork_server and sandbox.name in OWN_NAMESPACES
     checked: list[Twin] = []
     with server:
         for column in columns:
@@ -119,7 +127,7 @@ def _run_column(
     item: Placed,
     stage: Path,
     root: Path,
-    server: ForkServer,
+    server: ForkServer | None,
     *,
     env: TestEnv,
     sandbox: Sandbox,
@@ -140,9 +148,15 @@ def _run_column(
     _empty(root)
     tree = root / (slug(column.name) or "column")
     _author_tree(stage, tree, item)
+    node = is_node_env(env)
+    targets = list(item.targets)
     try:
         # The author's own files are all its code; the column's patch, the lines it wrote.
-        touched = merged(whole_files(_installed(tree, item)))
+        if node:  # where the author wrote them (bb_xexam.node_tree)
+            touched = merged(whole_files(in_place(tree, item)))
+            targets = [item.original(t) for t in targets]
+        else:
+            touched = merged(whole_files(_installed(tree, item)))
         if column.name != BASE:
             try:
                 links = outside_links(column.patch)  # as scoring: never applied
@@ -159,14 +173,19 @@ def _run_column(
         log_name = f"{slug(item.author.name)}{'.neutral' if neutral else ''}.log"
         originals = list(dict.fromkeys(t.original for t in twins))
         result = run_tests(
-            tree, env, [*item.targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
+            tree, env, [*targets, *originals], sandbox=sandbox, timeout=settings.run_limit,
             test_timeout=settings.test_timeout, log_path=logs / log_name,
             pythonpath=pythonpath, server=server if served else None, touched=touched,
             twins=twins, twins_void=column.name != BASE,
         )  # fmt: skip
     finally:
         _empty(root)
-    return result
+    return as_installed(result, item) if node else result
+
+
+def is_node_env(env: Any) -> bool:
+    """Whether *env* runs a node project's tests (its runner is not pytest)."""
+    return getattr(env, "runner", "pytest") != "pytest"
 
 
 def _failed(twin: Twin, outcomes: Mapping[str, str]) -> bool:
