@@ -154,7 +154,6 @@ def run_side(runner: str, folder: Path, files: list[str], runs: int) -> dict[str
             cwd=folder,
             capture_output=True,
             check=False,
-            env={**os.environ, "CI": "1", "FORCE_COLOR": "0"},
         )
         seconds.append(round(time.monotonic() - started, 2))
         data = json.loads(report.read_text()) if report.exists() else {}

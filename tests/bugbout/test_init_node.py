@@ -207,3 +207,18 @@ def test_wanted_node_reads_node_version_files(tmp_path: Path) -> None:
 )
 def test_satisfies_simple_ranges(version: str, wanted: str, expected: bool | None) -> None:
     assert satisfies(version, wanted) is expected
+
+
+def test_coverage_include_is_not_the_suite(tmp_path: Path) -> None:
+    # remeda's layout: tests beside the code, vitest's include left at its default, and
+    # coverage's include naming the source files.
+    files = {
+        **VITEST_TS,
+        "vitest.config.ts": (
+            "import { defineConfig } from 'vitest/config'\n"
+            "export default defineConfig({ test: { globals: true,\n"
+            "  coverage: { include: ['src/**'], exclude: ['src/index.ts'] } } })\n"
+        ),
+    }
+    node = layout_of(tmp_path, files).node
+    assert node.test_files == ()

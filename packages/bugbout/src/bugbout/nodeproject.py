@@ -21,6 +21,7 @@ from typing import Any
 
 from bb_core.config import NODE_TEST_FILES
 from bb_core.envs.nodebuild import package_manager_of
+from bb_core.paths.node import read_includes
 
 #: Folders that never hold the project's own code or tests.
 SKIPPED = frozenset({"node_modules", "dist", "build", "coverage", "out", ".git", ".next"})
@@ -182,7 +183,7 @@ def runner_globs(
     """The test globs the runner's configuration gives as a literal list, and where."""
     if runner == "vitest":
         for config in [*_configs(root, "vitest.config"), *_configs(root, "vite.config")]:
-            found = _literal_list(_read(config), "include")
+            found = read_includes(lambda name, c=config: c.read_bytes() if name == c.name else None)
             if found:
                 return tuple(found), f"{config.name} include"
     if runner == "jest":
