@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -183,7 +184,7 @@ def runner_globs(
     """The test globs the runner's configuration gives as a literal list, and where."""
     if runner == "vitest":
         for config in [*_configs(root, "vitest.config"), *_configs(root, "vite.config")]:
-            found = read_includes(lambda name, c=config: c.read_bytes() if name == c.name else None)
+            found = read_includes(_reader(config))
             if found:
                 return tuple(found), f"{config.name} include"
     if runner == "jest":
@@ -277,6 +278,15 @@ def _all_hold(have: tuple[int, ...], clauses: list[str]) -> bool | None:
         if not holds:
             return False
     return True
+
+
+def _reader(config: Path) -> Callable[[str], bytes | None]:
+    """A reader of the one configuration file *config*, as read_includes reads a tree."""
+
+    def read(name: str) -> bytes | None:
+        return config.read_bytes() if name == config.name else None
+
+    return read
 
 
 def _read(path: Path) -> str:
