@@ -224,6 +224,32 @@ def test_tests_in_test_folders_include_globs_and_jest_rows(
     ]
 
 
+@pytest.mark.parametrize(("runner", "key"), [("vitest", "sum > adds"), ("jest", "sum adds")])
+def test_a_rewritten_snapshot_changes_its_test(
+    git_repo: Callable[..., GitRepo], runner: str, key: str
+) -> None:
+    repo = git_repo("sums")
+    _start(repo)
+    snap = "src/__snapshots__/sum.test.ts.snap"
+    repo.commit({snap: f"// Snapshot\n\nexports[`{key} 1`] = `3`;\n"}, "Snapshots")
+    repo.commit(
+        {"src/sum.ts": FIXED, snap: f"// Snapshot\n\nexports[`{key} 1`] = `4`;\n"},
+        "Fix the sum of a pair (#11)",
+    )
+    (task,) = [r for r in _mine(repo, runner=runner) if r["kind"] == "task"]
+    assert task["test_files"] == [snap]
+    assert task["new_tests"] == task["changed_tests"] == ["src/sum.test.ts > sum > adds"]
+
+
+def test_a_tests_folder_that_holds_the_package(fixed: tuple[GitRepo, str]) -> None:
+    """bugbout init writes tests = "src" for tests beside the code: src's modules stay
+    source, its *.test.ts files tests."""
+    repo, _ = fixed
+    (task,) = [r for r in _mine(repo, tests="src") if r["kind"] == "task"]
+    assert task["source_files"] == ["src/sum.ts"]
+    assert "src/sum.test.ts" in task["test_files"]
+
+
 def test_odd_bytes_in_a_test_file_name(git_repo: Callable[..., GitRepo]) -> None:
     repo = git_repo("sums")
     _start(repo)

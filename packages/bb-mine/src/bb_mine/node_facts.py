@@ -4,8 +4,8 @@ for ``[project] language = "javascript"`` or ``"typescript"``.
 The facts are the ones a Python commit gives, read the node way:
 
 - Test files are :func:`bb_core.paths.node.is_node_test_file`'s: the conventions
-  (``*.test.*``, ``*.spec.*``, ``__tests__/``, ``test/``, ``tests/``), the tests folder,
-  and the runner's include globs at that commit (jest's ``testMatch``, vitest's
+  (``*.test.*``, ``*.spec.*``, ``__tests__/``, ``test/``, ``tests/``), the tests folder
+  (unless it holds the package: tests beside the code), and the runner's include globs at that commit (jest's ``testMatch``, vitest's
   ``test.include``, with ``[project] test-files`` added). Snapshots (``__snapshots__/``,
   ``*.snap``) and mocks (``__mocks__/``) are test files: listed, protected, never source.
 - Source files are the JavaScript and TypeScript files (:data:`bb_core.lang.JS_EXTENSIONS`,
@@ -14,7 +14,8 @@ The facts are the ones a Python commit gives, read the node way:
 - The tests added and changed come from parsing both versions of each changed test source
   (:mod:`bb_core.lang.jstests`): new test ids are added tests, new rows of a ``.each``
   table that was there are added cases, tests whose body changed or that lost a ``skip``,
-  ``todo``, ``skipIf``/``runIf`` or ``fails`` mark are changed tests. A test source that
+  ``todo``, ``skipIf``/``runIf`` or ``fails`` mark are changed tests, and so are the tests
+  whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A test source that
   does not parse on either side makes the commit ``unreadable``, named by file and line; a
   file under a test folder that defines no tests is a helper and is only listed. A fix
   with a file whose name is not UTF-8 is ``unreadable`` too: no record can name it.
@@ -31,6 +32,7 @@ from bb_core.git import DELETE, Change
 from bb_core.lang import is_js_source
 from bb_core.lang.jstests import JsTest, Unparseable, collect_tests, compare
 from bb_core.patch.names import odd_name, shown_name
+from bb_core.paths import under
 from bb_core.paths.node import (
     INCLUDE_SOURCES,
     includes_at,
@@ -41,6 +43,7 @@ from bb_core.paths.node import (
 
 from bb_mine.folders import common, in_folder, places
 from bb_mine.names import source_names
+from bb_mine.snapshots import changed_keys, test_file_of, tests_with
 
 if TYPE_CHECKING:
     from bb_mine.facts import FactFinder
@@ -77,7 +80,9 @@ def is_node(language: str | None) -> bool:
 def node_tree_facts(finder: FactFinder, sha: str, parent: str) -> dict[str, Any]:
     """What commit *sha* changes against *parent* in a node project (see the module)."""
     repo, layout = finder.repo, finder.layout
-    tests = layout.tests
+    # A tests folder that holds the package (``tests = "src"``: tests beside the code) says
+    # nothing about which of its files are tests; the conventions and globs do.
+    tests = "" if any(under(s, layout.tests) for s in layout.sources) else layout.tests
     include = (*includes_at(repo, sha), *(layout.test_files or ()))
     facts: dict[str, Any] = {}
     changes = repo.changes(sha, parent)
@@ -126,6 +131,7 @@ def node_tree_facts(finder: FactFinder, sha: str, parent: str) -> dict[str, Any]
         added += new_tests
         rows += new_rows
         changed += edited
+    changed += _snapshot_changes(finder, sha, test_changes, runner, {*added, *rows, *changed})
     facts["added"], facts["added_strict"] = added + rows, added
     if changed:
         facts["changed"] = changed
@@ -157,6 +163,31 @@ def _collect(
     _PARSED[key] = found
     if len(_PARSED) > _PARSED_KEPT:
         _PARSED.popitem(last=False)
+    return found
+
+
+def _snapshot_changes(
+    finder: FactFinder, sha: str, test_changes: list[Change], runner: str, known: set[str]
+) -> list[str]:
+    """The tests whose snapshot entries the change adds or rewrites (see
+    :mod:`bb_mine.snapshots`), those already counted aside; a test file that does not
+    parse gives none."""
+    found: list[str] = []
+    for change in test_changes:
+        test_path = test_file_of(change.path)
+        if change.type == DELETE or test_path is None:
+            continue
+        keys = changed_keys(
+            finder.repo.read_object(change.old_sha), finder.repo.read_object(change.new_sha)
+        )
+        blob = finder.repo.blob_id(sha, test_path) if keys else None
+        if blob is None:
+            continue
+        try:
+            tests = _collect(finder, blob, test_path, runner, "after")
+        except Unparseable:
+            continue
+        found += [t for t in tests_with(keys, test_path, tests.values(), runner) if t not in known]
     return found
 
 
