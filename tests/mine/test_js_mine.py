@@ -286,3 +286,23 @@ def test_no_tests_folder_is_needed(git_repo: Callable[..., GitRepo], tmp_path: P
     _start(repo)
     records = _mine(repo)
     assert records[-1]["kind"] == "summary" and records[-1]["tasks"] == 0
+
+
+def test_bugbout_tasks_explain_reads_the_language_from_bugbout_toml(
+    fixed: tuple[GitRepo, str], tmp_path: Path
+) -> None:
+    from bugbout.cli import main
+    from click.testing import CliRunner
+
+    repo, sha = fixed
+    config = tmp_path / "bugbout.toml"
+    config.write_text(
+        f'[project]\nrepository = "{repo.path}"\nsource = "src"\nlanguage = "typescript"\n'
+        'runner = "vitest"\n'
+    )
+    result = CliRunner(env={"COLUMNS": None}).invoke(
+        main, ["tasks", "--config", str(config), "--explain", sha[:8]], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "src/sum.test.ts > sum > is finite" in result.stdout
+    assert "no-source-change" in result.stdout
