@@ -115,7 +115,10 @@ def fixed(git_repo: Callable[..., GitRepo]) -> tuple[GitRepo, str]:
 
 def test_a_typescript_fix_is_a_task(fixed: tuple[GitRepo, str]) -> None:
     repo, sha = fixed
-    (task,) = [r for r in _mine(repo) if r["kind"] == "task"]
+    records = _mine(repo)
+    (task,) = [r for r in records if r["kind"] == "task"]
+    # the summary's areas count source lines, the tests, mocks and snapshots beside aside
+    assert records[-1]["areas"] == {"sum.ts": {"lines": 7, "fixes": 1}}
     assert task["fix_commit"] == sha
     assert task["source"] == "src"
     assert task["source_files"] == ["src/sum.ts"]
