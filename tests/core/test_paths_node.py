@@ -9,6 +9,7 @@ from bb_core.paths.node import (
     is_node_test_file,
     is_node_test_source,
     read_includes,
+    read_setup_files,
 )
 
 
@@ -100,3 +101,12 @@ def test_coverage_include_names_no_tests() -> None:
     assert read_includes({"vitest.config.ts": config}.get) == ()
     both = config.replace(b"globals: true,", b'include: ["src/**/*.test.ts"],')
     assert read_includes({"vitest.config.ts": both}.get) == ("src/**/*.test.ts",)
+
+
+def test_setup_files_named_by_the_configuration() -> None:
+    files = {
+        "package.json": b'{"jest": {"setupFilesAfterEnv": ["<rootDir>/jest.setup.ts",'
+        b' "jest-extended/all"], "globalSetup": "./test/global.js"}}',
+        "vitest.config.mts": b'export default { test: { setupFiles: "./test/setup.ts" } }',
+    }
+    assert read_setup_files(files.get) == ("jest.setup.ts", "test/global.js", "test/setup.ts")

@@ -18,7 +18,8 @@ PACKAGE = (
 )
 CONFIG = (
     'import { defineConfig } from "vitest/config";\n'
-    'export default defineConfig({ test: { include: ["src/**/*.test.ts", "checks/**/*.ts"] } });\n'
+    "export default defineConfig({ test: {\n"
+    '  include: ["src/**/*.test.ts", "checks/**/*.ts"], setupFiles: ["./test/setup.ts"] } });\n'
 )
 SUM = "export function sum(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n"
 FIXED = (
@@ -75,6 +76,7 @@ def _start(repo: GitRepo) -> None:
         {
             "package.json": PACKAGE,
             "vitest.config.ts": CONFIG,
+            "test/setup.ts": "export {};\n",
             "src/sum.ts": SUM,
             "src/sum.test.ts": TESTS,
             "README.md": "sums\n",
@@ -138,7 +140,10 @@ def test_a_typescript_fix_is_a_task(fixed: tuple[GitRepo, str]) -> None:
     ]
     assert task["changed_tests"] == [p + "ignores NaN"]
     assert "src/__mocks__/clock.ts" in task["protected_paths"]
-    assert {"package.json", "vitest.config.ts"} <= set(task["protected_paths"])
+    # the setup file the configuration names, and the configuration; package.json holds
+    # no jest settings here
+    assert {"test/setup.ts", "vitest.config.ts"} <= set(task["protected_paths"])
+    assert "package.json" not in task["protected_paths"]
     assert "diff --git a/src/sum.ts b/src/sum.ts" in task["reference_patch"]
     assert "src/sum.test.ts" in task["test_patch"] and "src/sum.ts" not in task["test_patch"]
 

@@ -19,12 +19,15 @@ The facts are the ones a Python commit gives, read the node way:
   does not parse on either side makes the commit ``unreadable``, named by file and line; a
   file under a test folder that defines no tests is a helper and is only listed. A fix
   with a file whose name is not UTF-8 is ``unreadable`` too: no record can name it.
-- Protected paths are the fix's test files and the runner's configuration files present
-  at the root (``package.json`` holds jest's settings and the test script).
+- Protected paths are the fix's test files, the setup files the runner's configuration
+  names (``setupFiles``: they run before every test, as a ``conftest.py`` does), and the
+  runners' and transpilers' configuration present at the root (``package.json`` when it
+  holds jest's settings, as ``pyproject.toml`` counts when it holds pytest's).
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +42,7 @@ from bb_core.paths.node import (
     is_declaration,
     is_node_test_file,
     is_node_test_source,
+    setup_files_at,
 )
 
 from bb_mine.folders import common, in_folder, places
@@ -51,22 +55,19 @@ if TYPE_CHECKING:
 #: The languages mined the node way.
 NODE_LANGUAGES = ("javascript", "typescript")
 
-#: Setup and configuration files of the runners, besides :data:`INCLUDE_SOURCES`, that a
-#: fix's tests depend on when they sit at the root.
+#: The runners' and transpilers' configuration a fix's tests depend on when it sits at the
+#: root (package.json only when it holds jest's settings, as pyproject.toml counts only
+#: when it holds pytest's).
 _ROOT_CONFIG = (
-    *INCLUDE_SOURCES,
-    "vitest.workspace.ts",
-    "vitest.workspace.js",
-    "vitest.setup.ts",
-    "vitest.setup.js",
-    "jest.setup.js",
-    "jest.setup.ts",
-    "setupTests.ts",
-    "setupTests.js",
-    "babel.config.js",
-    "babel.config.json",
+    *(name for name in INCLUDE_SOURCES if name != "package.json"),
+    *(f"vitest.workspace.{e}" for e in ("ts", "js", "mts", "mjs", "json")),
+    *(f"{n}.{e}" for n in ("vitest.setup", "jest.setup", "setupTests") for e in ("ts", "js")),
+    *(f"jest.preset.{e}" for e in ("js", "json")),
+    *(f"babel.config.{e}" for e in ("js", "json", "cjs", "mjs")),
     ".babelrc",
-    "tsconfig.json",
+    ".babelrc.js",
+    ".babelrc.json",
+    ".swcrc",
 )
 
 _PARSED: OrderedDict[tuple[str, str, str], dict[str, JsTest]] = OrderedDict()
@@ -192,8 +193,21 @@ def _snapshot_changes(
 
 
 def _protected(repo: Any, sha: str, test_changes: list[Change]) -> list[str]:
-    """The fix's test files and the runner's configuration present at the root."""
+    """The fix's test files, the setup files the runner's configuration names, and that
+    configuration where it sits at the root."""
     paths = {c.path for c in test_changes if c.type != DELETE}
     blobs = repo.root_blob_ids(sha, _ROOT_CONFIG)
     paths.update(name for name, blob in zip(_ROOT_CONFIG, blobs, strict=True) if blob)
+    paths.update(p for p in setup_files_at(repo, sha) if repo.blob_id(sha, p) is not None)
+    manifest = repo.read_blob(sha, "package.json")
+    if manifest is not None and _holds_jest(manifest):
+        paths.add("package.json")
     return sorted(paths)
+
+
+def _holds_jest(manifest: bytes) -> bool:
+    try:
+        data = json.loads(manifest)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and "jest" in data
