@@ -10,6 +10,7 @@ from bb_core.paths.node import (
     is_node_test_source,
     read_includes,
     read_setup_files,
+    runs_as_test,
 )
 
 
@@ -110,3 +111,11 @@ def test_setup_files_named_by_the_configuration() -> None:
         "vitest.config.mts": b'export default { test: { setupFiles: "./test/setup.ts" } }',
     }
     assert read_setup_files(files.get) == ("jest.setup.ts", "test/global.js", "test/setup.ts")
+
+
+def test_what_the_runner_runs_as_tests() -> None:
+    assert runs_as_test("src/a.test.ts") and runs_as_test("lib/__tests__/a.js")
+    assert not runs_as_test("test/helpers.js")
+    assert runs_as_test("test/helpers.js", ["test/**/*.js"])
+    assert not runs_as_test("src/__mocks__/a.test.ts")
+    assert not runs_as_test("src/a.test.ts.snap")

@@ -182,7 +182,10 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         {"src/sum.ts": SUM + "\n\n", "src/blob.test.js": b"\x00\x01\x02 it('x')"},
         "Fix with a binary test file (#4)",
     )
-    repo.commit({"src/sum.ts": SUM + "\n\n\n"}, "Fix without a test (#5)")
+    repo.commit(
+        {"src/sum.ts": SUM + "\n\n\n", "test/fixtures/broken.js": "export default {{{\n"},
+        "Fix with a broken fixture and no test (#5)",
+    )
     skips = _by_title(_mine(repo))
     assert skips["Fix the readme (#1)"]["reason"] == "no-source-change"
     assert "no JavaScript or TypeScript module under src" in skips["Fix the readme (#1)"]["message"]
@@ -198,7 +201,8 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         binary["reason"] == "unreadable"
         and "src/blob.test.js: not a text file" in binary["message"]
     )
-    assert skips["Fix without a test (#5)"]["reason"] == "no-test-added"
+    # a fixture that does not parse in a test folder is data: the fix just adds no test
+    assert skips["Fix with a broken fixture and no test (#5)"]["reason"] == "no-test-added"
 
 
 def test_tests_in_test_folders_include_globs_and_jest_rows(

@@ -15,10 +15,12 @@ The facts are the ones a Python commit gives, read the node way:
   (:mod:`bb_core.lang.jstests`): new test ids are added tests, new rows of a ``.each``
   table that was there are added cases, tests whose body changed or that lost a ``skip``,
   ``todo``, ``skipIf``/``runIf`` or ``fails`` mark are changed tests, and so are the tests
-  whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A test source that
-  does not parse on either side makes the commit ``unreadable``, named by file and line; a
-  file under a test folder that defines no tests is a helper and is only listed. A fix
-  with a file whose name is not UTF-8 is ``unreadable`` too: no record can name it.
+  whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A file the
+  runner runs as tests (:func:`bb_core.paths.node.runs_as_test`) that does not parse on
+  either side makes the commit ``unreadable``, named by file and line; any other file of a
+  test folder (a helper, a fixture) need not parse, and one that defines no tests is only
+  listed. A fix with a file whose name is not UTF-8 is ``unreadable`` too: no record can
+  name it.
 - Protected paths are the fix's test files, the setup files the runner's configuration
   names (``setupFiles``: they run before every test, as a ``conftest.py`` does), and the
   runners' and transpilers' configuration present at the root (``package.json`` when it
@@ -42,6 +44,7 @@ from bb_core.paths.node import (
     is_declaration,
     is_node_test_file,
     is_node_test_source,
+    runs_as_test,
     setup_files_at,
 )
 
@@ -126,6 +129,8 @@ def node_tree_facts(finder: FactFinder, sha: str, parent: str) -> dict[str, Any]
             )
             after = _collect(finder, change.new_sha, change.path, runner, "after")
         except Unparseable as exc:
+            if not runs_as_test(change.path, include):
+                continue  # a helper or a fixture in a test folder: data that need not parse
             facts["unreadable"] = str(exc)
             return facts
         new_tests, new_rows, edited = compare(before, after)

@@ -13,6 +13,8 @@ folders, or in a ``test``/``tests`` folder; vitest and jest find them by *includ
 - :func:`is_node_test_source`: of those, the files whose tests the runner runs and that
   are read for ``it``/``test``/``describe`` calls: JavaScript or TypeScript sources, never
   a mock or a snapshot.
+- :func:`runs_as_test`: of those, the files the runner runs by its conventions or globs
+  (a file in a ``test`` folder may be a helper or a fixture instead).
 - :func:`glob_match`: the globs' own rule (``**``, ``*``, ``?``, ``[...]``, ``{a,b}`` and
   the extglobs ``?(...)``, ``+(...)``, ``*(...)``, ``@(...)`` jest's defaults use), against
   repository paths; a leading ``<rootDir>/`` or ``./`` is dropped.
@@ -86,6 +88,18 @@ def is_node_test_source(path: str) -> bool:
         and not is_declaration(path)
         and not NODE_TEST_DATA_FOLDERS.intersection(parts[:-1])
     )
+
+
+def runs_as_test(path: str, include: Iterable[str] = ()) -> bool:
+    """Whether the runner runs *path* as a test file: a JavaScript or TypeScript source,
+    not a mock, a snapshot or a declaration, that is a ``*.test.*``/``*.spec.*`` file, sits
+    in a ``__tests__`` folder, or matches one of the *include* globs. A file that is a test
+    file only by its folder (``test/helpers.js``) may be a helper or a fixture."""
+    if not is_node_test_source(path):
+        return False
+    if path.endswith(_TEST_INFIXES) or "__tests__" in path.split("/")[:-1]:
+        return True
+    return any(glob_match(path, pattern) for pattern in include)
 
 
 def glob_match(path: str, pattern: str) -> bool:
@@ -359,5 +373,6 @@ __all__ = [
     "is_node_test_source",
     "read_includes",
     "read_setup_files",
+    "runs_as_test",
     "setup_files_at",
 ]
