@@ -55,6 +55,10 @@ from bb_mine.snapshots import changed_keys, test_file_of, tests_with
 if TYPE_CHECKING:
     from bb_mine.facts import FactFinder
 
+#: Bumped whenever what a node commit's facts hold changes: the mining cache keeps facts
+#: under it, so a cache of older facts is not read (Python's facts are kept apart).
+NODE_RULES_VERSION = 1
+
 #: The languages mined the node way.
 NODE_LANGUAGES = ("javascript", "typescript")
 
