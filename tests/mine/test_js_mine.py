@@ -318,3 +318,22 @@ def test_bugbout_tasks_explain_reads_the_language_from_bugbout_toml(
     assert result.exit_code == 0, result.output
     assert "src/sum.test.ts > sum > is finite" in result.stdout
     assert "no-source-change" in result.stdout
+
+
+def test_the_cache_and_the_workers_give_the_same_records(
+    fixed: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Facts read in worker processes and replayed from the mining cache are the facts read
+    in this process."""
+    repo, _ = fixed
+    monkeypatch.setenv("BUGBOUT_HOME", str(tmp_path / "home"))
+    plain = _mine(repo)
+    workers = _mine(repo, jobs=2)
+    cached = _mine(repo, use_cache=True)
+    replayed = _mine(repo, use_cache=True)
+
+    def tasks(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in records if r["kind"] == "task"]
+
+    assert tasks(plain) == tasks(workers) == tasks(cached) == tasks(replayed)
+    assert len(tasks(plain)) == 1
