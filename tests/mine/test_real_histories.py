@@ -632,3 +632,30 @@ def test_humanizes_add_from_fix_203_is_a_feature(base: GitRepo) -> None:
     assert result.tasks == []
     (skip,) = [s for s in result.skips if s["reason"] == "category"]
     assert skip["detail"]["category"] == "feature"
+
+
+@pytest.mark.parametrize(
+    "odd", ["tests/test_caf\udce9.py", "src/pkg/caf\udce9.py"], ids=["test", "source"]
+)
+def test_a_fix_with_a_file_name_that_is_not_utf8_is_recorded(
+    git_repo: Callable[..., GitRepo], odd: str
+) -> None:
+    """No record can name the file, so the fix is an unreadable skip; the rest is mined."""
+    import orjson
+    from bb_mine.mine import MineSettings, mine
+
+    repo = git_repo("oddname")
+    repo.commit(
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/m.py": "def f():\n    return 1\n",
+            "tests/test_m.py": "from pkg.m import f\n\n\ndef test_f():\n    assert f() == 1\n",
+        },
+        "Start",
+    )
+    (repo.path / odd).write_bytes(b"def test_g():\n    assert 2 == 2\n")
+    repo.commit({"src/pkg/m.py": "def f():\n    return 2\n"}, "Fix f's number (#3)")
+    records = list(mine(repo.path, MineSettings(limit=0, use_cache=False, jobs=1)))
+    assert [orjson.loads(orjson.dumps(r))["kind"] for r in records] == ["skip", "summary"]
+    assert records[0]["reason"] == "unreadable"
+    assert records[0]["message"].endswith("\\351.py\": the file's name is not UTF-8")

@@ -17,6 +17,7 @@ from typing import Any
 
 from bb_core.git.repo import Repo
 from bb_core.lang import is_js_source
+from bb_core.patch.names import odd_name, shown_name
 from bb_core.paths.node import is_declaration, is_node_test_file
 
 
@@ -30,7 +31,9 @@ def area_of(path: str, sources: Sequence[str]) -> str | None:
             rest = path[len(root) + 1 :]
         else:
             continue
-        return rest.split("/", 1)[0]
+        area = rest.split("/", 1)[0]
+        # A name that is not UTF-8 cannot be a record's key: it is shown as git quotes it.
+        return shown_name(area) if odd_name(area) else area
     return None
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_core.git import DELETE, Change, Commit, Repo
+from bb_core.patch.names import odd_name, shown_name
 from bb_core.paths import conftest_candidates, is_test_file
 from bb_core.paths.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
 from bb_core.paths.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
@@ -158,6 +159,10 @@ class FactFinder:
         if not python:
             return facts
         facts["base_source"] = _common(folders, python)
+        odd = [p for c in changes for p in (c.path, c.old_path) if p is not None and odd_name(p)]
+        if odd:  # no record can name it, nor a checkout rebuild it from one
+            facts["unreadable"] = f"{shown_name(odd[0])}: the file's name is not UTF-8"
+            return facts
         facts["test_files"] = sorted({p for c in test_changes for p in (c.path, c.old_path) if p})
         functions: list[str] = []
         cases: list[str] = []
