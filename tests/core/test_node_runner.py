@@ -8,6 +8,7 @@ Each test runs on both runners (``tests/fixtures/node-vitest``, TypeScript on vi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -251,3 +252,28 @@ def test_coverage_gives_the_lines_executed_in_the_checkouts_sources(project: Pro
     assert {2, 6, 7, 9, 12} <= set(lines[source])  # add's return, clamp's checks and return
     assert not {10, 16} & set(lines[source])  # clamp's `return high`, unused's body
     assert not (project.logs.parent / "coverage.json.d").exists()
+
+
+def test_setup_commands_run_first_and_a_failing_one_is_an_error_run(project: Project) -> None:
+    """``[project] setup`` runs confined in the checkout before the tests, node_modules in
+    place; a command that fails stops the run as ``setup-failed``."""
+    load = (
+        'import fs from "node:fs";\n'
+        if project.suffix == ".test.ts"
+        else 'const fs = require("fs");\n'
+    )
+    project.write_test(
+        "generated",
+        load + 'it("reads what setup wrote", () => {\n'
+        '  expect(fs.readFileSync("generated.txt", "utf8").trim()).toBe("made");\n'
+        "});\n",
+    )
+    reads = project.id("generated", "reads what setup wrote")
+    made = ("echo made > generated.txt", f"test -d node_modules/{project.runner.name}")
+    project.env = dataclasses.replace(project.env, setup=made)
+    run = project.run([reads])
+    assert run.problem is None and run.outcomes == {reads: "passed"}
+    project.env = dataclasses.replace(project.env, setup=("exit 3",))
+    failed = project.run([reads], nodeids=[reads])
+    assert failed.reason == "setup-failed" and failed.outcomes == {reads: "error"}
+    assert "exit 3" in (failed.problem or "")

@@ -42,6 +42,7 @@ from bb_core.testrun.node.targets import Plan, plan_targets
 from bb_core.testrun.report import ReportedTest, ReportReader
 from bb_core.testrun.result import TestRun
 from bb_core.testrun.run import LOG_LIMIT
+from bb_core.testrun.setup import run_setup
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
 
 
@@ -100,7 +101,9 @@ def run_node(
     ``canaries``: collect the targets in a second process beside the run and check the
     report against it (:mod:`bb_core.testrun.node.crosscheck`). ``collect``: list the
     tests without running any (every id ``missing``; see the runners' ``collect``).
-    ``coverage``: write the lines the run executed there, as ``{"<checkout path>":
+    ``env.setup`` (``[project] setup``) runs first, confined like the run
+    (:mod:`bb_core.testrun.setup`); a command that fails makes an error run with reason
+    ``setup-failed``. ``coverage``: write the lines the run executed there, as ``{"<checkout path>":
     [line, ...]}`` JSON (:mod:`bb_core.testrun.node.coverage`).
 
     An error run (every requested test ``error``, why in ``problem``): the report is
@@ -144,11 +147,26 @@ def run_node(
         planted = node_canaries.place(checkout, plan.files, runner.name)
         if plan.names is not None:
             plan.names = [*plan.names, *node_canaries.names(planted)]
+    failed = None
     try:
         with launch.node_modules_in(checkout, Path(env.node_modules), sandbox):
-            runs.run(plan, canaries and not collect)
+            if getattr(env, "setup", ()):
+                failed = run_setup(
+                    env.setup, checkout, python=Path(env.node), sandbox=sandbox,
+                    confinement=runs.where, env=runs.env, log_path=log_path,
+                    deadline=runs.deadline,
+                )  # fmt: skip
+            if failed is None:
+                runs.run(plan, canaries and not collect)
     finally:
         planted.remove()
+    if failed is not None:
+        wanted = list(nodeids or ())
+        return TestRun(
+            dict.fromkeys(wanted, "error"), time.monotonic() - started, None, False, log_path,
+            messages=dict.fromkeys(wanted, f"bugbout: {failed.message}"),
+            problem=failed.message, reason="setup-failed", attempts=0,
+        )  # fmt: skip
     cap_file(log_path, LOG_LIMIT)
     if coverage is not None and measured is not None:
         folders = [measured / str(attempt) for attempt in range(1, runs.attempts + 1)]
