@@ -277,3 +277,15 @@ def test_setup_commands_run_first_and_a_failing_one_is_an_error_run(project: Pro
     failed = project.run([reads], nodeids=[reads])
     assert failed.reason == "setup-failed" and failed.outcomes == {reads: "error"}
     assert "exit 3" in (failed.problem or "")
+
+
+def test_two_tests_of_one_name_count_as_one_id_with_the_worse_outcome(project: Project) -> None:
+    """A passing test cannot hide a failing one by taking its name."""
+    project.write_test(
+        "twice",
+        'it("same name", () => { expect(1).toBe(2); });\n'
+        'it("same name", () => { expect(1).toBe(1); });\n',
+    )
+    run = project.run([f"{project.tests}/twice{project.suffix}"])
+    assert run.problem is None
+    assert run.outcomes == {project.id("twice", "same name"): "failed"}
