@@ -53,6 +53,8 @@ env = { DATABASE_URL = "sqlite://" }
 install-project = false
 interpreter = "venv/bin/python"
 environments = "history"
+language = "python"
+runner = "pytest"
 setup = ["echo 'VERSION = \\"1\\"' > src/pkg/_version.py", ["python", "-m", "pkg.prepare"]]
 
 [tasks]
@@ -213,6 +215,8 @@ def test_every_key_is_read(folder: Path) -> None:
         interpreter=str(folder.resolve() / "venv/bin/python"),
         environments="history",
         setup=["echo 'VERSION = \"1\"' > src/pkg/_version.py", ["python", "-m", "pkg.prepare"]],
+        language="python",
+        runner="pytest",
     )
     assert tasks_of(config) == TasksConfig(
         since=dt.date(2023, 1, 31),

@@ -1,4 +1,5 @@
-"""What ``bugbout init`` finds in a repository: its package, its tests, its Python, its agents.
+"""What ``bugbout init`` finds in a repository: its package, its tests, its Python, its agents
+(a JavaScript or TypeScript project's: :mod:`bugbout.nodeproject`).
 
 Everything is read from the working tree; nothing is installed or run except ``uv python
 find`` (which never downloads), to prefer a Python version this machine has.
@@ -19,6 +20,8 @@ from bb_core.agents import init_entries
 from bb_core.envs import find_uv
 from bb_core.envs.declarations import test_requirements
 from bb_core.records.kinds import JSONObject
+
+from bugbout.nodeproject import NodeLayout, detect_node, is_node_project
 
 
 def agent_clis() -> tuple[tuple[str, str], ...]:
@@ -71,9 +74,13 @@ class Layout:
     #: What pyproject.toml says the tests need (see :func:`test_dependencies`), and where.
     test_dependencies: tuple[str, ...] = ()
     test_dependencies_from: str = ""
+    #: A JavaScript or TypeScript project's language, runner, roots and package manager.
+    node: NodeLayout | None = None
 
     @property
     def layout(self) -> str:
+        if self.node is not None:
+            return self.node.language
         if self.source is None:
             return "none"
         return "src" if self.source.startswith("src/") else "flat"
@@ -88,6 +95,8 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
     name = project.get("name") if isinstance(project.get("name"), str) else None
     candidates = packages(root)
     source = _choose(candidates, name)
+    if is_node_project(root) and (source is None or not (root / "pyproject.toml").is_file()):
+        return _node_layout(root, path)
     reexported = _reexported(root, source, candidates)
     others = tuple(c for c in candidates if c != source and c not in reexported)
     tests, tests_found = find_tests(root, source)
@@ -113,6 +122,26 @@ def detect(root: Path, *, path: str | None = None) -> Layout:
         test_dependencies=test_deps,
         test_dependencies_from=test_from,
         reexported=reexported,
+    )
+
+
+def _node_layout(root: Path, path: str | None) -> Layout:
+    """A JavaScript or TypeScript project's layout (:mod:`bugbout.nodeproject`)."""
+    node = detect_node(root)
+    found = tuple(exe for exe, _harness in agent_clis() if shutil.which(exe, path=path))
+    notes = [] if (root / ".git").exists() else [f"{root} is not the top of a git work tree"]
+    return Layout(
+        root=root,
+        source=node.source,
+        other_sources=(),
+        tests=node.tests,
+        tests_found=node.tests_found,
+        python=FALLBACK_PYTHON,
+        requires_python=None,
+        python_available=True,
+        agents=found,
+        notes=notes,
+        node=node,
     )
 
 

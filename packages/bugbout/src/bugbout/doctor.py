@@ -16,18 +16,17 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from bb_core.agents import CodingAgent, agent_from_config
 from bb_core.config import Config
 from bb_core.config.limits import run_limit
-from bb_core.envs import TestEnv, ensure_env, find_uv
+from bb_core.envs import AnyEnv, ensure_env, find_uv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
-from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import runner_for
@@ -35,48 +34,8 @@ from bb_core.testrun.causes import cause, setting_hint
 
 from bugbout.agentcheck import Finding, check_version, dry_run
 from bugbout.agentstart import Started, start_check
+from bugbout.checks import OK, PROBLEM, WARNING, Check, ok, problem, skipped
 from bugbout.detect import MINORS, python_available
-
-OK, WARNING, PROBLEM, SKIPPED = "ok", "warning", "problem", "skipped"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One line of the doctor's answer."""
-
-    name: str
-    status: str
-    detail: str
-    fix: str | None = None
-    blocking: bool = False
-
-    def record(self) -> JSONObject:
-        """The check as ``bugbout doctor --json`` writes it."""
-        return {
-            "check": self.name,
-            "status": self.status,
-            "detail": self.detail,
-            "fix": self.fix,
-            "blocking": self.blocking,
-        }
-
-    def line(self) -> str:
-        text = f"{self.status:<8} {self.name}: {self.detail}"
-        if self.fix:
-            text += f"; fix: {self.fix}"
-        return text
-
-
-def ok(name: str, detail: str) -> Check:
-    return Check(name, OK, detail)
-
-
-def problem(name: str, detail: str, fix: str | None, *, blocking: bool = True) -> Check:
-    return Check(name, PROBLEM if blocking else WARNING, detail, fix, blocking)
-
-
-def skipped(name: str, why: str) -> Check:
-    return Check(name, SKIPPED, f"not checked: {why}")
 
 
 class Doctor:
@@ -87,7 +46,7 @@ class Doctor:
         self.config_problem = config_problem
         self.head: str | None = None
         self.sandbox: Sandbox | None = None
-        self.env: TestEnv | None = None
+        self.env: AnyEnv | None = None
 
     def checks(self) -> Iterator[Check]:
         """Every check in turn; without a bugbout.toml that loads, only those that need none."""
@@ -102,8 +61,14 @@ class Doctor:
             yield from (skipped(name, why) for name in ("agents", "environment", "suite"))
             return
         yield self.check_repository()
-        yield self.check_uv()
-        yield self.check_python()
+        if self.config.project.node:
+            from bugbout.nodecheck import check_node, check_package_manager
+
+            yield check_node(self.local())
+            yield check_package_manager(self.local())
+        else:
+            yield self.check_uv()
+            yield self.check_python()
         yield self.check_sandbox()
         yield from self.check_agents()
         yield self.check_environment()
@@ -155,6 +120,11 @@ class Doctor:
             )
         note = "" if cli else " (no git command on PATH; bugbout does not need one)"
         return ok("git", where + note)
+
+    def local(self) -> Path:
+        """The repository's folder here (the configuration's for a git URL)."""
+        root = self.config.repository_path()
+        return root if isinstance(root, Path) else self.config.root
 
     def check_uv(self) -> Check:
         uv = find_uv()
@@ -298,17 +268,19 @@ class Doctor:
     def check_environment(self) -> Check:
         root = self.config.repository_path()
         local = root if isinstance(root, Path) else self.config.root
+        project = self.config.project
         try:
-            env = ensure_env(self.config.project, local)
+            env = ensure_env(project, local)
         except BbError as exc:
-            if not self.config.project.interpreter and find_uv() is None:
+            if not project.node and not project.interpreter and find_uv() is None:
                 return skipped("environment", "it is built with uv, which is missing")
             log = getattr(exc, "log", None)
-            fix = exc.hint or (f"read uv's log: {log}" if log else None)
+            builder = "the install's" if project.node else "uv's"
+            fix = exc.hint or (f"read {builder} log: {log}" if log else None)
             return problem("environment", exc.message, fix)
         self.env = env
         versions = ", ".join(f"{k} {v}" for k, v in sorted(env.versions.items()))
-        where = env.root or env.python
+        where = env.root or getattr(env, "python", None)
         detail = f"{versions} ({where})"
         if follows_history(self.config.project):
             detail += "; " + self.history_census(local)
@@ -389,7 +361,9 @@ class Doctor:
             return problem(
                 "suite",
                 f"no tests collect under {tests} {at}",
-                "check [project] tests, and that test files are named test_*.py",
+                "check [project] tests and test-files"
+                if self.config.project.node
+                else "check [project] tests, and that test files are named test_*.py",
             )
         return ok("suite", f"{len(run.outcomes)} tests in {tests} collect {at}")
 

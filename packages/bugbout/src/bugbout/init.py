@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 
 from bb_core.agents import init_entries
-from bb_core.config import FILE_NAME, build
+from bb_core.config import FILE_NAME, NODE_TEST_FILES, build
 from bb_core.errors import UsageError
 from bb_core.store import atomic_write
 
@@ -31,37 +31,13 @@ def _commented(block: str) -> str:
 
 def config_text(layout: Layout) -> str:
     """The bugbout.toml for *layout*."""
-    if layout.source is None:
-        raise UsageError(
-            f"no Python package found in {layout.root} (looked for src/<pkg>/__init__.py "
-            "and <pkg>/__init__.py)",
-            hint="write bugbout.toml by hand; see docs/configuration.md",
-        )
-    others = ", ".join(layout.other_sources)
-    python_note = (
-        f"from requires-python {_q(layout.requires_python)}"
-        if layout.requires_python
-        else "no requires-python in pyproject.toml"
-    )
-    if not layout.python_available:
-        python_note += "; not installed here: install it or set interpreter"
-    tests_note = "" if layout.tests_found else "   # no test folder found: set it"
+    project = _node_project(layout) if layout.node is not None else _python_project(layout)
     lines = [
         "# bugbout.toml - which coding agent fixes bugs in this codebase?",
         f"# Written by `bugbout init` ({layout.layout} layout). Every key is explained in",
         "# docs/configuration.md; commented keys show their defaults.",
         "",
-        "[project]",
-        _source_line(layout, others),
-        f"tests = {_q(layout.tests)}{tests_note}",
-        'repository = "."',
-        f"python = {_q(layout.python)}   # {python_note}",
-        _test_dependencies(layout),
-        "# pytest-args = []",
-        "# env = {}",
-        "# install-project = true          # install the project's runtime dependencies",
-        '# interpreter = "/usr/bin/python3" # test with this Python instead of building one',
-        '# github = "owner/name"           # where issues are read; default: the origin remote',
+        *project,
         "",
         "[tasks]",
         "# limit = 20                      # the most tasks, newest first",
@@ -112,6 +88,81 @@ def config_text(layout: Layout) -> str:
         )
     )
     return "\n".join(lines)
+
+
+def _python_project(layout: Layout) -> list[str]:
+    """The ``[project]`` table of a Python project."""
+    if layout.source is None:
+        raise UsageError(
+            f"no Python package found in {layout.root} (looked for src/<pkg>/__init__.py "
+            "and <pkg>/__init__.py)",
+            hint="write bugbout.toml by hand; see docs/configuration.md",
+        )
+    others = ", ".join(layout.other_sources)
+    python_note = (
+        f"from requires-python {_q(layout.requires_python)}"
+        if layout.requires_python
+        else "no requires-python in pyproject.toml"
+    )
+    if not layout.python_available:
+        python_note += "; not installed here: install it or set interpreter"
+    tests_note = "" if layout.tests_found else "   # no test folder found: set it"
+    return [
+        "[project]",
+        _source_line(layout, others),
+        f"tests = {_q(layout.tests)}{tests_note}",
+        'repository = "."',
+        f"python = {_q(layout.python)}   # {python_note}",
+        _test_dependencies(layout),
+        "# pytest-args = []",
+        "# env = {}",
+        "# install-project = true          # install the project's runtime dependencies",
+        '# interpreter = "/usr/bin/python3" # test with this Python instead of building one',
+        '# github = "owner/name"           # where issues are read; default: the origin remote',
+    ]
+
+
+def _node_project(layout: Layout) -> list[str]:
+    """The ``[project]`` table of a JavaScript or TypeScript project."""
+    node = layout.node
+    assert node is not None
+    runner = (
+        f"runner = {_q(node.runner)}   # from {node.runner_from}"
+        if node.runner
+        else 'runner = "vitest"   # no vitest or jest found in package.json or config files: set it'
+    )
+    if node.test_files:
+        listed = ", ".join(_q(g) for g in node.test_files)
+        test_files = f"test-files = [{listed}]   # from {node.test_files_from}"
+    else:
+        listed = ", ".join(_q(g) for g in NODE_TEST_FILES)
+        test_files = f"# test-files = [{listed}]   # the runners' conventions"
+    manager = (
+        f"# package manager: {node.package_manager} (by {node.lockfile}); "
+        "node_modules is installed from it"
+        if node.package_manager
+        else "# no lockfile found: bugbout installs from a lockfile; commit one"
+    )
+    wanted = (
+        f"# node: {node.node_wanted} (from {node.node_wanted_from}); `bugbout doctor` checks it"
+        if node.node_wanted
+        else "# node: the project does not say which version (engines.node, .nvmrc)"
+    )
+    tests_note = "" if layout.tests_found else "   # no test folder: tests beside the source"
+    return [
+        "[project]",
+        f"language = {_q(node.language)}",
+        runner,
+        f"source = {_q(node.source)}",
+        f"tests = {_q(layout.tests)}{tests_note}",
+        test_files,
+        'repository = "."',
+        manager,
+        wanted,
+        '# environments = "project"        # or "history": one install per lockfile at each base commit',
+        "# env = {}",
+        '# github = "owner/name"           # where issues are read; default: the origin remote',
+    ]
 
 
 def _source_line(layout: Layout, others: str) -> str:
@@ -188,6 +239,8 @@ def _no_commit(root: Path) -> bool:
 def describe(layout: Layout) -> list[str]:
     """What was found, one line each, for stderr."""
     agents = ", ".join(layout.agents) or "none on PATH"
+    if layout.node is not None:
+        return [*_describe_node(layout, agents), *layout.notes]
     lines = [
         f"package: {', '.join((*layout.reexported, layout.source or 'none found'))} ({layout.layout} layout)",
         f"tests: {layout.tests}" + ("" if layout.tests_found else " (no test folder found)"),
@@ -200,3 +253,25 @@ def describe(layout: Layout) -> list[str]:
     if layout.other_sources:
         lines.append(f"other packages: {', '.join(layout.other_sources)}")
     return [*lines, *layout.notes]
+
+
+def _describe_node(layout: Layout, agents: str) -> list[str]:
+    node = layout.node
+    assert node is not None
+    runner = f"{node.runner} (from {node.runner_from})" if node.runner else "none found (set it)"
+    globs = (
+        ", ".join(node.test_files) + f" (from {node.test_files_from})" if node.test_files else ""
+    )
+    return [
+        f"language: {node.language}",
+        f"runner: {runner}",
+        f"source: {node.source}",
+        f"tests: {layout.tests}" + ("" if layout.tests_found else " (no test folder found)"),
+        *([f"test files: {globs}"] if globs else []),
+        "package manager: "
+        + (f"{node.package_manager} ({node.lockfile})" if node.package_manager else "no lockfile"),
+        f"node: {node.node_wanted} (from {node.node_wanted_from})"
+        if node.node_wanted
+        else "node: any version (the project does not say)",
+        f"agents: {agents}",
+    ]

@@ -32,7 +32,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from bb_core.config import Config
 from bb_core.envs import TestEnv
@@ -145,16 +145,21 @@ class Workbench:
     def env(self, task: Mapping[str, Any] | None = None, *, repo: Repo | None = None) -> TestEnv:
         """*task*'s test environment (the project's without a task); raises
         :class:`~bb_core.errors.EnvironmentFailed` (the same one each time) when it
-        cannot be built."""
+        cannot be built.
+
+        A JavaScript or TypeScript project's is a :class:`~bb_core.envs.node.NodeEnv`,
+        typed as a TestEnv until every stage takes either (:data:`bb_core.envs.AnyEnv`):
+        the stages reach its runner through :func:`bb_core.testrun.runner.run_tests`."""
         project = self.config.project
         if task is not None and self.layout_from_task and not project.source:
             project = replace(project, source=task["source"], tests=task["tests"])
         if task is None:
-            return self._envs.get(project, self.env_root(repo))
+            return cast(TestEnv, self._envs.get(project, self.env_root(repo)))
         handle = repo if repo is not None else self.repo(task)
-        return self._envs.get(
+        found = self._envs.get(
             project, self.env_root(handle), repo=handle, base=str(task["base_commit"])
         )
+        return cast(TestEnv, found)
 
     # -- the sandbox --------------------------------------------------------------------
 

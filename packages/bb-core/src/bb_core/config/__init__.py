@@ -80,6 +80,36 @@ class ProjectConfig:
     environments: str = "project"
     #: Commands run in each checkout before every test run: a string (``sh -c``) or argv.
     setup: list[str | list[str]] = field(default_factory=list)
+    #: ``python``, ``javascript`` or ``typescript``.
+    language: str = "python"
+    #: ``pytest``, ``vitest`` or ``jest``; None: pytest (a node project must name it).
+    runner: str | None = None
+
+    @property
+    def node(self) -> bool:
+        """Whether this is a JavaScript or TypeScript project (tests run on node)."""
+        return self.language in NODE_LANGUAGES
+
+    @property
+    def test_runner(self) -> str:
+        """The runner's name: ``runner``, else pytest."""
+        return self.runner or "pytest"
+
+    @property
+    def test_globs(self) -> list[str] | None:
+        """``test-files``; for a node project that gives none, the conventions
+        (:data:`NODE_TEST_FILES`)."""
+        if self.test_files is None and self.node:
+            return list(NODE_TEST_FILES)
+        return self.test_files
+
+
+#: The languages whose tests run on node, and the runners that run them.
+NODE_LANGUAGES = ("javascript", "typescript")
+NODE_RUNNERS = ("vitest", "jest")
+
+#: A node project's test files when ``test-files`` does not say: the runners' conventions.
+NODE_TEST_FILES = ("**/*.test.*", "**/*.spec.*", "**/__tests__/**")
 
 
 @dataclass(frozen=True)
@@ -325,6 +355,9 @@ def build(
         wrong = era_problem(deps)
         if wrong is not None:
             raise fail(key_path(["project", "test-dependencies", wrong[0]]), wrong[1])
+    mismatch = _runner_problem(p.get("language", "python"), p.get("runner"))
+    if mismatch is not None:
+        raise fail("project.runner", mismatch)
     project = ProjectConfig(**p)
     run = RunConfig(**_fields(RunConfig, doc.get("run", {})))
     sections = {
@@ -407,6 +440,26 @@ def _published_sections() -> dict[str, Section]:
         if isinstance(section, Section):
             found.setdefault(section.name, section)
     return found
+
+
+def _runner_problem(language: str, runner: str | None) -> str | None:
+    """What is wrong with ``[project] runner`` for *language*, or None."""
+    if language in NODE_LANGUAGES:
+        if runner is None:
+            return (
+                f'required key missing; a {language} project names its test runner: "vitest" '
+                'or "jest" (`bugbout init` finds it)'
+            )
+        if runner not in NODE_RUNNERS:
+            return (
+                f'{show(runner)} runs python projects; a {language} project runs "vitest" or "jest"'
+            )
+    elif runner is not None and runner != "pytest":
+        return (
+            f"{show(runner)} runs javascript and typescript projects; set [project] language = "
+            '"javascript" or "typescript", or runner = "pytest"'
+        )
+    return None
 
 
 def _fields(cls: type[Any], table: Mapping[str, Any]) -> dict[str, Any]:

@@ -60,6 +60,7 @@ from bb_core.store import cache_key, home_dir, write_json
 __all__ = [
     "META",
     "MIN_PYTEST",
+    "AnyEnv",
     "EnvBuildFailed",
     "EnvPlan",
     "NodeEnv",
@@ -103,6 +104,10 @@ class TestEnv:
     setup: tuple[str | tuple[str, ...], ...] = ()
     #: The test runner (:mod:`bb_core.testrun.runner`): a Python environment runs pytest.
     runner: ClassVar[str] = "pytest"
+
+
+#: A test environment of either kind: Python's or node's.
+AnyEnv = TestEnv | NodeEnv
 
 
 def import_roots(source: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -186,15 +191,22 @@ def plan_env(
 
 def ensure_env(
     project: Any, repo_root: Path, *, repo: Any = None, base: str | None = None
-) -> TestEnv:
+) -> AnyEnv:
     """The test environment for *project* (``Config.project``), built on first use; for a
-    task's base commit *base* in *repo* when given (see :func:`plan_env`).
+    task's base commit *base* in *repo* when given (see :func:`plan_env`). A JavaScript or
+    TypeScript project's is a :class:`NodeEnv` (:func:`bb_core.envs.nodebuild.ensure_node_env`).
 
     A second call with the same inputs costs a few file checks. Raises
     :class:`ConfigError` for a Python that is not there and :class:`EnvBuildFailed`
     (an :class:`EnvironmentFailed`) when uv cannot install the dependencies - at once,
     without building, when a build of the same key failed before.
     """
+    if getattr(project, "node", False):
+        from bb_core.envs.nodebuild import ensure_node_env
+
+        return ensure_node_env(
+            project, repo_root, repo=repo, base=base, setup=setup_commands(project)
+        )
     extra = {str(k): str(v) for k, v in dict(getattr(project, "env", {}) or {}).items()}
     roots = import_roots(getattr(project, "source", None))
     args = tuple(getattr(project, "pytest_args", ()) or ())

@@ -1,11 +1,10 @@
 """Building a test environment with uv, under ``BUGBOUT_HOME/envs/<key>``.
 
 :func:`build_env` makes the virtual environment for a Python version and a list of
-dependencies, once per key (:func:`env_key`, a hash of both): in a temporary folder renamed
-into place when complete, under a lock, so stages running in parallel build it once and a
-killed build leaves nothing half-made behind. A build that failed is remembered per key
-(``<key>.failed.json``, with uv's log) and raised again without building
-(:func:`remembered_failure`); removing the file retries it. uv never downloads a Python.
+dependencies, once per key (:func:`env_key`, a hash of both), as :mod:`bb_core.envs.once`
+builds every environment: under a lock, in a temporary folder renamed into place, a
+failure remembered per key (``<key>.failed.json``, with uv's log) and raised again without
+building. uv never downloads a Python.
 :mod:`bb_core.envs` decides what goes in.
 """
 
@@ -16,29 +15,33 @@ import platform
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from bb_core.envs.once import (
+    META,
+    EnvBuildFailed,
+    build_once,
+    failure_marker,
+    read_meta,
+    remembered_failure,
+)
 from bb_core.errors import ConfigError, EnvironmentFailed
-from bb_core.store import cache_key, home_dir, locked, read_json, write_json
+from bb_core.store import cache_key
+
+__all__ = [
+    "META",
+    "EnvBuildFailed",
+    "build_env",
+    "env_key",
+    "failure_marker",
+    "read_meta",
+    "remembered_failure",
+]
 
 ENV_VERSION = 2  # bump to rebuild every cached environment
-META = "bugbout-env.json"
 UV_TIMEOUT = 1800
 CHECK = "import sys, pytest; print(sys.version.split()[0]); print(pytest.__version__); print(sys.prefix)"
-
-
-class EnvBuildFailed(EnvironmentFailed):
-    """uv could not build the environment; ``output`` holds uv's own words, ``log`` its log."""
-
-    def __init__(
-        self, message: str, *, output: str, log: Path | None, hint: str | None = None
-    ) -> None:
-        super().__init__(message, hint=hint)
-        self.output = output
-        self.log = log
 
 
 def env_key(python: str, deps: Sequence[str]) -> str:
@@ -47,77 +50,14 @@ def env_key(python: str, deps: Sequence[str]) -> str:
     return cache_key("env", ENV_VERSION, python, normal, sys.platform, platform.machine())[:20]
 
 
-def failure_marker(key: str) -> Path:
-    """Where a failed build of environment *key* is remembered."""
-    return home_dir("envs") / f"{key}.failed.json"
-
-
-def remembered_failure(key: str) -> EnvBuildFailed | None:
-    """The failure of an earlier build of *key*, or None when none is remembered."""
-    meta = read_meta(failure_marker(key))
-    if meta is None:
-        return None
-    log = meta.get("log")
-    return EnvBuildFailed(
-        str(meta.get("message", "the test environment could not be built")),
-        output=str(meta.get("output", "")),
-        log=Path(log) if isinstance(log, str) and log else None,
-        hint=meta.get("hint") if isinstance(meta.get("hint"), str) else None,
-    )
-
-
 def build_env(python: str, deps: Sequence[str]) -> tuple[Path, dict[str, str]]:
-    key = env_key(python, deps)
-    envs = home_dir("envs")
-    root = envs / key
-    meta = read_meta(root / META)
-    if meta is not None:
-        return root, dict(meta.get("versions", {}))
-    failed = remembered_failure(key)
-    if failed is not None:
-        raise failed
-    with locked(envs / f"{key}.lock"):
-        meta = read_meta(root / META)
-        if meta is not None:
-            return root, dict(meta.get("versions", {}))
-        failed = remembered_failure(key)
-        if failed is not None:
-            raise failed
-        if root.exists():  # left by a build that crashed after the rename
-            shutil.rmtree(root, ignore_errors=True)
-        log = envs / f"{key}.log"
-        tmp = envs / f".{key}.building"
-        shutil.rmtree(tmp, ignore_errors=True)
-        try:
-            try:
-                versions = _build_into(tmp, python, deps, log)
-            except EnvBuildFailed as exc:
-                write_json(
-                    failure_marker(key),
-                    {
-                        "message": exc.message,
-                        "hint": exc.hint,
-                        "output": exc.output[-8000:],
-                        "log": str(exc.log or ""),
-                        "python": python,
-                        "dependencies": sorted(set(deps)),
-                        "failed": time.time(),
-                    },
-                )
-                raise
-            write_json(
-                tmp / META,
-                {
-                    "python": python,
-                    "dependencies": sorted(set(deps)),
-                    "versions": versions,
-                    "built": time.time(),
-                },
-            )
-            os.rename(tmp, root)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    return root, versions
+    """The environment of Python *python* with *deps*, built once (:func:`build_once`)."""
+
+    def builder(tmp: Path, log: Path) -> dict[str, str]:
+        return _build_into(tmp, python, deps, log)
+
+    inputs = {"python": python, "dependencies": sorted(set(deps))}
+    return build_once(env_key(python, deps), builder, inputs)
 
 
 def _build_into(tmp: Path, python: str, deps: Sequence[str], log: Path) -> dict[str, str]:
@@ -280,8 +220,3 @@ def python_hint(python: str) -> str:
     candidates = sorted(pyenv.glob(f"{python}*/bin/python{minor}")) if pyenv.is_dir() else []
     path = str(candidates[-1]) if candidates else f"/path/to/python{minor}"
     return f'set [project] interpreter = "{path}", or install Python {python}'
-
-
-def read_meta(path: Path) -> dict[str, Any] | None:
-    value = read_json(path)
-    return value if isinstance(value, dict) else None

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bb_core.envs import META, TestEnv, ensure_env, plan_env, remembered_failure
+from bb_core.envs import META, AnyEnv, ensure_env, plan_env, remembered_failure
 from bb_core.errors import EnvironmentFailed
 from bb_core.store import home_dir, read_json
 
@@ -35,15 +35,14 @@ class TaskEnvs:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._locks: dict[str, threading.Lock] = {}
-        self._known: dict[str, TestEnv | EnvironmentFailed] = {}
+        self._known: dict[str, AnyEnv | EnvironmentFailed] = {}
 
     def get(
         self, project: Any, repo_root: Path, *, repo: Any = None, base: str | None = None
-    ) -> TestEnv:
+    ) -> AnyEnv:
         """The environment for a task with base commit *base* (see :func:`ensure_env`)."""
         if follows_history(project) and repo is not None and base is not None:
-            plan = plan_env(project, repo_root, repo=repo, base=base)
-            name = plan.key or f"interpreter:{getattr(project, 'interpreter', '')}"
+            name = env_name(project, repo_root, repo, base)
         else:
             repo, base, name = None, None, f"project:{repo_root}"
         with self._lock:
@@ -59,6 +58,16 @@ class TaskEnvs:
         if isinstance(known, EnvironmentFailed):
             raise known
         return known
+
+
+def env_name(project: Any, repo_root: Path, repo: Any, base: str | None) -> str:
+    """The key of the environment a task with base commit *base* needs (``interpreter``
+    for a configured interpreter), found without building it."""
+    if getattr(project, "node", False):
+        from bb_core.envs.nodebuild import plan_node_env
+
+        return plan_node_env(project, repo_root, repo=repo, base=base).key
+    return plan_env(project, repo_root, repo=repo, base=base).key or "interpreter"
 
 
 @dataclass(frozen=True)
@@ -80,14 +89,19 @@ class Census:
 def census(project: Any, repo_root: Path, repo: Any, bases: Sequence[str]) -> Census:
     """The environments the tasks with base commits *bases* need (nothing is built)."""
     keys: set[str] = set()
+    unplanned: set[str] = set()  # a base commit whose environment cannot be made at all
     if follows_history(project) and repo is not None:
         for base in dict.fromkeys(bases):
-            key = plan_env(project, repo_root, repo=repo, base=base).key
-            keys.add(key or "interpreter")
+            try:
+                keys.add(env_name(project, repo_root, repo, base))
+            except EnvironmentFailed as exc:
+                if not getattr(project, "node", False):
+                    raise
+                unplanned.add(exc.message.split(" has no ", 1)[-1])
     else:
-        keys.add(plan_env(project, repo_root).key or "interpreter")
+        keys.add(env_name(project, repo_root, None, None))
     real = [k for k in keys if k != "interpreter"]
     envs = home_dir("envs")
     built = sum(1 for k in real if isinstance(read_json(envs / k / META), dict))
-    failed = sum(1 for k in real if remembered_failure(k) is not None)
-    return Census(len(keys), built + (len(keys) - len(real)), failed)
+    failed = sum(1 for k in real if remembered_failure(k) is not None) + len(unplanned)
+    return Census(len(keys) + len(unplanned), built + (len(keys) - len(real)), failed)
