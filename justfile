@@ -12,6 +12,10 @@ setup:
 demo dest="demo":
     bash scripts/demo.sh {{dest}}
 
+# The same with the TypeScript demo, tskit, on vitest (node and npm needed).
+demo-ts dest="demo-ts":
+    bash scripts/demo.sh --lang ts {{dest}}
+
 # `bugbout run` for a bugbout.toml: the whole bout, resumable; the report on stdout.
 bout config="bugbout.toml":
     uv run --frozen bugbout run --config {{config}}

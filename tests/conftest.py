@@ -2,7 +2,8 @@
 private BUGBOUT_HOME so no test touches ``~/.cache``.
 
 - ``demo_build`` (session): the demo built once per run (shared by the xdist workers);
-  read-only, never modify it.
+  read-only, never modify it. ``demo_ts_build``: the same for the TypeScript demo (tskit,
+  ``build_demo.py --lang ts``; its facts are in ``examples/demo/tskit_demo/expected.py``).
 - ``demo_bout`` (session): the whole demo bout through the six piped tools, built once per
   run (``support.bout``); read-only, ``demo_bout.copy(tmp_path / "x")`` to write.
 - ``demo_project``: a fresh copy of the whole built demo for one test (``.root``,
@@ -46,7 +47,7 @@ DEMO_DIR = ROOT / "examples" / "demo"
 if str(DEMO_DIR) not in sys.path:
     sys.path.insert(0, str(DEMO_DIR))
 
-from build_demo import DemoPaths, GitRepo, build_demo, write_config  # noqa: E402
+from build_demo import DemoPaths, GitRepo, build_demo, build_ts_demo, write_config  # noqa: E402
 from support.bout import DemoBout, read_bout, run_bout, stop_running  # noqa: E402
 from support.groups import (  # noqa: E402
     assign_groups,
@@ -62,7 +63,16 @@ from support.shared import run_temp, share_builds, shared_dir  # noqa: E402
 #: a test that needs one is slow whatever its own marks say, so ``-m "not slow"`` (``just
 #: quick``) never starts one.
 WHOLE_RUNS = frozenset(
-    {"demo_bout", "demo_run", "attack_bout", "raced_demo", "crossed_demo", "ray_cluster", "clis"}
+    {
+        "demo_bout",
+        "demo_run",
+        "demo_ts_run",
+        "attack_bout",
+        "raced_demo",
+        "crossed_demo",
+        "ray_cluster",
+        "clis",
+    }
 )
 
 
@@ -146,6 +156,12 @@ def bugbout_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def demo_build(tmp_path_factory: pytest.TempPathFactory) -> DemoPaths:
     """The demo, built once per run. Shared: read it, never change it."""
     return DemoPaths(shared_dir(tmp_path_factory, "demo", build_demo))
+
+
+@pytest.fixture(scope="session")
+def demo_ts_build(tmp_path_factory: pytest.TempPathFactory) -> DemoPaths:
+    """The TypeScript demo (tskit), built once per run. Shared: read it, never change it."""
+    return DemoPaths(shared_dir(tmp_path_factory, "demo-ts", build_ts_demo))
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,8 @@
 
 writes
 
-    DEST/repo/          the git repository of ``textkit`` (see history.py)
+    DEST/repo/          the git repository of ``textkit`` (see history.py), or with
+                        ``--lang ts`` of ``tskit``, in TypeScript (tskit_demo/history.py)
     DEST/issues.jsonl   the offline issue export (see issues.py)
     DEST/bugbout.toml   five scripted contestants and one scripted examiner
     DEST/agents/        copies of the scripted agents the config runs, and of the snoop,
@@ -37,6 +38,8 @@ if str(HERE) not in sys.path:  # run as a script from anywhere, or imported by t
 
 import history  # noqa: E402
 from issues import ISSUES  # noqa: E402
+from tskit_demo import history as ts_history  # noqa: E402
+from tskit_demo.issues import ISSUES as TS_ISSUES  # noqa: E402
 
 AGENTS_DIR = HERE / "agents"
 PERSONAS = ("careful", "shortcut", "tamperer", "breaker", "idler")
@@ -51,6 +54,8 @@ VENDORS = {
     "examiner": "hooli",
 }
 DEFAULT_DATE = "2024-01-01T00:00:00+00:00"
+#: The demo's languages: ``py`` builds textkit (pytest), ``ts`` builds tskit (vitest).
+LANGUAGES = ("py", "ts")
 
 
 @dataclass(frozen=True)
@@ -241,11 +246,13 @@ def _apply(repo: Path, change: history.Write | history.Edit) -> None:
     target.write_text(before.replace(change.old, change.new), encoding="utf-8", newline="\n")
 
 
-def build_repository(dest: Path) -> GitRepo:
-    """Replay history.STEPS into a new repository at *dest*."""
+def build_repository(dest: Path, lang: str = "py") -> GitRepo:
+    """Replay the steps of *lang*'s history (history.STEPS, tskit_demo/history.STEPS) into a
+    new repository at *dest*."""
+    steps = ts_history.STEPS if lang == "ts" else history.STEPS
     repo = GitRepo(dest)
     titles: dict[str, str] = {}
-    for step in history.STEPS:
+    for step in steps:
         if isinstance(step, history.Commit):
             for change in step.changes:
                 _apply(dest, change)
@@ -265,8 +272,39 @@ def _toml_string(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def config_text(root: Path, python: str = sys.executable) -> str:
-    """bugbout.toml for a demo at *root*: commands use absolute paths, the rest is relative."""
+def language_of(root: Path) -> str:
+    """The language of the demo built at *root*: ``ts`` when its repository has a
+    package.json, else ``py``."""
+    return "ts" if (Path(root) / "repo" / "package.json").is_file() else "py"
+
+
+PROJECT = {
+    "py": (
+        "# The demo bout: five scripted contestants and one scripted examiner race on the\n"
+        "# textkit repository's past fixes. Built by examples/demo/build_demo.py.\n",
+        "[project]\n"
+        'source = "src/textkit"\n'
+        'tests = "tests"\n'
+        'repository = "repo"\n'
+        'python = "3.11"\n',
+    ),
+    "ts": (
+        "# The TypeScript demo bout: five scripted contestants and one scripted examiner race\n"
+        "# on the tskit repository's past fixes (vitest). Built by examples/demo/build_demo.py\n"
+        "# --lang ts.\n",
+        "[project]\n"
+        'language = "typescript"\n'
+        'runner = "vitest"\n'
+        'source = "src"\n'
+        'tests = "tests"\n'
+        'repository = "repo"\n',
+    ),
+}
+
+
+def config_text(root: Path, python: str = sys.executable, lang: str | None = None) -> str:
+    """bugbout.toml for a demo at *root*: commands use absolute paths, the rest is relative.
+    *lang* defaults to the language of the demo built there (:func:`language_of`)."""
     agents = Path(root).resolve() / "agents"
 
     def agent_block(table: str, name: str, extra: str = "") -> str:
@@ -281,13 +319,7 @@ def config_text(root: Path, python: str = sys.executable) -> str:
         )
 
     blocks = [
-        "# The demo bout: five scripted contestants and one scripted examiner race on the\n"
-        "# textkit repository's past fixes. Built by examples/demo/build_demo.py.\n",
-        "[project]\n"
-        'source = "src/textkit"\n'
-        'tests = "tests"\n'
-        'repository = "repo"\n'
-        'python = "3.11"\n',
+        *PROJECT[lang or language_of(root)],
         '[tasks]\nissues = "issues.jsonl"\n',
         "[run]\ntimeout = 120\n",
         *(agent_block("contestants", name) for name in PERSONAS),
@@ -296,15 +328,16 @@ def config_text(root: Path, python: str = sys.executable) -> str:
     return "\n".join(blocks)
 
 
-def write_config(root: Path, python: str = sys.executable) -> Path:
+def write_config(root: Path, python: str = sys.executable, lang: str | None = None) -> Path:
     """(Re)write ``root/bugbout.toml`` so its agent commands point into *root*."""
     path = Path(root) / "bugbout.toml"
-    path.write_text(config_text(root, python), encoding="utf-8")
+    path.write_text(config_text(root, python, lang), encoding="utf-8")
     return path
 
 
-def write_issues(path: Path) -> Path:
-    lines = (json.dumps(issue, ensure_ascii=False, sort_keys=True) for issue in ISSUES)
+def write_issues(path: Path, lang: str = "py") -> Path:
+    issues = TS_ISSUES if lang == "ts" else ISSUES
+    lines = (json.dumps(issue, ensure_ascii=False, sort_keys=True) for issue in issues)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return path
 
@@ -316,8 +349,11 @@ def copy_agents(dest: Path) -> Path:
     return dest
 
 
-def build_demo(dest: Path, *, force: bool = False) -> DemoPaths:
-    """Build the whole demo into *dest*, which must be absent or empty unless *force*."""
+def build_demo(dest: Path, *, force: bool = False, lang: str = "py") -> DemoPaths:
+    """Build the whole demo into *dest*, which must be absent or empty unless *force*;
+    *lang* ``ts`` builds the TypeScript demo (tskit) instead of textkit."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown demo language {lang!r} (one of {', '.join(LANGUAGES)})")
     dest = Path(dest).resolve()
     if dest.exists() and any(dest.iterdir()):
         if not force:
@@ -325,11 +361,16 @@ def build_demo(dest: Path, *, force: bool = False) -> DemoPaths:
         shutil.rmtree(dest)
     dest.mkdir(parents=True, exist_ok=True)
     paths = DemoPaths(dest)
-    build_repository(paths.repo)
-    write_issues(paths.issues)
+    build_repository(paths.repo, lang)
+    write_issues(paths.issues, lang)
     copy_agents(paths.agents)
-    write_config(dest)
+    write_config(dest, lang=lang)
     return paths
+
+
+def build_ts_demo(dest: Path) -> DemoPaths:
+    """:func:`build_demo` of the TypeScript demo (for a build made once, as tests do)."""
+    return build_demo(dest, lang="ts")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -339,9 +380,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("dest", type=Path, help="folder to build into (absent or empty)")
     parser.add_argument("--force", action="store_true", help="replace DEST if it has content")
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default="py",
+        help="py: textkit, a Python package (pytest); ts: tskit, a TypeScript library (vitest)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
-        paths = build_demo(args.dest, force=args.force)
+        paths = build_demo(args.dest, force=args.force, lang=args.lang)
     except FileExistsError as error:
         print(f"build_demo.py: {error}", file=sys.stderr)
         return 2

@@ -1,8 +1,9 @@
 """Build the demo afresh and run a whole bout on it, ending with the terminal report.
 
-    python examples/demo/run_demo.py DEST
+    python examples/demo/run_demo.py DEST [--lang ts]
 
-DEST is replaced by a fresh build (see build_demo.py). Then ``bugbout run`` races the
+DEST is replaced by a fresh build (see build_demo.py; ``--lang ts`` builds the TypeScript
+demo, tskit, on vitest). Then ``bugbout run`` races the
 scripted agents on the demo's tasks and ``bugbout report --format terminal`` prints the
 report. The ``bugbout`` command is the one installed beside this Python; its exit status
 is this script's exit status. It ends, on stderr, with the next commands to try and
@@ -21,7 +22,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from build_demo import build_demo
+from build_demo import LANGUAGES, build_demo
 
 
 def bugbout_command() -> str:
@@ -67,10 +68,14 @@ def main(argv: list[str] | None = None) -> int:
         description="Build the demo into DEST (replacing it) and run a whole bout on it.",
     )
     parser.add_argument("dest", type=Path, help="folder to build the demo into")
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default="py",
+        help="py: textkit, a Python package (pytest); ts: tskit, a TypeScript library (vitest)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     try:
         bugbout = bugbout_command()
-        paths = build_demo(args.dest, force=True)
+        paths = build_demo(args.dest, force=True, lang=args.lang)
     except (OSError, RuntimeError) as error:
         print(f"run_demo.py: {error}", file=sys.stderr)
         return 1

@@ -39,6 +39,12 @@ TASKS = (
         27, "camelCase first word", ("User Name", "UserName"), "src/textkit/cases.py", "camel_case"
     ),
     Task(29, "hyphenated words", ("a well-known fact",), "src/textkit/counting.py", "word_count"),
+    # The TypeScript demo's (tskit, built with --lang ts); their answers are in _tskit.py.
+    Task(35, "truncation width", ("hello wo...",), "src/strings.ts", "truncate"),
+    Task(37, "accents in slugs", ("Déjà Vu", "d-j-vu"), "src/strings.ts", "slugify"),
+    Task(39, "lone punctuation", ("ready, set - go!",), "src/words.ts", "wordCount"),
+    Task(45, "camelCase first word", ("Order Total", "OrderTotal"), "src/cases.ts", "camelCase"),
+    Task(47, "hyphenated words", ("a state-of-the-art tool",), "src/words.ts", "wordCount"),
 )
 
 
@@ -97,6 +103,31 @@ class Checkout:
         while end > start + 1 and not lines[end - 1].strip():
             end -= 1
         self.files[path] = "".join([*lines[:start], new.rstrip("\n") + "\n", *lines[end:]])
+
+    def replace_ts_function(self, path: str, name: str, new: str) -> None:
+        """Swap the top-level TypeScript function *name* (its one-line ``/** doc */``, then
+        ``export function name(`` to its closing ``}`` at the start of a line) for *new*."""
+        lines = self.read(path).splitlines(keepends=True)
+        heads = (f"export function {name}(", f"export function {name}<", f"function {name}(")
+        starts = [i for i, line in enumerate(lines) if line.startswith(heads)]
+        if len(starts) != 1:
+            raise Unexpected(f"{path}: expected one function {name}()")
+        start = starts[0]
+        if start and lines[start - 1].startswith("/**"):  # its one-line doc comment goes too
+            start -= 1
+        end = next((i for i in range(start, len(lines)) if lines[i].rstrip() == "}"), None)
+        if end is None:
+            raise Unexpected(f"{path}: function {name}() has no closing brace")
+        self.files[path] = "".join([*lines[:start], new.rstrip("\n") + "\n", *lines[end + 1 :]])
+
+    def insert_after(self, path: str, line_start: str, addition: str) -> None:
+        """Insert *addition* after the one line of *path* that starts with *line_start*."""
+        lines = self.read(path).splitlines(keepends=True)
+        found = [i for i, line in enumerate(lines) if line.startswith(line_start)]
+        if len(found) != 1:
+            raise Unexpected(f"{path}: expected one line starting {line_start!r}")
+        lines.insert(found[0] + 1, addition)
+        self.files[path] = "".join(lines)
 
     def ensure_import(self, path: str, statement: str) -> None:
         """Add ``import x`` after the module's last top-level import, unless it is there."""

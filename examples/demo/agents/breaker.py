@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit_tricks import BREAKER
 
 
 def slug_accents(task: Task, co: Checkout) -> None:
@@ -92,6 +93,12 @@ if __name__ == "__main__":
     sys.exit(
         run(
             "breaker",
-            {11: slug_accents, 17: truncation_width, 21: lone_punctuation, 27: camel_first_word},
+            {
+                11: slug_accents,
+                17: truncation_width,
+                21: lone_punctuation,
+                27: camel_first_word,
+                **BREAKER,
+            },
         )
     )

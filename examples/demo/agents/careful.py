@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit import CAREFUL
 
 
 def slug_accents(task: Task, co: Checkout) -> None:
@@ -155,6 +156,7 @@ if __name__ == "__main__":
                 21: lone_punctuation,
                 27: camel_first_word,
                 29: hyphenated_words,
+                **CAREFUL,
             },
         )
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit import EXAMINER
 
 REPRODUCTIONS = {
     11: (
@@ -48,4 +49,4 @@ def reproduce(task: Task, co: Checkout) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(run("examiner", dict.fromkeys(REPRODUCTIONS, reproduce)))
+    sys.exit(run("examiner", {**dict.fromkeys(REPRODUCTIONS, reproduce), **EXAMINER}))

@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit import CAREFUL
 from careful import (
     camel_first_word,
     hyphenated_words,
@@ -39,6 +40,7 @@ FIXES = {
     21: lone_punctuation,
     27: camel_first_word,
     29: hyphenated_words,
+    **CAREFUL,
 }
 
 

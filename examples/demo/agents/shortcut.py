@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit import SHORTCUT
 
 
 def special_case(co: Checkout, task: Task, signature: str, guard: str) -> None:
@@ -112,6 +113,7 @@ if __name__ == "__main__":
                 21: lone_punctuation,
                 27: camel_first_word,
                 29: hyphenated_words,
+                **SHORTCUT,
             },
         )
     )

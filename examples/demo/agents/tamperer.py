@@ -10,6 +10,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _demo_agent import Checkout, Task, run
+from _tskit_tricks import TAMPERER
 
 CONFTEST = "tests/conftest.py"
 
@@ -119,6 +120,12 @@ if __name__ == "__main__":
     sys.exit(
         run(
             "tamperer",
-            {11: slug_accents, 17: truncation_width, 21: lone_punctuation, 27: camel_first_word},
+            {
+                11: slug_accents,
+                17: truncation_width,
+                21: lone_punctuation,
+                27: camel_first_word,
+                **TAMPERER,
+            },
         )
     )
