@@ -1,6 +1,7 @@
 """Strength of a node oracle measured with real vitest runs of the fixture project:
 node's mutants written into the file, the task's test file run, killed or survived, the
-fix's hunk reverted; the coverage as the runner gives it."""
+fix's hunk reverted; the coverage as the runner gives it. On vitest (TypeScript) and jest
+(JavaScript)."""
 
 from __future__ import annotations
 
@@ -17,10 +18,7 @@ from support.node import checkout_of, node_env
 
 pytestmark = pytest.mark.slow
 
-TEST = """\
-import { expect, it } from 'vitest';
-import { clamp } from '../src/math';
-
+BODY = """
 it('caps at the high end', () => {
   expect(clamp(20, 0, 10)).toBe(10);
 });
@@ -30,8 +28,21 @@ it('keeps a value inside', () => {
 });
 """
 
-F2P = "tests/clamp.test.ts > caps at the high end"
-P2P = "tests/clamp.test.ts > keeps a value inside"
+#: By runner: the fixture, its test file, the file's head, the source file.
+PROJECTS = {
+    "vitest": (
+        "node-vitest",
+        "tests/clamp.test.ts",
+        "import { expect, it } from 'vitest';\nimport { clamp } from '../src/math';\n",
+        "src/math.ts",
+    ),
+    "jest": (
+        "node-jest",
+        "__tests__/clamp.test.js",
+        "const { clamp } = require('../src/math');\n",
+        "src/math.js",
+    ),
+}
 
 
 @pytest.fixture
@@ -42,23 +53,26 @@ def sandbox() -> Sandbox:
         pytest.skip(f"bubblewrap cannot start here: {exc}")
 
 
-def reference_patch(fixed: str) -> str:
+def reference_patch(path: str, fixed: str) -> str:
     """The fix: the high end's check added to clamp."""
     lines = fixed.splitlines(keepends=True)
     start = next(i for i, line in enumerate(lines) if "value > high" in line)
     before = lines[:start] + lines[start + 3 :]
-    diff = difflib.unified_diff(before, lines, "a/src/math.ts", "b/src/math.ts")
-    return "diff --git a/src/math.ts b/src/math.ts\n" + "".join(diff)
+    diff = difflib.unified_diff(before, lines, f"a/{path}", f"b/{path}")
+    return f"diff --git a/{path} b/{path}\n" + "".join(diff)
 
 
+@pytest.mark.parametrize("name", sorted(PROJECTS))
 def test_node_strength_with_real_runs(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, sandbox: Sandbox
+    name: str, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, sandbox: Sandbox
 ) -> None:
-    env = node_env(tmp_path_factory, "node-vitest")
-    folder = checkout_of("node-vitest", tmp_path / "after")
-    (folder / "tests/clamp.test.ts").write_text(TEST)
-    fixed = (folder / "src/math.ts").read_text()
-    runner = runner_named("vitest")
+    fixture, test_file, head, source = PROJECTS[name]
+    env = node_env(tmp_path_factory, fixture)
+    folder = checkout_of(fixture, tmp_path / "after")
+    (folder / test_file).write_text(head + BODY)
+    fixed = (folder / source).read_text()
+    runner = runner_named(name)
+    f2p, p2p = f"{test_file} > caps at the high end", f"{test_file} > keeps a value inside"
     (tmp_path / "logs").mkdir()
 
     def run(checkout: Path, env: Any, targets: list[str], **options: Any) -> TestRun:
@@ -68,15 +82,15 @@ def test_node_strength_with_real_runs(
     measuring = StrengthRun(
         folder=folder,
         env=env,  # type: ignore[arg-type]
-        modules=["tests/clamp.test.ts"],
-        fail_to_pass=[F2P],
-        pass_to_pass=[P2P],
+        modules=[test_file],
+        fail_to_pass=[f2p],
+        pass_to_pass=[p2p],
         run=run,
         logs=tmp_path / "logs",
         thresholds=Thresholds(),
     )
-    strength = measuring.measure(reference_patch(fixed))
-    assert (folder / "src/math.ts").read_text() == fixed
+    strength = measuring.measure(reference_patch(source, fixed))
+    assert (folder / source).read_text() == fixed
     mutation = strength["mutation"]
     # Lines 9-10: `value > high` -> `>=` survives (clamp(20) and clamp(5) cannot tell);
     # the negated condition and `return undefined` are killed; so is the reverted hunk.
