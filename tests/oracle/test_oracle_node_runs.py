@@ -1,7 +1,7 @@
-"""Strength of a node oracle measured with real vitest runs of the fixture project:
-node's mutants written into the file, the task's test file run, killed or survived, the
-fix's hunk reverted; the coverage as the runner gives it. On vitest (TypeScript) and jest
-(JavaScript)."""
+"""A node oracle with real runs of the fixture projects: its sides and lists, and its
+strength - node's mutants written into the file, the task's test file run, killed or
+survived, the fix's hunk reverted; the coverage as the runner gives it. On vitest
+(TypeScript) and jest (JavaScript)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,13 @@ from typing import Any
 
 import pytest
 from bb_core.errors import SandboxUnavailable
+from bb_core.git import open_repo
 from bb_core.sandbox import Sandbox, get_sandbox
-from bb_core.testrun import TestRun, runner_named
+from bb_core.testrun import TestRun, run_tests, runner_named
+from bb_oracle.settings import OracleSettings
+from bb_oracle.sides import plan_sides
 from bb_oracle.strength import StrengthRun, Thresholds
+from bb_oracle.work import OracleWork, _Counter
 from support.node import checkout_of, node_env
 
 pytestmark = pytest.mark.slow
@@ -81,7 +85,7 @@ def test_node_strength_with_real_runs(
 
     measuring = StrengthRun(
         folder=folder,
-        env=env,  # type: ignore[arg-type]
+        env=env,
         modules=[test_file],
         fail_to_pass=[f2p],
         pass_to_pass=[p2p],
@@ -103,3 +107,33 @@ def test_node_strength_with_real_runs(
         assert coverage["error"].startswith("coverage wrote no result")
     else:
         assert (coverage["changed_lines"], coverage["covered"]) == (2, 2)
+
+
+def test_a_node_oracle_from_both_sides(
+    git_repo: Any, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, sandbox: Sandbox
+) -> None:
+    """A vitest fix's oracle, as for Python: its test file run twice on each side,
+    FAIL_TO_PASS and PASS_TO_PASS from the runs, then its strength."""
+    env = node_env(tmp_path_factory, "node-vitest")
+    root = checkout_of("node-vitest", tmp_path / "fixture")
+    files = {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file()}
+    fixed = files["src/math.ts"]
+    broken = fixed.replace("  if (value > high) {\n    return high;\n  }\n", "")
+    repo = git_repo("math")
+    base = repo.commit({**files, "src/math.ts": broken}, "Math")
+    _, test_file, head, _ = PROJECTS["vitest"]
+    fix = repo.commit({"src/math.ts": fixed, test_file: head + BODY}, "Cap clamp")
+    task = {
+        "id": "math-1", "base_commit": base, "fix_commit": fix, "source": "src",
+        "tests": "tests", "source_files": ["src/math.ts"], "test_files": [test_file],
+        "reference_patch": reference_patch("src/math.ts", fixed),
+    }  # fmt: skip
+    work = OracleWork(bench=None, settings=OracleSettings(), runner=run_tests)  # type: ignore[arg-type]
+    with open_repo(repo.path) as opened:
+        sides = plan_sides(opened, task)  # type: ignore[arg-type]
+        assert sides.modules == (test_file,)
+        oracle = work.compute(task, opened, sides, env, sandbox, "k" * 16, _Counter())  # type: ignore[arg-type]
+    assert oracle["fail_to_pass"] == [f"{test_file} > caps at the high end"]
+    assert oracle["pass_to_pass"] == [f"{test_file} > keeps a value inside"]
+    assert oracle["repeat"] == 2 and oracle["test_modules"] == [test_file]
+    assert oracle["strength"]["mutation"]["candidates"] == 3
