@@ -164,6 +164,9 @@ def test_python_tasks_keep_python_rules() -> None:
         assert keep(path) == plain(path)
     assert keep("pkg/a.test.ts")  # a Python project's JavaScript is its source
     assert is_node_task({"source_files": ["src/a.ts"], "test_files": ["src/a.test.ts"]})
+    # Any Python file keeps a record without a language Python's: a Python project's fix
+    # that also touched its JavaScript is never read by node's rules.
+    assert not is_node_task({"source_files": ["pkg/a.py", "pkg/static/a.js", "pkg/b.js"]})
     assert is_node_task({"language": "typescript", "source_files": []})
     assert not is_node_task({"language": "python", "source_files": ["src/a.ts"]})
 
