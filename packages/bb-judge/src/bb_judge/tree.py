@@ -8,7 +8,7 @@ the fix unconditionally (a file the patch added at one is removed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -25,7 +25,7 @@ from bb_core.records.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
 from bb_core.store.scratch import remove_tree
 
 from bb_judge.grading import task_filter
-from bb_judge.manifest import allowed_manifests
+from bb_judge.manifest import MANIFEST, allowed_manifests
 
 
 @dataclass
@@ -69,14 +69,30 @@ def protected_paths(task: Task) -> list[str]:
     return sorted({*task.get("protected_paths", ()), *task.get("test_files", ())})
 
 
-def prepare(repo: Repo, task: Task, patch: str, dest: Path) -> Outcome:
-    """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
+def prepare(
+    repo: Repo,
+    task: Task,
+    patch: str,
+    dest: Path,
+    runner_protected: Callable[[Path], Sequence[str]] | None = None,
+) -> Outcome:
+    """Write the tree a patch is scored on into *dest*; PatchError when it does not apply.
+
+    *runner_protected*: for a node task, the runner's
+    :meth:`~bb_core.testrun.runner.TestRunner.protected`, read from the base tree - its
+    configuration files and the setup files they name (paths or ``fnmatch`` patterns) are
+    never applied either. The ``package.json`` it names is left to the manifest's own
+    rule (:mod:`bb_judge.manifest`): an edit of other keys than the tests' is applied."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
-    in_package = task_filter(task, protected)
+    kept_out = protected
+    if runner_protected is not None and is_node_task(task):
+        named = [p for p in runner_protected(dest) if PurePosixPath(p).name != MANIFEST]
+        kept_out = sorted({*protected, *named})
+    in_package = task_filter(task, kept_out)
     links = outside_links(patch, dest)
     manifests = (
-        allowed_manifests(patch, dest, task["source"], protected)
+        allowed_manifests(patch, dest, task["source"], kept_out)
         if patch.strip() and is_node_task(task)
         else set()
     )
