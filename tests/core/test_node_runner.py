@@ -243,3 +243,58 @@ def test_a_run_without_canaries_is_not_collected_twice(project: Project) -> None
     run = project.run(canaries=False)
     assert run.problem is None and not run.tampered
     assert not list(project.logs.glob("*.collection.log"))
+
+
+def test_a_test_past_its_time_limit_fails(project: Project) -> None:
+    """An async test that never settles is failed by the runner's own --testTimeout."""
+    project.write_test("waits", 'it("never settles", () => new Promise(() => {}));\n')
+    waits = project.id("waits", "never settles")
+    run = project.run([project.tests + "/waits" + project.suffix], test_timeout=1)
+    assert run.problem is None
+    assert run.outcomes == {waits: "failed"}
+    assert run.timeouts == [waits]
+
+
+def test_a_test_that_cannot_be_interrupted_is_stopped_and_the_run_goes_on(
+    project: Project,
+) -> None:
+    """A synchronous loop: its process is killed, the test failed for its time limit, and
+    the tests around it run in a new process."""
+    project.write_test(
+        "loops",
+        'it("before", () => {});\n'
+        'it("spins", () => { while (true) {} });\n'
+        'it("after", () => {});\n',
+    )
+    run = project.run(test_timeout=3)
+    spins = project.id("loops", "spins")
+    assert run.problem is None and not run.timed_out, run.problem
+    assert run.outcomes[spins] == "failed" and run.timeouts == [spins]
+    assert run.outcomes[project.id("loops", "before")] == "passed"
+    assert run.outcomes[project.id("loops", "after")] == "passed"
+    assert run.outcomes[project.id("math", "add", "adds two numbers")] == "passed"
+    assert run.attempts >= 2
+
+
+def test_the_whole_run_is_killed_at_its_deadline(project: Project) -> None:
+    """No per-test limit and a loop: the run is killed at its deadline; what was reported
+    keeps its outcome, everything else is an error."""
+    project.write_test("loops", 'it("spins", () => { while (true) {} });\n')
+    wanted = [project.id("loops", "spins"), *(project.id("math", *names) for names in ALL[:3])]
+    run = project.run(nodeids=wanted, timeout=40, test_timeout=None, canaries=False)
+    assert run.timed_out and run.exit_code is None
+    assert run.outcomes[project.id("loops", "spins")] == "error"
+    expected = {project.id("math", *names): "passed" for names in ALL[:3]}
+    for test_id, outcome in expected.items():
+        assert run.outcomes[test_id] in (outcome, "error")
+
+
+def test_a_runner_that_does_not_exit_after_its_run_is_ended(project: Project) -> None:
+    """jest in one process keeps running for a timer a test left behind: it is ended
+    once it reported the end of its run, and the outcomes stand."""
+    if project.runner.name != "jest":
+        pytest.skip("vitest ends its workers, and itself, at the end of a run")
+    project.write_test("timer", 'it("leaves a timer", () => { setInterval(() => {}, 1000); });\n')
+    run = project.run(extra_args=["--runInBand"], canaries=False)
+    assert run.lingered and run.problem is None
+    assert run.outcomes[project.id("timer", "leaves a timer")] == "passed"

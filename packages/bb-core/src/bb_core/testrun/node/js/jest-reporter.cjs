@@ -1,7 +1,7 @@
 'use strict';
 // bugbout's jest reporter: one authenticated report line per test, on bugbout's channel
 // (channel.cjs), with the same lines as the vitest reporter: `session`, `start`, `test`,
-// `module`, `collected`, `finish`.
+// `module`, `file`, `collected`, `finish`.
 const { emit, text, testId } = require('./channel.cjs');
 
 const TIMEOUT = /Exceeded timeout of \d+ ?ms/;
@@ -47,6 +47,7 @@ class BugboutJestReporter {
   }
 
   onTestResult(test, testResult) {
+    emit({ event: 'file', path: testId(cwd, test.path, []) });
     for (const result of testResult.testResults ?? []) {
       this.ids.push(testId(cwd, test.path, [...result.ancestorTitles, result.title]));
       this.report(test.path, result);
