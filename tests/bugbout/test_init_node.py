@@ -207,3 +207,14 @@ def test_wanted_node_reads_node_version_files(tmp_path: Path) -> None:
 )
 def test_satisfies_simple_ranges(version: str, wanted: str, expected: bool | None) -> None:
     assert satisfies(version, wanted) is expected
+
+
+def test_tests_beside_the_source_are_looked_for_there(tmp_path: Path) -> None:
+    tree = {
+        "package.json": {"devDependencies": {"vitest": "4"}},
+        "src/a.ts": "",
+        "src/a.test.ts": "",
+    }
+    layout = layout_of(tmp_path, tree)
+    assert (layout.tests, layout.tests_found) == ("src", False)
+    assert 'tests = "src"   # no test folder: tests beside the source' in config_text(layout)
