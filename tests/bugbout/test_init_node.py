@@ -218,3 +218,18 @@ def test_tests_beside_the_source_are_looked_for_there(tmp_path: Path) -> None:
     layout = layout_of(tmp_path, tree)
     assert (layout.tests, layout.tests_found) == ("src", False)
     assert 'tests = "src"   # no test folder: tests beside the source' in config_text(layout)
+
+
+def test_coverage_include_is_not_the_suite(tmp_path: Path) -> None:
+    # remeda's layout: tests beside the code, vitest's include left at its default, and
+    # coverage's include naming the source files.
+    files = {
+        **VITEST_TS,
+        "vitest.config.ts": (
+            "import { defineConfig } from 'vitest/config'\n"
+            "export default defineConfig({ test: { globals: true,\n"
+            "  coverage: { include: ['src/**'], exclude: ['src/index.ts'] } } })\n"
+        ),
+    }
+    node = layout_of(tmp_path, files).node
+    assert node.test_files == ()

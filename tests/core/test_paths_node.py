@@ -87,3 +87,16 @@ def test_a_computed_or_broken_configuration_gives_no_globs() -> None:
         "vitest.config.mjs": b"export default { test: { include: [`${dir}/**`] } ",
     }
     assert read_includes(files.get) == ()
+
+
+def test_coverage_include_names_no_tests() -> None:
+    # remeda's vitest.config.ts at 878206eb: coverage's include is inside test, yet names
+    # the source files coverage measures; vitest's own include keeps its default.
+    config = (
+        b'import { defineConfig } from "vitest/config";\n'
+        b"export default defineConfig({ test: { globals: true,\n"
+        b'  coverage: { include: ["src/**"], exclude: ["src/index.ts"] } } });\n'
+    )
+    assert read_includes({"vitest.config.ts": config}.get) == ()
+    both = config.replace(b"globals: true,", b'include: ["src/**/*.test.ts"],')
+    assert read_includes({"vitest.config.ts": both}.get) == ("src/**/*.test.ts",)

@@ -15,12 +15,14 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bb_core.config import NODE_TEST_FILES
 from bb_core.envs.nodebuild import package_manager_of
+from bb_core.paths.node import read_includes
 
 #: Folders that never hold the project's own code or tests.
 SKIPPED = frozenset({"node_modules", "dist", "build", "coverage", "out", ".git", ".next"})
@@ -184,7 +186,7 @@ def runner_globs(
     """The test globs the runner's configuration gives as a literal list, and where."""
     if runner == "vitest":
         for config in [*_configs(root, "vitest.config"), *_configs(root, "vite.config")]:
-            found = _literal_list(_read(config), "include")
+            found = read_includes(_reader(config))
             if found:
                 return tuple(found), f"{config.name} include"
     if runner == "jest":
@@ -278,6 +280,15 @@ def _all_hold(have: tuple[int, ...], clauses: list[str]) -> bool | None:
         if not holds:
             return False
     return True
+
+
+def _reader(config: Path) -> Callable[[str], bytes | None]:
+    """A reader of the one configuration file *config*, as read_includes reads a tree."""
+
+    def read(name: str) -> bytes | None:
+        return config.read_bytes() if name == config.name else None
+
+    return read
 
 
 def _read(path: Path) -> str:

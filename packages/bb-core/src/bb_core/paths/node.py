@@ -267,10 +267,12 @@ def _key(pair: Any) -> str:
 
 
 def _within(node: Any, key: str) -> bool:
+    """Whether the nearest pair holding *node* is *key*'s: ``test: {include}``, not
+    ``test: {coverage: {include}}`` (coverage's include names source files)."""
     parent = node.parent
     while parent is not None:
-        if parent.type == "pair" and _key(parent) == key:
-            return True
+        if parent.type == "pair":
+            return _key(parent) == key
         parent = parent.parent
     return False
 
