@@ -208,3 +208,28 @@ def test_hidden_modules_of_node_ids() -> None:
     oracle = {"fail_to_pass": ["src/a.test.ts > sum > adds"], "pass_to_pass": ["b.test.js > x"]}
     node = {"source_files": ["src/a.ts"], "oracle": oracle}
     assert hidden_modules(node) == ["b.test.js", "src/a.test.ts"]  # type: ignore[arg-type]
+
+
+def test_the_runners_protected_configuration_is_never_applied(
+    node_repo: Any, tmp_path: Path
+) -> None:
+    """What the runner's protected() names in the base tree (a setup file its
+    configuration names, by pattern) is kept out, beside the conventions."""
+    edit = {"src/helpers/env.ts": "globalThis.x = 1;\n", **FIX}
+    node_repo.commit({"src/helpers/env.ts": "export {};\n"}, "A setup helper")
+    patch = diff(node_repo, edit)
+    seen: list[Path] = []
+
+    def protected(tree: Path) -> list[str]:
+        seen.append(tree)
+        assert (tree / "vitest.config.ts").is_file()  # read from the base tree
+        return ["vitest.config.ts", "src/helpers/*.ts"]
+
+    with open_repo(node_repo.path) as opened:
+        outcome = prepare(opened, task(node_repo), patch, tmp_path / "t", protected)  # type: ignore[arg-type]
+    assert outcome.applied == ["src/sum.ts"]
+    assert seen == [tmp_path / "t"]
+    python = {**task(node_repo), "source_files": ["src/a.py"]}
+    with open_repo(node_repo.path) as opened:
+        prepare(opened, python, patch, tmp_path / "p", protected)  # type: ignore[arg-type]
+    assert seen == [tmp_path / "t"]  # a Python task never asks

@@ -13,6 +13,8 @@ import pytest
 from bb_core.envs.node import NodeEnv
 from bb_core.patch import split_patch
 from bb_core.testrun import runner
+from bb_race.authored import authored_node_tests
+from bb_race.footprint import leave_out
 from bb_race.project_tests import ProjectTests
 from bb_race.prompt import build_prompt
 from bb_race.tried import edits_to_tests
@@ -143,3 +145,33 @@ def test_edits_of_the_maintainers_node_tests_are_found() -> None:
 
 def test_without_an_environment_a_node_task_is_told_npm_test() -> None:
     assert ProjectTests(bench_with(None)).command(node_task()) == "npm test"  # type: ignore[arg-type]
+
+
+def test_an_attempts_node_test_files(tmp_path: Path) -> None:
+    """Its test files by the conventions that it left on disk; no snapshot, no mock."""
+    (tmp_path / "src/__snapshots__").mkdir(parents=True)
+    (tmp_path / "src/sum.test.ts").write_text("it('adds', () => {});\n")
+    (tmp_path / "src/__snapshots__/sum.test.ts.snap").write_text("x")
+    paths = ["src/sum.test.ts", "src/__snapshots__/sum.test.ts.snap", "src/gone.test.ts"]
+    assert authored_node_tests(paths, tmp_path) == ["src/sum.test.ts"]
+
+
+def test_a_node_checkout_gets_the_install_linked_and_left_out(tmp_path: Path) -> None:
+    """The prompt's command finds the runner in the checkout's node_modules, a link to
+    the environment's install that is never part of the agent's patch."""
+    (tmp_path / "install/node_modules/vitest").mkdir(parents=True)
+    env = NodeEnv(node=Path("/usr/bin/node"), root=tmp_path / "install", key="k", runner="vitest")
+    work = tmp_path / "work"
+    work.mkdir()
+    tests = ProjectTests(bench_with(env))  # type: ignore[arg-type]
+    assert tests.install(node_task(), work) == ["node_modules"]
+    assert (work / "node_modules").resolve() == tmp_path / "install/node_modules"
+    assert tests.install(node_task(), work) == []  # already there: left alone
+    left_out = leave_out(work, laid=["node_modules"])
+    assert left_out("node_modules") and left_out("node_modules/vitest/index.js")
+    assert not left_out("src/sum.ts") and not left_out("node_modules_x")
+    python = SimpleNamespace(python=Path("/usr/bin/python3"), root=None)
+    plain = tmp_path / "python-work"
+    plain.mkdir()
+    assert ProjectTests(bench_with(python)).install({"source_files": ["a.py"]}, plain) == []  # type: ignore[arg-type]
+    assert list(plain.iterdir()) == []

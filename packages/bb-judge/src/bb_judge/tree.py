@@ -8,7 +8,7 @@ the fix unconditionally (a file the patch added at one is removed).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -69,14 +69,28 @@ def protected_paths(task: Task) -> list[str]:
     return sorted({*task.get("protected_paths", ()), *task.get("test_files", ())})
 
 
-def prepare(repo: Repo, task: Task, patch: str, dest: Path) -> Outcome:
-    """Write the tree a patch is scored on into *dest*; PatchError when it does not apply."""
+def prepare(
+    repo: Repo,
+    task: Task,
+    patch: str,
+    dest: Path,
+    runner_protected: Callable[[Path], Sequence[str]] | None = None,
+) -> Outcome:
+    """Write the tree a patch is scored on into *dest*; PatchError when it does not apply.
+
+    *runner_protected*: for a node task, the runner's
+    :meth:`~bb_core.testrun.runner.TestRunner.protected`, read from the base tree - its
+    configuration files and the setup files they name (paths or ``fnmatch`` patterns) are
+    never applied either."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
-    in_package = task_filter(task, protected)
+    kept_out = protected
+    if runner_protected is not None and is_node_task(task):
+        kept_out = sorted({*protected, *runner_protected(dest)})
+    in_package = task_filter(task, kept_out)
     links = outside_links(patch, dest)
     manifests = (
-        allowed_manifests(patch, dest, task["source"], protected)
+        allowed_manifests(patch, dest, task["source"], kept_out)
         if patch.strip() and is_node_task(task)
         else set()
     )

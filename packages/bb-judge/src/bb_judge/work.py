@@ -31,7 +31,7 @@ from bb_core.records.kinds import Task
 from bb_core.store import home_dir, scratch
 from bb_core.store.scratch import area_root, scratch_dir
 from bb_core.tamper.twins import Twin
-from bb_core.testrun import TestRun
+from bb_core.testrun import TestRun, runner_for
 from bb_core.testrun.touched import Touched, touched_lines
 
 from bb_judge.score import resolves
@@ -113,7 +113,13 @@ class JudgeWork:
         """*patch*'s outcome on the task's hidden tests."""
         with checkout(str(task["id"])) as dest:
             try:
-                outcome = prepare(self.bench.repo(task), task, patch, dest)
+                outcome = prepare(
+                    self.bench.repo(task),
+                    task,
+                    patch,
+                    dest,
+                    getattr(runner_for(env), "protected", None),
+                )
             except PatchError as exc:
                 return Outcome(error=f"the patch does not apply: {exc}")
             log = home_dir("logs", "judge", str(task["id"])) / f"{key[:16]}.log"

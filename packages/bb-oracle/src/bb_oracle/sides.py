@@ -10,7 +10,6 @@ removed by the next run (each folder's name carries the process id that made it)
 from __future__ import annotations
 
 import contextlib
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from bb_core.git import Repo
 from bb_core.lang import is_js_source
 from bb_core.paths.discovery import names_at
+from bb_core.paths.node import glob_match
 from bb_core.paths.node_protected import is_node_task, is_node_test_module
 from bb_core.records.kinds import Task
 from bb_core.store import scratch
@@ -78,63 +78,13 @@ def plan_sides(repo: Repo, task: Task, test_files: Sequence[str] | None = None) 
 
 
 def node_modules(files: Iterable[str], globs: Sequence[str] | None = None) -> tuple[str, ...]:
-    """The node test files among *files*: by *globs* (``**`` spans folders, as the runners'
-    include globs do) when given, else by the conventions; sorted."""
+    """The node test files among *files*: by the runner's include *globs*
+    (:func:`bb_core.paths.node.glob_match`) when given, else by the conventions; sorted."""
     if globs:
-        patterns = [_glob(g) for g in globs]
         return tuple(
-            sorted(p for p in files if is_js_source(p) and any(r.match(p) for r in patterns))
+            sorted(p for p in files if is_js_source(p) and any(glob_match(p, g) for g in globs))
         )
     return tuple(sorted(p for p in files if is_node_test_module(p)))
-
-
-def _glob(pattern: str) -> re.Pattern[str]:
-    """A runner's include glob as a regular expression (see :func:`_glob_part`)."""
-    return re.compile(_glob_part(pattern.removeprefix("./")) + r"\Z")
-
-
-def _closing(pattern: str, start: int) -> int:
-    """The index of the ``)`` that closes the ``(`` at *start* (or the end)."""
-    depth = 0
-    for at in range(start, len(pattern)):
-        depth += {"(": 1, ")": -1}.get(pattern[at], 0)
-        if depth == 0:
-            return at
-    return len(pattern)
-
-
-def _glob_part(pattern: str) -> str:
-    """``**/`` any folders, ``*`` and ``?`` within a name, ``[jt]`` a class, ``{a,b}`` and
-    the extglobs ``?(a|b)``, ``*(..)``, ``+(..)``, ``@(..)`` as micromatch reads them
-    (``!(..)`` as any name)."""
-    out, i = "", 0
-    while i < len(pattern):
-        char = pattern[i]
-        if char in "?*+@!" and pattern.startswith("(", i + 1):
-            end = _closing(pattern, i + 1)
-            inner = "|".join(_glob_part(a) for a in pattern[i + 2 : end].split("|"))
-            out += "[^/]*" if char == "!" else f"(?:{inner})" + {"@": ""}.get(char, char)
-            i = end + 1
-        elif pattern.startswith("**/", i):
-            out, i = out + "(?:.*/)?", i + 3
-        elif pattern.startswith("**", i):
-            out, i = out + ".*", i + 2
-        elif char == "*":
-            out, i = out + "[^/]*", i + 1
-        elif char == "?":
-            out, i = out + "[^/]", i + 1
-        elif char == "[" and "]" in pattern[i + 1 :]:
-            end = pattern.index("]", i + 1)
-            body = pattern[i + 1 : end]
-            body = "^" + body[1:] if body.startswith("!") else body
-            out, i = out + f"[{body.replace(chr(92), chr(92) * 2)}]", end + 1
-        elif char == "{" and "}" in pattern[i:]:
-            end = pattern.index("}", i)
-            choices = pattern[i + 1 : end].split(",")
-            out, i = out + "(?:" + "|".join(_glob_part(c) for c in choices) + ")", end + 1
-        else:
-            out, i = out + re.escape(char), i + 1
-    return out
 
 
 def checkouts_root() -> Path:

@@ -46,8 +46,9 @@ def collect_tests(path: str, source: bytes | str, names: TestNames = DEFAULT) ->
 
 def authored_node_tests(test_paths: list[str], work: Path) -> list[str]:
     """The node test files among *test_paths* that exist in *work*
-    (:func:`bb_core.paths.node_protected.is_node_test_module`). Their tests are not listed:
-    every test in an author's files is its (an empty ``tests`` list says so)."""
+    (:func:`bb_core.paths.node_protected.is_node_test_module`). Their tests are not listed
+    by id (the parser of test definitions is bb-mine's): every test in an author's files
+    is its, as an empty ``tests`` list says."""
     return [
         rel
         for rel in test_paths

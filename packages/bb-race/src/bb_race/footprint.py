@@ -16,7 +16,7 @@ part of the patch whenever the agent changes it, whatever the rules say.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,11 +110,18 @@ def _json(value: Any) -> bytes:
     return orjson.dumps(value)
 
 
-def leave_out(base: Path, footprint: frozenset[str] = frozenset()) -> Callable[[str], bool]:
-    """Whether a file new in an agent's tree is no part of its patch."""
+def leave_out(
+    base: Path, footprint: frozenset[str] = frozenset(), *, laid: Sequence[str] = ()
+) -> Callable[[str], bool]:
+    """Whether a file new in an agent's tree is no part of its patch: ignored by the base
+    tree's .gitignore, made by the test command, or laid there by bugbout (*laid*: a node
+    project's ``node_modules`` link, and anything under it)."""
     ignores = GitIgnores.of(base)
+    tops = frozenset(laid)
 
     def left_out(path: str) -> bool:
+        if tops and (path in tops or path.split("/", 1)[0] in tops):
+            return True
         return path in footprint or ignores.ignored(path)
 
     return left_out

@@ -107,6 +107,23 @@ class ProjectTests:
         steps = [f"( {shown(c)} )" if isinstance(c, str) else shown(c) for c in env.setup]
         return " && ".join([*steps, command])
 
+    def install(self, task: Mapping[str, Any], work: Path) -> list[str]:
+        """Lay a node project's install into the agent's checkout *work*: ``node_modules``
+        linked to the environment's (read-only in the sandbox: :meth:`readable` shows it
+        as such), so the command the prompt gives finds the runner; the paths made, which
+        are never part of the patch. Nothing for a Python project, or when the checkout
+        has its own ``node_modules``."""
+        try:
+            env: Any = self.env(task)
+        except BbError:
+            return []
+        modules = getattr(env, "node_modules", None)
+        target = work / "node_modules"
+        if modules is None or target.exists() or target.is_symlink():
+            return []
+        target.symlink_to(modules, target_is_directory=True)
+        return ["node_modules"]
+
     def readable(self) -> list[Path]:
         """Folders the sandbox must keep readable for the tests to run."""
         self._build()

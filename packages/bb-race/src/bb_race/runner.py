@@ -80,6 +80,10 @@ class RaceContext:
     max_disk_bytes: int = MAX_DISK_BYTES
     #: The files the test command creates on a task's base tree (see bb_race.footprint).
     footprint: Callable[[Task, str], frozenset[str]] | None = None
+    #: Lays the project's installed dependencies into an agent's checkout before it starts
+    #: (a node project's ``node_modules``, linked read-only); the paths it made, which are
+    #: no part of the patch (:meth:`bb_race.project_tests.ProjectTests.install`).
+    install: Callable[[Task, Path], list[str]] | None = None
 
 
 def run_agent(
@@ -221,6 +225,8 @@ class _Run:
     file: Path
     version: str | None
     sample: int = 1
+    #: What RaceContext.install laid into the checkout: never part of the patch.
+    installed: tuple[str, ...] = ()
 
 
 def _attempt(
@@ -239,6 +245,7 @@ def _attempt(
     sha = str(task["base_commit"])
     ctx.checkouts.materialize(location, sha, dirs.base, [])
     ctx.checkouts.materialize(location, sha, dirs.work, [])
+    installed = ctx.install(task, dirs.work) if ctx.install is not None else []
     if ctx.cancel.is_set():
         raise Cancelled()
     command = ctx.test_command(task)
@@ -246,7 +253,7 @@ def _attempt(
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
     with ExitStack() as stack:
-        run = _Run(started, command, prompt, prompt_file, version, sample)
+        run = _Run(started, command, prompt, prompt_file, version, sample, tuple(installed))
         return _run(ctx, task, agent, dirs, run, stack)
 
 
@@ -324,7 +331,8 @@ def _run(
         cap_file(dirs.logs / log, LOG_CAP)
     left = disk()
     created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
-    record = collect(task, agent, dirs, completed, stopped, leave_out(dirs.base, created))
+    left_out = leave_out(dirs.base, created, laid=run.installed)
+    record = collect(task, agent, dirs, completed, stopped, left_out)
     record["tried"], unread = attempt_tried(
         agent, dirs, task, record,
         refused=proxy.refused if proxy is not None else [],

@@ -101,6 +101,7 @@ class RaceWork:
                     footprint=footprints.of,
                     repository=self.bench.location,
                     test_command=tests.command,
+                    install=tests.install,
                     readable=tests.readable(),
                     environ=environ,
                     secrets=secret_values(environ),

@@ -4,7 +4,8 @@ Python's rules (:mod:`bb_core.paths`) stay as they are; these are their node
 counterparts, used by the stages when a task is a node project's (:func:`is_node_task`):
 
 - :func:`is_node_test_path`: a file that belongs to the tests by the conventions both
-  vitest and jest follow: ``*.test.*`` and ``*.spec.*`` sources, anything inside a
+  vitest and jest follow, as mining reads them (:func:`bb_core.paths.node.is_node_test_file`):
+  ``*.test.*`` and ``*.spec.*`` sources, anything inside a ``test``, ``tests``,
   ``__tests__``, ``__snapshots__`` or ``__mocks__`` folder, and ``*.snap`` files.
 - :func:`in_node_test_part`: the patch splitter's rule for node projects - under the tests
   folder, or a test path by the conventions, wherever it sits (node projects keep tests
@@ -38,9 +39,7 @@ from typing import Any
 
 from bb_core.lang import JS_EXTENSIONS, is_js_source
 from bb_core.paths import FileKind, under, under_any, whole_tree
-
-#: Folders whose contents belong to the tests wherever they sit.
-NODE_TEST_FOLDERS = frozenset({"__tests__", "__snapshots__", "__mocks__"})
+from bb_core.paths.node import is_node_test_file
 
 #: File names (``fnmatch`` patterns) of the runners' and transpilers' configuration and
 #: the usual setup files, wherever they are.
@@ -102,12 +101,9 @@ def is_node_task(task: Mapping[str, Any]) -> bool:
 
 
 def is_node_test_path(path: str) -> bool:
-    """A test file by vitest's and jest's conventions (see the module's docs)."""
-    parts = path.split("/")
-    name = parts[-1]
-    if any(part in NODE_TEST_FOLDERS for part in parts[:-1]):
-        return True
-    return name.endswith(".snap") or name.endswith(_TEST_INFIXES)
+    """A test file by vitest's and jest's conventions: mining's rule
+    (:func:`bb_core.paths.node.is_node_test_file`), whatever the project configures."""
+    return is_node_test_file(path)
 
 
 def is_node_test_module(path: str) -> bool:
@@ -178,7 +174,6 @@ def node_file_kind(path: str, source: str, tests: str) -> FileKind:
 
 __all__ = [
     "NODE_CONFIG_PATTERNS",
-    "NODE_TEST_FOLDERS",
     "PACKAGE_KEYS_ALLOWED",
     "in_node_test_part",
     "is_node_config",
