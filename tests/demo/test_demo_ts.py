@@ -324,3 +324,65 @@ def test_tamperers_edits_pass_its_own_run(attempts, node_modules, tmp_path) -> N
         tree = shutil.copytree(attempts["tamperer", task.key].work, tmp_path / task.key)
         outcomes = vitest(tree, node_modules, [task.test_files[-1]])
         assert outcomes and all(o == "passed" for o in outcomes.values()), (task.key, outcomes)
+
+
+# ---------------------------------------------------------------------------------------
+# run_demo.py --lang ts
+
+STAND_IN_BUGBOUT = """#!/bin/sh
+echo "$*" >> "$(dirname "$0")/calls.log"
+case "$1" in run) exit 0 ;; esac
+echo "the report"
+"""
+
+
+def test_run_demo_builds_the_typescript_demo_then_runs_and_reports(tmp_path: Path) -> None:
+    """run_demo.py --lang ts builds tskit (package.json, the vitest config in bugbout.toml)
+    and calls the bugbout beside its Python as for textkit: run, then report."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    (bin_dir / "bugbout").write_text(STAND_IN_BUGBOUT)
+    (bin_dir / "bugbout").chmod(0o755)
+    dest = tmp_path / "demo-ts"
+    script = Path(expected.__file__).parents[1] / "run_demo.py"
+    result = subprocess.run(
+        [bin_dir / "python", script, dest, "--lang", "ts"], capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert (dest / "repo" / "package-lock.json").is_file()
+    assert tomllib.loads((dest / "bugbout.toml").read_text())["project"]["runner"] == "vitest"
+    config = dest.resolve() / "bugbout.toml"
+    assert (bin_dir / "calls.log").read_text().splitlines() == [
+        f"run --config {config} --no-report",
+        f"report --config {config} --format terminal",
+    ]
+    assert result.stdout == "the report\n"
+
+
+def test_demo_script_passes_the_language_on(tmp_path: Path) -> None:
+    """scripts/demo.sh --lang ts DEST hands DEST and the language to run_demo.py (a stand-in
+    uv records the call; setup.sh is replaced by one that does nothing)."""
+    root = Path(expected.__file__).parents[3]
+    scripts = tmp_path / "repo" / "scripts"
+    scripts.mkdir(parents=True)
+    shutil.copyfile(root / "scripts" / "demo.sh", scripts / "demo.sh")
+    (scripts / "setup.sh").write_text("")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "uv").write_text('#!/bin/sh\necho "$*" > "$(dirname "$0")/uv.log"\n')
+    (bin_dir / "uv").chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
+    for args, wanted in (
+        (["--lang", "ts", "here"], "here --lang ts"),
+        (["--lang=ts"], "demo-ts --lang ts"),
+        ([], "demo --lang py"),
+    ):
+        done = subprocess.run(
+            ["bash", scripts / "demo.sh", *args], env=env, capture_output=True, text=True,
+            check=False,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        called = (bin_dir / "uv.log").read_text().strip()
+        assert called == f"run --frozen python examples/demo/run_demo.py {wanted}"

@@ -65,3 +65,21 @@ def test_report_prints_in_the_terminal(demo_ts_run: Ran) -> None:
     )  # fmt: skip
     assert rendered.returncode == 0, rendered.stderr
     assert rendered.stdout == demo_ts_run.stdout
+
+
+def test_the_weak_oracle_is_flagged(demo_ts_run: Ran) -> None:
+    """hyphenated-words' second hunk (longestWord's loop) is needed by no FAIL_TO_PASS test:
+    its revert survives, and bb-oracle flags the task weak-oracle; no other task is weak."""
+    oracled = by_key(tasks_in(Results(demo_ts_run.results).stream("oracle")))
+    for key, task in oracled.items():
+        strength = task["oracle"]["strength"]
+        assert strength["weak"] == (key == expected.WEAK_ORACLE["task"]), key
+    strength = oracled[expected.WEAK_ORACLE["task"]]["oracle"]["strength"]
+    assert strength["flag"] == "weak-oracle"
+    hunks = [
+        f"{hunk['file']}:{hunk['lines'][0]}-{hunk['lines'][-1]}"
+        for hunk in strength["hunks"]["untested"]
+    ]
+    assert tuple(hunks) == expected.WEAK_ORACLE["untested_hunks"]
+    survivors = [s["description"] for s in strength["mutation"]["survivors"]]
+    assert set(expected.WEAK_ORACLE["survivors"]) <= set(survivors)

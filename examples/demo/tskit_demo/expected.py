@@ -171,6 +171,15 @@ HYPHENATED_WORDS = Task(
     pass_to_pass=TOKENS_P2P,
 )
 
+# The weak oracle: the fix changes the word pattern (line 3) and longestWord's loop (line
+# 21), two hunks of src/words.ts; its one new test checks only the first. bb-oracle flags
+# it weak-oracle: reverting the second hunk survives FAIL_TO_PASS, a hunk no test needs.
+WEAK_ORACLE = {
+    "task": HYPHENATED_WORDS.key,
+    "untested_hunks": ("src/words.ts:18-24",),
+    "survivors": ("words.ts:18: '@@ -18,7 +18,7 @@' reverted",),
+}
+
 SNAKE_TRAILING_ACRONYM = Task(
     key="kebab-trailing-acronym",
     title="Fix kebabCase on trailing acronyms, simplify the pattern (#33)",
