@@ -185,3 +185,23 @@ def test_the_test_command(project: Project) -> None:
     assert project.runner.test_command(project.env) == {
         "vitest": "npx vitest run", "jest": "npx jest"
     }[project.runner.name]  # fmt: skip
+
+
+def test_config_loader_only_for_the_vitest_versions_that_take_it() -> None:
+    # vitest before 3.1 stops at --configLoader as an unknown option (remeda's vitest 2
+    # and 3.0 history), so no run of such a project would ever report.
+    from bb_core.testrun.node.targets import plan_targets
+    from bb_core.testrun.node.vitest import VitestRunner
+
+    def line(version: str | None) -> list[str]:
+        versions = None if version is None else {"vitest": version}
+        plan = plan_targets(Path("/c"), ["src/a.test.ts"])
+        return VitestRunner().argv(Path("/n"), Path("/c"), plan, None, (), versions)
+
+    assert "--configLoader=runner" in line("4.1.12")
+    assert "--configLoader=runner" in line("3.1.0")
+    assert "--configLoader=runner" in line(None)
+    assert "--configLoader=runner" not in line("3.0.5")
+    assert "--configLoader=runner" not in line("2.1.9")
+    # vitest 2 and 3 fail a run whose results cache cannot go into node_modules/.vite.
+    assert all("--no-cache" in line(v) for v in ("2.1.9", "4.1.12"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +41,7 @@ class NodeCommand:
         plan: Plan,
         test_timeout: float | None,
         args: Sequence[str],
+        versions: Mapping[str, str] | None = None,
     ) -> list[str]:
         raise NotImplementedError
 
@@ -87,7 +88,9 @@ def run_node(
     log_path.parent.mkdir(parents=True, exist_ok=True)
     plan = plan_targets(checkout, list(targets))
     args = [*getattr(env, "runner_args", ()), *extra_args]
-    argv = runner.argv(Path(env.node), checkout, plan, test_timeout, args)
+    argv = runner.argv(
+        Path(env.node), checkout, plan, test_timeout, args, getattr(env, "versions", None)
+    )
     with open(log_path, "wb") as log:
         log.write(f"[bugbout: {' '.join(argv)}]\n".encode())
         if plan.absent:
