@@ -239,7 +239,9 @@ def compare(records: list[dict[str, Any]], grounded: Path) -> None:
         hand = set(record["fail_to_pass"])
         task = tasks.get(record["commit"])
         if task is None:
-            oracle_text, agree = f"not a task ({skips.get(record['commit'], 'not mined')})", "-"
+            reason = skips.get(record["commit"], "not mined")
+            oracle_text = f"not a task ({reason})"
+            agree = "yes" if not hand and reason == "no-fail-to-pass" else "no"
         else:
             oracle = set((task.get("oracle") or {}).get("fail_to_pass") or [])
             oracle_text = str(len(oracle))
