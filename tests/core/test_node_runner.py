@@ -187,6 +187,24 @@ def test_the_test_command(project: Project) -> None:
     }[project.runner.name]  # fmt: skip
 
 
+def test_two_tests_of_one_name_are_one_id_whose_failure_stands(project: Project) -> None:
+    """ts-pattern has two ``it('boolean literals')`` in one describe: one id, both run."""
+    body = (
+        'describe("twice", () => {\n'
+        '  it("same", () => { expect(1).toBe(2); });\n'
+        '  it("same", () => { expect(1).toBe(1); });\n'
+        '  it("other", () => { expect(1).toBe(1); });\n'
+        "});\n"
+    )
+    path = project.write_test("twice", body)
+    run = project.run([path])
+    assert run.problem is None and not run.tampered
+    assert run.outcomes == {
+        project.id("twice", "twice", "same"): "failed",
+        project.id("twice", "twice", "other"): "passed",
+    }
+
+
 def test_config_loader_only_for_the_vitest_versions_that_take_it() -> None:
     # vitest before 3.1 stops at --configLoader as an unknown option (remeda's vitest 2
     # and 3.0 history), so no run of such a project would ever report.

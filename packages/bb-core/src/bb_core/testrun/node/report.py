@@ -61,7 +61,10 @@ class NodeReport(ProcessReport):
                 self.running.pop(test_id, None)
                 outcome = str(event.get("outcome"))
                 message = str(event.get("message") or "")
-                self.tests[test_id] = reported(outcome, message, bool(event.get("timeout")))
+                earlier = self.tests.get(test_id)
+                if earlier is None or not _failed(earlier):
+                    # Two tests of one name share an id: a failure of either stands.
+                    self.tests[test_id] = reported(outcome, message, bool(event.get("timeout")))
                 if event.get("mark") == "todo":
                     self.todo.append(test_id)
             elif kind == "module" and isinstance(event.get("path"), str):
@@ -83,6 +86,10 @@ class NodeReport(ProcessReport):
             self.since = self.running[self.current]
         else:
             self.current = None
+
+
+def _failed(test: ReportedTest) -> bool:
+    return test.outcome() in ("failed", "error")
 
 
 def _summed_up(message: str) -> str:

@@ -16,7 +16,7 @@ function outcomeOf(status) {
 class BugboutJestReporter {
   constructor(globalConfig) {
     this.failureStatus = globalConfig?.testFailureExitCode ?? 1;
-    this.reported = new Set();
+    this.reported = new Map();
     this.ids = [];
   }
 
@@ -34,8 +34,7 @@ class BugboutJestReporter {
 
   report(file, result) {
     const id = testId(cwd, file, [...result.ancestorTitles, result.title]);
-    if (this.reported.has(id)) return;
-    this.reported.add(id);
+    this.reported.set(id, (this.reported.get(id) ?? 0) + 1);
     const outcome = outcomeOf(result.status);
     if (outcome === 'failed') {
       const message = text((result.failureMessages ?? []).join('\n\n'));
@@ -47,9 +46,15 @@ class BugboutJestReporter {
   }
 
   onTestResult(test, testResult) {
+    // The tests a file reported one by one are not reported again at its end (skipped
+    // ones come only here); two tests of one name (ts-pattern has them) are two results
+    // of one id, so results are counted, not set aside by id.
+    const seen = new Map();
     for (const result of testResult.testResults ?? []) {
-      this.ids.push(testId(cwd, test.path, [...result.ancestorTitles, result.title]));
-      this.report(test.path, result);
+      const id = testId(cwd, test.path, [...result.ancestorTitles, result.title]);
+      this.ids.push(id);
+      seen.set(id, (seen.get(id) ?? 0) + 1);
+      if (seen.get(id) > (this.reported.get(id) ?? 0)) this.report(test.path, result);
     }
     if (testResult.testExecError || testResult.failureMessage && !testResult.testResults?.length) {
       const error = testResult.testExecError;
