@@ -209,6 +209,17 @@ def test_satisfies_simple_ranges(version: str, wanted: str, expected: bool | Non
     assert satisfies(version, wanted) is expected
 
 
+def test_tests_beside_the_source_are_looked_for_there(tmp_path: Path) -> None:
+    tree = {
+        "package.json": {"devDependencies": {"vitest": "4"}},
+        "src/a.ts": "",
+        "src/a.test.ts": "",
+    }
+    layout = layout_of(tmp_path, tree)
+    assert (layout.tests, layout.tests_found) == ("src", False)
+    assert 'tests = "src"   # no test folder: tests beside the source' in config_text(layout)
+
+
 def test_coverage_include_is_not_the_suite(tmp_path: Path) -> None:
     # remeda's layout: tests beside the code, vitest's include left at its default, and
     # coverage's include naming the source files.

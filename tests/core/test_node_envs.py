@@ -8,6 +8,7 @@ import os
 import shutil
 import stat
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -221,3 +222,73 @@ def test_a_python_project_still_gets_a_python_environment(tmp_path: Path) -> Non
     """The node path is taken by language alone: a Python project plans as before."""
     assert not ProjectConfig(source="src").node
     assert ProjectConfig(source="src", language="typescript", runner="jest").node
+
+
+@needs_npm
+@pytest.mark.slow
+def test_parallel_builders_install_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The second builder waits on the lock for the first and takes its install."""
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(tiny_files(engines={"node": ">=14"}), "Start")
+    installs: list[list[str]] = []
+    real_run = subprocess.run
+
+    def counting(argv: list[str], *args: Any, **kwargs: Any) -> Any:
+        if "ci" in argv:
+            installs.append(list(argv))
+        return real_run(argv, *args, **kwargs)
+
+    monkeypatch.setattr("bb_core.envs.nodebuild.subprocess.run", counting)
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        found = list(pool.map(lambda _: ensure_env(javascript(), repo.path), range(3)))
+    assert len(installs) == 1
+    assert len({env.root for env in found}) == 1
+
+
+@needs_npm
+@pytest.mark.slow
+def test_a_stage_gets_the_node_environment_its_config_names(tmp_path: Path) -> None:
+    """What a stage's workbench hands out follows [project] language and runner."""
+    from bb_core.bench.workbench import Workbench
+    from bb_core.config import load_config
+
+    repo = GitRepo(tmp_path / "repo")
+    repo.commit(tiny_files(), "Start")
+    toml = '[project]\nsource = "src"\nlanguage = "typescript"\nrunner = "jest"\n'
+    (Path(repo.path) / "bugbout.toml").write_text(toml)
+    bench = Workbench(load_config(Path(repo.path) / "bugbout.toml"), sandbox="none")
+    env = bench.env()
+    assert isinstance(env, NodeEnv) and (env.runner, env.package_manager) == ("jest", "npm")
+    assert bench.env() is env
+
+
+def test_history_counts_a_commit_without_a_lockfile_as_failed(tmp_path: Path) -> None:
+    """An era before the lockfile was committed: its tasks are environment failures, and
+    the dry run's census says so instead of giving up on counting."""
+    if nodebuild.find_node() is None:
+        pytest.skip("node is not installed")
+    repo = GitRepo(tmp_path / "repo")
+    files = tiny_files()
+    del files["package-lock.json"]
+    old = repo.commit(files, "Before the lockfile")
+    new = repo.commit(tiny_files(engines={"node": ">=12"}), "Lockfile")
+    project = javascript(environments="history")
+    with open_repo(repo.path) as handle:
+        found = census(project, repo.path, handle, [old, new])
+        assert (found.needed, found.built, found.failed) == (2, 0, 1)
+        with pytest.raises(EnvironmentFailed, match=f"commit {old[:12]} has no lockfile"):
+            TaskEnvs().get(project, repo.path, repo=handle, base=old)
+
+
+@needs_npm
+@pytest.mark.slow
+def test_a_lockfile_that_is_not_json_is_an_environment_failure(tmp_path: Path) -> None:
+    repo = GitRepo(tmp_path / "repo")
+    files = tiny_files()
+    files["package-lock.json"] = '{"name": "node-tiny", "lockfileVersion": 3, "packages": {'
+    repo.commit(files, "A lockfile cut short")
+    with pytest.raises(EnvBuildFailed) as caught:
+        ensure_env(javascript(), repo.path)
+    assert caught.value.log is not None and caught.value.log.read_text().startswith("$ npm ci")
+    key = plan_node_env(javascript(), repo.path).key
+    assert remembered_failure(key) is not None

@@ -187,6 +187,64 @@ def test_the_test_command(project: Project) -> None:
     }[project.runner.name]  # fmt: skip
 
 
+ALL = [
+    ("add", "adds two numbers"),
+    ("add", "add(1, 1) is 2"),
+    ("add", "add(2, 3) is 5"),
+    ("add", "is skipped"),
+    ("add", "handles big numbers"),
+    ("clamp", "inside the range", "keeps the value"),
+    ("clamp", "is wrong about the low end"),
+]
+
+
+def test_collect_lists_ids_and_runs_nothing(project: Project) -> None:
+    """Every id of the selection, each ``missing``; no test body and no hook runs."""
+    project.write_test(
+        "touchy",
+        'const fs = require("node:fs");\n'
+        'beforeAll(() => fs.writeFileSync("hook-ran", ""));\n'
+        'it("writes", () => fs.writeFileSync("body-ran", ""));\n',
+    ) if project.suffix == ".test.js" else project.write_test(
+        "touchy",
+        'import fs from "node:fs";\nimport { beforeAll } from "vitest";\n'
+        'beforeAll(() => fs.writeFileSync("hook-ran", ""));\n'
+        'it("writes", () => fs.writeFileSync("body-ran", ""));\n',
+    )  # fmt: skip
+    run = project.runner.collect(
+        project.checkout, project.env, [], sandbox=project.sandbox, timeout=120,
+        log_path=project.logs / "collect.log",
+    )  # fmt: skip
+    assert run.problem is None
+    expected = {project.id("math", *names): "missing" for names in ALL}
+    expected[project.id("touchy", "writes")] = "missing"
+    assert run.outcomes == expected
+    assert not (project.checkout / "hook-ran").exists()
+    assert not (project.checkout / "body-ran").exists()
+    row = project.id("math", "add", "add(2, 3) is 5")
+    chosen = project.runner.collect(
+        project.checkout, project.env, [row, project.id("math", "add", "absent")],
+        sandbox=project.sandbox, timeout=120, log_path=project.logs / "collect-2.log",
+    )  # fmt: skip
+    assert chosen.outcomes == {row: "missing", project.id("math", "add", "absent"): "missing"}
+
+
+def test_ids_that_change_between_collections_void_the_run(project: Project) -> None:
+    """A test named from the clock and a random draw: the run's ids are not the ones its
+    collection found, so no outcome of the run is believed."""
+    project.write_test("drifting", 'it("made " + Date.now() + Math.random(), () => {});\n')
+    run = project.run()
+    assert any("collection" in evidence for evidence in run.tampered), run.tampered
+    assert set(run.outcomes.values()) == {"error"}
+
+
+def test_a_run_without_canaries_is_not_collected_twice(project: Project) -> None:
+    project.write_test("drifting", 'it("made " + Date.now() + Math.random(), () => {});\n')
+    run = project.run(canaries=False)
+    assert run.problem is None and not run.tampered
+    assert not list(project.logs.glob("*.collection.log"))
+
+
 def test_two_tests_of_one_name_are_one_id_whose_failure_stands(project: Project) -> None:
     """ts-pattern has two ``it('boolean literals')`` in one describe: one id, both run."""
     body = (

@@ -1,7 +1,8 @@
 """Whole demo bouts, run once per session and shared by the end-to-end tests.
 
 ``demo_run`` is ``bugbout run`` on a private copy of the demo (the real command line, in
-a subprocess), with its stdout, stderr and ``.bugbout/`` folder. The same demo bout through the six tools piped in a shell is the run's shared
+a subprocess), with its stdout, stderr and ``.bugbout/`` folder; ``demo_ts_run`` the same
+on the TypeScript demo. The same demo bout through the six tools piped in a shell is the run's shared
 ``demo_bout`` (``support.bout``). ``attack_bout`` is one ``bugbout run`` with the hostile
 contestants that can share a bout (``attack_bout.py``), built once per run for every
 worker. All are read-only for the tests that use them.
@@ -20,6 +21,15 @@ from support.shared import shared_dir
 def demo_run(demo_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Ran:
     """``bugbout run`` over a copy of the demo, once per session."""
     root = copy_demo(demo_build, tmp_path_factory.mktemp("e2e-run") / "demo")
+    ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
+    assert ran.returncode == 0, ran.stderr
+    return ran
+
+
+@pytest.fixture(scope="session")
+def demo_ts_run(demo_ts_build: DemoPaths, tmp_path_factory: pytest.TempPathFactory) -> Ran:
+    """``bugbout run`` over a copy of the TypeScript demo (tskit, vitest), once per session."""
+    root = copy_demo(demo_ts_build, tmp_path_factory.mktemp("e2e-run-ts") / "demo-ts")
     ran = bugbout("run", "--config", root / "bugbout.toml", "--color", "never", cwd=root)
     assert ran.returncode == 0, ran.stderr
     return ran

@@ -19,7 +19,7 @@ from bb_core.paths.node_protected import (
 )
 from bb_judge.grading import source_filter, task_filter
 from bb_judge.suspect import patch_findings
-from bb_judge.tree import prepare
+from bb_judge.tree import hidden_modules, prepare
 
 MANIFEST: dict[str, Any] = {
     "name": "sums",
@@ -202,3 +202,9 @@ def test_python_suspicion_families_do_not_apply_to_node_patches(
     patch = diff(node_repo, {"src/sum.ts": "export const sum = (a, b) => eval('a + b');\n"})
     with open_repo(node_repo.path) as opened:
         assert patch_findings(opened, task(node_repo), patch) == []  # type: ignore[arg-type]
+
+
+def test_hidden_modules_of_node_ids() -> None:
+    oracle = {"fail_to_pass": ["src/a.test.ts > sum > adds"], "pass_to_pass": ["b.test.js > x"]}
+    node = {"source_files": ["src/a.ts"], "oracle": oracle}
+    assert hidden_modules(node) == ["b.test.js", "src/a.test.ts"]  # type: ignore[arg-type]

@@ -139,3 +139,7 @@ def test_edits_of_the_maintainers_node_tests_are_found() -> None:
     found = [f["evidence"].split(":")[0] for f in edits_to_tests(patch, "test", node=True)]
     assert found == ["src/sum.test.ts", "src/__mocks__/fs.ts", "vitest.config.ts"]
     assert edits_to_tests(patch, "test") == []
+
+
+def test_without_an_environment_a_node_task_is_told_npm_test() -> None:
+    assert ProjectTests(bench_with(None)).command(node_task()) == "npm test"  # type: ignore[arg-type]

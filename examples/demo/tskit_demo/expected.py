@@ -240,6 +240,14 @@ SUMMARY = {
 
 CONTESTANTS = ("careful", "shortcut", "tamperer", "breaker", "idler")
 EXAMINERS = ("examiner",)
+VENDORS = {
+    "careful": "acme",
+    "shortcut": "acme",
+    "tamperer": "globex",
+    "breaker": "initech",
+    "idler": "umbrella",
+    "examiner": "hooli",
+}
 
 # Each contestant's score on each scored task, as on textkit (see expected.CATEGORIES): the
 # tamperer's edits (a test appended to the fix's test module, a vi.mock in tests/setup.ts,

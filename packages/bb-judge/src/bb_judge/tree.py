@@ -59,7 +59,9 @@ def hidden_modules(task: Task) -> list[str]:
     if modules:
         return list(modules)
     ids = [*oracle["fail_to_pass"], *oracle["pass_to_pass"]]
-    return sorted({nodeid.split("::", 1)[0] for nodeid in ids})
+    # A node test id is ``path > describe > name``; pytest's, ``path::name``.
+    sep = " > " if is_node_task(task) else "::"
+    return sorted({nodeid.split(sep, 1)[0] for nodeid in ids})
 
 
 def protected_paths(task: Task) -> list[str]:

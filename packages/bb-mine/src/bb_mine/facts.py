@@ -14,10 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from bb_core.git import DELETE, Change, Commit, Repo
-from bb_core.paths import conftest_candidates, is_test_file, under
+from bb_core.paths import conftest_candidates, is_test_file
 from bb_core.paths.discovery import CONFIG_FILES as PYTEST_CONFIG_FILES
 from bb_core.paths.discovery import NEVER_TESTS, TestNames, holds_pytest_config, names_at
 
+from bb_mine.folders import common as _common
+from bb_mine.folders import in_folder as _in
+from bb_mine.folders import places as _places
+from bb_mine.names import source_names
+from bb_mine.node_facts import is_node, node_tree_facts
 from bb_mine.rules import (
     change_text,
     fix_signals,
@@ -25,7 +30,6 @@ from bb_mine.rules import (
     might_name_issue,
     might_signal_fix,
 )
-from bb_mine.symbols import modified_names
 from bb_mine.tests_added import Module, Unparseable, collect_module, compare
 
 #: How many collected test modules to keep in memory, by blob sha and naming rules.
@@ -54,9 +58,14 @@ class Layout:
     #: modules (``max_source_files``): the rest cannot be tasks. Not part of :meth:`key`:
     #: facts without names get them when they become a task.
     names_up_to: int = 2
+    #: ``[project] language``: ``javascript`` and ``typescript`` are mined the node way
+    #: (:mod:`bb_mine.node_facts`), with ``runner`` (``vitest``, ``jest``) titling rows.
+    language: str = "python"
+    runner: str | None = None
 
     def key(self) -> tuple[Any, ...]:
-        return (self.sources, self.tests, self.test_files, self.require_fix_signal, self.labels)
+        key = (self.sources, self.tests, self.test_files, self.require_fix_signal, self.labels)
+        return key if self.language == "python" else (*key, self.language, self.runner)
 
 
 class FactFinder:
@@ -124,6 +133,8 @@ class FactFinder:
         """What commit *sha* changes against *parent*: source, test and other files, the
         tests added and changed, patches, protected paths and (when the change is small
         enough to be a task) the names it touches."""
+        if is_node(self.layout.language):
+            return node_tree_facts(self, sha, parent)
         repo, layout, tests = self.repo, self.layout, self.layout.tests
         facts: dict[str, Any] = {}
         names = names_at(repo, sha, layout.test_files)
@@ -219,29 +230,6 @@ class FactFinder:
         return found
 
 
-def source_names(repo: Repo, facts: dict[str, Any], sha: str, parent: str) -> list[str]:
-    """The names a fix's source changes touch: what its statement must not mention.
-
-    Read only for changes small enough to be tasks, each file version parsed once.
-    """
-    return modified_names(
-        (
-            (path, repo.read_blob(parent, path), repo.read_blob(sha, path))
-            for path in facts["source_files"]
-        ),
-        facts.get("base_source", ""),
-    )
-
-
-def _places(source: str) -> tuple[str, ...]:
-    """*source*, then the other usual places of the same package: ``src/<name>`` for
-    ``<name>`` and ``<name>`` for ``src/<name>``."""
-    if source in ("", "."):
-        return ("",)
-    name = source.rsplit("/", 1)[-1]
-    return (source, *(p for p in (f"src/{name}", name) if p != source))
-
-
 def needs_trees(facts: dict[str, Any]) -> bool:
     """True for a commit that passed the cheap rules and whose tree facts are not read yet."""
     return "parent" in facts and "source_files" not in facts
@@ -256,30 +244,10 @@ def _maybe_tests(path: str) -> bool:
     return name.endswith(".py") and name.startswith("test") and name not in NEVER_TESTS
 
 
-def _in(change: Change, folder: str) -> bool:
-    return under(change.path, folder) or (
-        change.old_path is not None and under(change.old_path, folder)
-    )
-
-
 def _is_test(change: Change, tests: str, names: TestNames) -> bool:
     return is_test_file(change.path, tests, names) or (
         change.old_path is not None and is_test_file(change.old_path, tests, names)
     )
-
-
-def _common(folders: list[str], files: list[str]) -> str:
-    """The one folder of *folders* holding every file of *files*, else their common folder."""
-    holding = [f for f in folders if all(under(p, f) for p in files)]
-    if holding:
-        return max(holding, key=len) or "."
-    parts = [p.split("/")[:-1] for p in files]
-    common: list[str] = []
-    for level in zip(*parts, strict=False):
-        if len(set(level)) != 1:
-            break
-        common.append(level[0])
-    return "/".join(common) or "."
 
 
 def protected_paths(repo: Repo, sha: str, test_changes: list[Change]) -> list[str]:

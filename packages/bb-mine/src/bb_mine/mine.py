@@ -45,6 +45,7 @@ from bb_mine.cache import Entry, History, MiningCache
 from bb_mine.facts import FactFinder, Layout, needs_trees
 from bb_mine.fanout import Examined, TreeReader, default_jobs, fewer_collections
 from bb_mine.github import GitHub
+from bb_mine.node_facts import is_node
 from bb_mine.options import NEW_TESTS, REASONS, MineSettings
 from bb_mine.repository import github_repo, guess_source, identity, normal_folder
 from bb_mine.statements import IssueExport, StatementFinder
@@ -106,7 +107,9 @@ class Miner:
         self.head = repo.branch_head(self.branch)
         given = (options.source,) if isinstance(options.source, str) else options.source
         self.sources = (
-            tuple(normal_folder(s) for s in given) if given else (guess_source(repo, self.head),)
+            tuple(normal_folder(s) for s in given)
+            if given
+            else (guess_source(repo, self.head, node=is_node(options.language)),)
         )
         self.source = ", ".join(s or "." for s in self.sources)  # for summaries and messages
         self.tests = normal_folder(options.tests)
@@ -137,6 +140,8 @@ class Miner:
             # of every change that names an issue).
             labels=github is not None or (export is not None and export.has_bug_labels),
             names_up_to=options.max_source_files,
+            language=options.language,
+            runner=options.runner,
         )
         self.cache = MiningCache(
             identity(repo), self.branch, *self.layout.key(), (self.github_repo or "").lower()
@@ -161,8 +166,11 @@ class Miner:
 
     def check_tests_folder(self) -> None:
         """A test folder that is not there at the tip is most likely misnamed, which turns
-        fixes into no-test-added (or leaves test modules to be found by name alone); say so."""
-        if self.repo.is_dir(self.head, self.tests):
+        fixes into no-test-added (or leaves test modules to be found by name alone); say so.
+        A node project's tests sit beside its code: only a folder it names is checked."""
+        if self.repo.is_dir(self.head, self.tests) or (
+            is_node(self.options.language) and self.tests == "tests"
+        ):
             return
         here = [
             name

@@ -64,6 +64,9 @@ class MineSettings:
     #: The options given on the command line (by their field names), so that a message
     #: about a value names the flag the user passed, else the key of bugbout.toml.
     flags: frozenset[str] = frozenset()
+    #: ``[project] language`` (``python``, ``javascript``, ``typescript``) and ``runner``.
+    language: str = "python"
+    runner: str | None = None
 
     def setting(self, name: str) -> str:
         """How a message names option *name*: ``--source`` when the flag gave it, else
@@ -97,6 +100,8 @@ class MineSettings:
             "categories": tuple(tasks.categories),
             "exclude": tuple(tasks.exclude),
             "include": tuple(tasks.include),
+            "language": getattr(config.project, "language", "python"),
+            "runner": getattr(config.project, "runner", None),
         }
         flagged = {k: v for k, v in given.items() if v is not None}
         flags = frozenset(k for k in flagged if k in SETTINGS)

@@ -31,8 +31,11 @@ def github_repo(repo: Repo) -> str | None:
     return repo_from_remote(repo.remote_url("origin"))
 
 
-def guess_source(repo: Repo, head: str) -> str:
-    """The package folder when it can be told: the one package under ``src/``, or at the root."""
+def guess_source(repo: Repo, head: str, *, node: bool = False) -> str:
+    """The package folder when it can be told: the one package under ``src/``, or at the root.
+    A node project's is ``src`` when there is one, else the whole tree."""
+    if node:
+        return "src" if repo.is_dir(head, "src") else ""
     for folder in ("src", ""):
         if folder and not repo.is_dir(head, folder):
             continue

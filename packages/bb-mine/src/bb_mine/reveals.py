@@ -112,10 +112,73 @@ _DEFINES = re.compile(
 )
 
 
+#: What a line of JavaScript or TypeScript defines: ``function NAME``, ``class NAME``,
+#: ``const NAME =``, ``this.NAME =``, a method ``NAME(...) {``.
+_JS_DEFINES = re.compile(
+    r"\bfunction\s*\*?\s*([\w$]+)|\bclass\s+([\w$]+)|\b(?:const|let|var)\s+([\w$]+)\s*[:=]"
+    r"|\bthis\.(#?[\w$]+)\s*=(?!=)"
+    r"|^\s*(?:(?:async|static|private|public|protected|readonly|get|set|override)\s+)*"
+    r"(?!(?:if|for|while|switch|catch|return|function|await|typeof|new)\b)(#?[\w$]+)\s*(?:<[^>]*>)?"
+    r"\([^)]*\)\s*(?::[^{=]*)?\{"
+)
+
+#: Names every JavaScript program has (``TypeError``, ``Object``): as Python's builtins.
+_JS_GLOBALS = frozenset(
+    [
+        "Array",
+        "Object",
+        "String",
+        "Number",
+        "Boolean",
+        "Symbol",
+        "BigInt",
+        "Map",
+        "Set",
+        "WeakMap",
+        "WeakSet",
+        "Promise",
+        "JSON",
+        "Math",
+        "Date",
+        "RegExp",
+        "Error",
+        "TypeError",
+        "RangeError",
+        "SyntaxError",
+        "ReferenceError",
+        "undefined",
+        "null",
+        "console",
+        "process",
+        "globalThis",
+        "NaN",
+        "Infinity",
+        "constructor",
+    ]
+)
+
+
 def _code_line(tokens: list[str]) -> bool:
     """A line of code rather than a docstring's or comment's prose: it holds an
     assignment, a call, brackets or a block's colon."""
     return any(t in "=()[]{}:" for t in tokens if len(t) == 1)
+
+
+def _without_js_comment(line: str) -> str:
+    """*line* without its ``//`` comment; a line of a block comment is no code at all."""
+    stripped = line.lstrip()
+    if stripped.startswith(("/*", "*", "//")):
+        return ""
+    quote = ""
+    for index, char in enumerate(line):
+        if quote:
+            if char == quote and line[index - 1] != "\\":
+                quote = ""
+        elif char in "'\"`":
+            quote = char
+        elif line.startswith("//", index):
+            return line[:index]
+    return line
 
 
 def _without_comment(line: str) -> str:
@@ -145,11 +208,17 @@ class PatchCode:
     introduced: frozenset[str] = frozenset()
 
     @classmethod
-    def of(cls, patch: str, interface: frozenset[str] = frozenset()) -> PatchCode:
+    def of(
+        cls, patch: str, interface: frozenset[str] = frozenset(), *, node: bool = False
+    ) -> PatchCode:
         """The code of *patch*'s changed lines. *interface* are the names the fix's tests
         use (:func:`tested_names`): a name the tests call is what the task is graded on,
         so a statement that asks for it (the demo's issue asks for ``split_words(text)``)
-        states the requirement, not the answer."""
+        states the requirement, not the answer. A *node* patch (JavaScript, TypeScript)
+        has ``//`` comments and its own ways to define a name."""
+        uncomment = _without_js_comment if node else _without_comment
+        defines = _JS_DEFINES if node else _DEFINES
+        builtins_ = _BUILTINS | _JS_GLOBALS if node else _BUILTINS
         three: set[tuple[str, ...]] = set()
         four: set[tuple[str, ...]] = set()
         added: set[str] = set()
@@ -157,7 +226,7 @@ class PatchCode:
         for line in patch.splitlines():
             if line.startswith(("+++", "---", "@@", "diff ", "index ")):
                 continue
-            mark, text = line[:1], _without_comment(line[1:])
+            mark, text = line[:1], uncomment(line[1:])
             tokens = code_tokens(text)
             if mark not in "+-":
                 seen.update(t for t in tokens if t[0].isalpha() or t[0] == "_")
@@ -165,7 +234,7 @@ class PatchCode:
             if mark == "-":
                 seen.update(t for t in tokens if t[0].isalpha() or t[0] == "_")
             else:
-                defined = (next(g for g in m.groups() if g) for m in _DEFINES.finditer(text))
+                defined = (next(g for g in m.groups() if g) for m in defines.finditer(text))
                 added.update(name for name in defined if code_like(name))
             coded = [code_like(t) and t not in interface for t in tokens]
             for i in range(len(tokens) - 2):
@@ -178,7 +247,7 @@ class PatchCode:
                     if not interface.intersection(gram := tuple(tokens[i : i + 4]))
                 )
         introduced = {t for t in added - seen if t[0].isalpha() or t[0] == "_"}
-        return cls(frozenset(three), frozenset(four), frozenset(introduced - _BUILTINS - interface))
+        return cls(frozenset(three), frozenset(four), frozenset(introduced - builtins_ - interface))
 
     def __bool__(self) -> bool:
         return bool(self.three or self.four or self.introduced)
@@ -208,13 +277,14 @@ class PatchCode:
         return None
 
 
-def tested_names(test_patch: str) -> frozenset[str]:
+def tested_names(test_patch: str, *, node: bool = False) -> frozenset[str]:
     """The code-like names the added lines of the fix's *test_patch* use: the interface its
     tests call (``split_words``), comments left out."""
     names: set[str] = set()
+    uncomment = _without_js_comment if node else _without_comment
     for line in test_patch.splitlines():
         if line.startswith("+") and not line.startswith("+++"):
-            names.update(t for t in code_tokens(_without_comment(line[1:])) if code_like(t))
+            names.update(t for t in code_tokens(uncomment(line[1:])) if code_like(t))
     return frozenset(t for t in names if t[0].isalpha() or t[0] == "_")
 
 
@@ -238,9 +308,11 @@ class FixFacts:
         patch: str = "",
         tests: Iterable[str] = (),
         test_patch: str = "",
+        *,
+        node: bool = False,
     ) -> FixFacts:
         """What *patch* reveals, with the *names* it modifies and the fix's *tests* (test
-        files, named as a path or a file name)."""
+        files, named as a path or a file name); *node* for a JavaScript or TypeScript fix."""
         places: set[str] = set()
         for path in tests:
             places.add(path)
@@ -266,12 +338,14 @@ class FixFacts:
             frozenset(places),
             frozenset(private),
             frozenset(_added_lines(patch)),
-            PatchCode.of(patch, tested_names(test_patch)),
+            PatchCode.of(patch, tested_names(test_patch, node=node), node=node),
         )
 
 
 def _is_private(name: str) -> bool:
     last = name.rsplit(".", 1)[-1]
+    if last.startswith("#"):  # a JavaScript class's private member
+        return True
     return last.startswith("_") and not (last.startswith("__") and last.endswith("__"))
 
 

@@ -127,6 +127,7 @@ def choose(
     test_patch: str = "",
     keep_thin: bool = False,
     dropped: list[dict[str, str]] | None = None,
+    node: bool = False,
 ) -> tuple[Chosen | None, list[kinds.TaskStatementFallback]]:
     """The first of *candidates* that keeps at least *min_sentences* sentences beyond its
     title once redacted (the bare title: at least :data:`TITLE_WORDS` words), and every
@@ -135,9 +136,9 @@ def choose(
     are the fix's test files: a sentence naming one is dropped; *test_patch* their change,
     whose names are the interface a statement may ask for. Each text that redaction
     removed from a candidate passed over is added to *dropped* (``kind``, ``rule``,
-    ``text``), for ``--explain``."""
+    ``text``), for ``--explain``. *node*: the fix is a JavaScript or TypeScript project's."""
     fallbacks: list[kinds.TaskStatementFallback] = []
-    fix = FixFacts.of(names, patch, tests, test_patch)
+    fix = FixFacts.of(names, patch, tests, test_patch, node=node)
     thin: Chosen | None = None
     for candidate in candidates:
         title = redact(candidate.title, fix=fix, title=True)

@@ -16,7 +16,7 @@ from bb_core.records.kinds import MineSkipReason
 from bb_core.records.schemas import VERSION
 
 from bb_mine.cache import MiningCache
-from bb_mine.facts import source_names
+from bb_mine.names import source_names
 from bb_mine.options import MineSettings
 from bb_mine.rules import BUG_LABELS, FEATURE_LABELS, ChangeText, IssueRef, category
 from bb_mine.statements import StatementFinder, choose, labels_of
@@ -100,6 +100,7 @@ class TaskMaker:
             test_patch=facts.get("test_patch", ""),
             keep_thin=self.options.keep_thin_statements,
             dropped=dropped,
+            node=self.options.language != "python",
         )
         if chosen is None:
             message = (

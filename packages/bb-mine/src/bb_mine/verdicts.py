@@ -79,12 +79,15 @@ class Rules:
         if "source_files" not in facts:
             return
         sources = facts["source_files"]
+        modules = "Python modules"
+        if opts.language != "python":
+            modules = "JavaScript or TypeScript modules"
         if not sources:
             yield (
                 "no-source-change",
                 (
                     "no-source-change",
-                    f"the change touches no Python module under {self.source}",
+                    f"the change touches no {modules[:-1]} under {self.source}",
                     {},
                 ),
             )
@@ -96,7 +99,7 @@ class Rules:
                 "too-many-source-files",
                 (
                     "too-many-source-files",
-                    f"the change touches {len(sources)} Python modules under {self.source}; "
+                    f"the change touches {len(sources)} {modules} under {self.source}; "
                     f"at most {limit} make one bug",
                     {"source_files": sources},
                 ),

@@ -19,6 +19,7 @@ from bb_core.cli.progress import warn
 from bb_core.envs import TestEnv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
+from bb_core.paths.node_protected import is_node_task
 from bb_core.records.kinds import Task, as_task
 from bb_core.sandbox import program_roots
 from bb_core.testrun import runner_for
@@ -26,6 +27,9 @@ from bb_core.testrun import runner_for
 from bb_race.prompt import pytest_command
 
 PROG = "bb-race"
+
+#: What a node project's agents are told to run when its environment cannot be built.
+NODE_FALLBACK = "npm test"
 
 
 class ProjectTests:
@@ -84,6 +88,8 @@ class ProjectTests:
         if env is not None and getattr(env, "runner", "pytest") != "pytest":
             # A node project's: the command its runner gives (vitest's, jest's).
             return runner_for(env).test_command(env)
+        if env is None and is_node_task(task):
+            return NODE_FALLBACK
         if env is None:
             return pytest_command("python", source, tests, pytest_args=project.pytest_args)
         command = pytest_command(

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,6 @@ from bb_core.envs import AnyEnv, ensure_env, find_uv
 from bb_core.envs.tasks import follows_history
 from bb_core.errors import BbError
 from bb_core.git import open_repo
-from bb_core.records.kinds import JSONObject
 from bb_core.sandbox import Sandbox, get_sandbox
 from bb_core.store import home_dir
 from bb_core.testrun import runner_for
@@ -35,48 +34,8 @@ from bb_core.testrun.causes import cause, setting_hint
 
 from bugbout.agentcheck import Finding, check_version, dry_run
 from bugbout.agentstart import Started, start_check
+from bugbout.checks import OK, PROBLEM, WARNING, Check, ok, problem, skipped
 from bugbout.detect import MINORS, python_available
-
-OK, WARNING, PROBLEM, SKIPPED = "ok", "warning", "problem", "skipped"
-
-
-@dataclass(frozen=True)
-class Check:
-    """One line of the doctor's answer."""
-
-    name: str
-    status: str
-    detail: str
-    fix: str | None = None
-    blocking: bool = False
-
-    def record(self) -> JSONObject:
-        """The check as ``bugbout doctor --json`` writes it."""
-        return {
-            "check": self.name,
-            "status": self.status,
-            "detail": self.detail,
-            "fix": self.fix,
-            "blocking": self.blocking,
-        }
-
-    def line(self) -> str:
-        text = f"{self.status:<8} {self.name}: {self.detail}"
-        if self.fix:
-            text += f"; fix: {self.fix}"
-        return text
-
-
-def ok(name: str, detail: str) -> Check:
-    return Check(name, OK, detail)
-
-
-def problem(name: str, detail: str, fix: str | None, *, blocking: bool = True) -> Check:
-    return Check(name, PROBLEM if blocking else WARNING, detail, fix, blocking)
-
-
-def skipped(name: str, why: str) -> Check:
-    return Check(name, SKIPPED, f"not checked: {why}")
 
 
 class Doctor:

@@ -148,7 +148,7 @@ def _node_project(layout: Layout) -> list[str]:
         if node.node_wanted
         else "# node: the project does not say which version (engines.node, .nvmrc)"
     )
-    tests_note = "" if layout.tests_found else "   # no test folder found: set it"
+    tests_note = "" if layout.tests_found else "   # no test folder: tests beside the source"
     return [
         "[project]",
         f"language = {_q(node.language)}",

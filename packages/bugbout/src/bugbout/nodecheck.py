@@ -11,7 +11,7 @@ from pathlib import Path
 from bb_core.envs.nodebuild import find_node, package_manager_of, package_manager_program
 from bb_core.errors import EnvironmentFailed
 
-from bugbout.doctor import Check, ok, problem
+from bugbout.checks import Check, ok, problem
 from bugbout.nodeproject import read_package, satisfies, wanted_node
 
 

@@ -67,6 +67,8 @@ def detect_node(root: Path) -> NodeLayout:
     runner, runner_from = find_runner(root, manifest)
     source = source_roots(root, manifest)
     tests, found = test_root(root)
+    if not found:  # tests beside the code they test: found by test-files under the source
+        tests = source
     globs, globs_from = runner_globs(root, manifest, runner)
     chosen = package_manager_of(os.listdir(root), manifest)
     wanted, wanted_from = wanted_node(root, manifest)

@@ -89,13 +89,19 @@ class Census:
 def census(project: Any, repo_root: Path, repo: Any, bases: Sequence[str]) -> Census:
     """The environments the tasks with base commits *bases* need (nothing is built)."""
     keys: set[str] = set()
+    unplanned: set[str] = set()  # a base commit whose environment cannot be made at all
     if follows_history(project) and repo is not None:
         for base in dict.fromkeys(bases):
-            keys.add(env_name(project, repo_root, repo, base))
+            try:
+                keys.add(env_name(project, repo_root, repo, base))
+            except EnvironmentFailed as exc:
+                if not getattr(project, "node", False):
+                    raise
+                unplanned.add(exc.message.split(" has no ", 1)[-1])
     else:
         keys.add(env_name(project, repo_root, None, None))
     real = [k for k in keys if k != "interpreter"]
     envs = home_dir("envs")
     built = sum(1 for k in real if isinstance(read_json(envs / k / META), dict))
-    failed = sum(1 for k in real if remembered_failure(k) is not None)
-    return Census(len(keys), built + (len(keys) - len(real)), failed)
+    failed = sum(1 for k in real if remembered_failure(k) is not None) + len(unplanned)
+    return Census(len(keys) + len(unplanned), built + (len(keys) - len(real)), failed)

@@ -28,6 +28,13 @@ class NodeRunner(NodeCommand):
     def run(self, checkout: Path, env: Any, targets: Sequence[str], **options: Any) -> TestRun:
         return run_node(self, checkout, env, targets, **options)
 
+    def collect(self, checkout: Path, env: Any, targets: Sequence[str], **options: Any) -> TestRun:
+        """The ids under *targets*, each ``missing``: the runner loads every test file and
+        lists its tests under a name pattern no test matches, so no hook and no test body
+        runs (neither vitest nor jest lists the tests of a file without loading it)."""
+        options.pop("canaries", None)
+        return run_node(self, checkout, env, targets, canaries=False, collect=True, **options)
+
     def test_command(self, env: Any) -> str:
         args = " ".join(getattr(env, "runner_args", ()))
         return f"{self.command} {args}".rstrip()

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bb_core.sandbox import Confinement, Sandbox
+from bb_core.sandbox import Confined, Confinement, Sandbox
 from bb_core.testrun.command import KEPT_VARIABLES
 
 #: The reporters bugbout injects, and the channel they share.
@@ -96,3 +96,26 @@ class Channel:
         env["BUGBOUT_REPORT_FD"] = str(report)
         env["BUGBOUT_REPORT_KEY_FD"] = str(read)
         return report, read
+
+
+def start(
+    argv: Sequence[str],
+    sandbox: Sandbox,
+    where: Confinement,
+    checkout: Path,
+    env: Mapping[str, str],
+    log_path: Path,
+    channel: Channel,
+) -> Confined:
+    """*argv* started confined in *checkout*, its output appended to *log_path*, its
+    reporter writing to *channel* (an :class:`OSError` when it cannot start)."""
+    run_env = dict(env)
+    fds = channel.open(run_env)
+    try:
+        return Confined(
+            argv, sandbox, where, checkout, run_env, stdout_path=log_path,
+            stderr_path=log_path, append=True, pass_fds=fds,
+        )  # fmt: skip
+    finally:
+        for fd in fds:
+            os.close(fd)

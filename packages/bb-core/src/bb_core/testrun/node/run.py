@@ -11,16 +11,16 @@ hangs, a session that lingers), and the outcomes are assembled by
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from bb_core.records import kinds
-from bb_core.sandbox import Confined, Sandbox, cap_file
+from bb_core.sandbox import Sandbox, cap_file
 from bb_core.testrun.assemble import assemble
 from bb_core.testrun.node import launch
+from bb_core.testrun.node.crosscheck import Collection, compare, stops_early
 from bb_core.testrun.node.report import NodeReport, inconsistency, tampering
 from bb_core.testrun.node.targets import Plan, plan_targets
 from bb_core.testrun.report import ReportReader
@@ -65,6 +65,8 @@ def run_node(
     extra_args: Sequence[str] = (),
     writable: Sequence[Path] = (),
     readable: Sequence[Path] = (),
+    canaries: bool = True,
+    collect: bool = False,
     **ignored: Any,
 ) -> TestRun:
     """Run *targets* of *checkout* with *runner* in *env* (a :class:`bb_core.envs.node.NodeEnv`).
@@ -76,6 +78,9 @@ def run_node(
     cannot be interrupted (a synchronous loop) is failed when it runs well past it.
     Arguments are ``env.runner_args`` then ``extra_args``; the output goes to
     ``log_path``, the reporter's report beside it (``<log>.report.jsonl``).
+    ``canaries``: collect the targets in a second process beside the run and check the
+    report against it (:mod:`bb_core.testrun.node.crosscheck`). ``collect``: list the
+    tests without running any (every id ``missing``; see the runners' ``collect``).
 
     An error run (every requested test ``error``, why in ``problem``): the report is
     missing, garbled or unfinished, it disagrees with the exit status, or the runner
@@ -87,6 +92,8 @@ def run_node(
     log_path = Path(log_path)
     log_path.parent.mkdir(parents=True, exist_ok=True)
     plan = plan_targets(checkout, list(targets))
+    if collect:
+        plan = plan.listing()
     args = [*getattr(env, "runner_args", ()), *extra_args]
     argv = runner.argv(
         Path(env.node), checkout, plan, test_timeout, args, getattr(env, "versions", None)
@@ -108,24 +115,43 @@ def run_node(
     deadline = started + timeout
     ended: Ended | None = None
     problem: str | None = None
+    evidence: list[str] = []
     with launch.node_modules_in(checkout, Path(env.node_modules), sandbox):
-        fds = channel.open(run_env)
+        second = None
+        if canaries and not collect:
+            listing = runner.argv(Path(env.node), checkout, plan.listing(), None, args)
+            second = Collection.start(listing, sandbox, confinement, checkout, run_env, log_path)
         try:
-            running = Confined(
-                argv, sandbox, confinement, checkout, run_env, stdout_path=log_path,
-                stderr_path=log_path, append=True, pass_fds=fds,
-            )  # fmt: skip
+            running = launch.start(argv, sandbox, confinement, checkout, run_env, log_path, channel)
         except OSError as exc:
             problem = f"{runner.name} could not start: {exc}"
+            if second is not None:
+                second.stop()
         else:
             reader = ReportReader(channel.path, channel.key)
             ended = watch(running, reader, deadline, test_timeout, fold=NodeReport)
-        finally:
-            for fd in fds:
-                os.close(fd)
+            if second is not None:
+                evidence = _compared(ended, second, deadline, args)
     cap_file(log_path, LOG_LIMIT)
-    return _assemble(runner.name, ended, problem, plan, nodeids, started, log_path, timeout,
-                     test_timeout)  # fmt: skip
+    run = _assemble(runner.name, ended, problem, plan, nodeids, started, log_path, timeout,
+                    test_timeout, evidence)  # fmt: skip
+    if collect:
+        run.outcomes = {test_id: "missing" for test_id in run.outcomes}
+        run.messages = {}
+    return run
+
+
+def _compared(ended: Ended, second: Collection, deadline: float, args: Sequence[str]) -> list[str]:
+    """Evidence that the run's report disagrees with the collection beside it."""
+    if ended.timed_out:
+        second.stop()
+    found = second.finish(deadline)
+    attempt = ended.attempt
+    assert isinstance(attempt, NodeReport)
+    return compare(
+        attempt, found, second.reader, ended_normally=not ended.timed_out and ended.hung is None,
+        exit_code=ended.exit_code, early_stop=stops_early(args),
+    )  # fmt: skip
 
 
 def _assemble(
@@ -138,11 +164,13 @@ def _assemble(
     log_path: Path,
     timeout: float,
     test_timeout: float | None,
+    compared: list[str],
 ) -> TestRun:
     """One outcome per requested test from how the process ended."""
     attempt = ended.attempt if ended is not None else NodeReport()
     assert isinstance(attempt, NodeReport)
     evidence = tampering(ended.report) if ended is not None else []
+    evidence = list(dict.fromkeys([*evidence, *compared]))
     stuck: dict[str, str] = {}
     timed_out = ended is not None and ended.timed_out
     if ended is not None and not timed_out:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 #: What separates a test id's parts.
 SEP = " > "
+#: A test-name pattern (a JavaScript regular expression) that matches no name: the
+#: runner loads every test file and lists its tests, and runs none.
+NOTHING = "(?!)"
 _SPECIAL = re.compile(r"[\\^$.*+?()[\]{}|/]")
 
 
@@ -49,6 +52,10 @@ class Plan:
     def empty(self) -> bool:
         """Nothing of the targets is in the checkout: nothing to run."""
         return not self.files and not self.everything
+
+    def listing(self) -> Plan:
+        """The same files, every test listed and none run (:data:`NOTHING` as pattern)."""
+        return replace(self, pattern=NOTHING)
 
     def selected(self, test_id: str) -> bool:
         if self.select is None:
