@@ -18,7 +18,8 @@ PACKAGE = (
 )
 CONFIG = (
     'import { defineConfig } from "vitest/config";\n'
-    'export default defineConfig({ test: { include: ["src/**/*.test.ts", "checks/**/*.ts"] } });\n'
+    "export default defineConfig({ test: {\n"
+    '  include: ["src/**/*.test.ts", "checks/**/*.ts"], setupFiles: ["./test/setup.ts"] } });\n'
 )
 SUM = "export function sum(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n"
 FIXED = (
@@ -75,6 +76,7 @@ def _start(repo: GitRepo) -> None:
         {
             "package.json": PACKAGE,
             "vitest.config.ts": CONFIG,
+            "test/setup.ts": "export {};\n",
             "src/sum.ts": SUM,
             "src/sum.test.ts": TESTS,
             "README.md": "sums\n",
@@ -115,7 +117,10 @@ def fixed(git_repo: Callable[..., GitRepo]) -> tuple[GitRepo, str]:
 
 def test_a_typescript_fix_is_a_task(fixed: tuple[GitRepo, str]) -> None:
     repo, sha = fixed
-    (task,) = [r for r in _mine(repo) if r["kind"] == "task"]
+    records = _mine(repo)
+    (task,) = [r for r in records if r["kind"] == "task"]
+    # the summary's areas count source lines, the tests, mocks and snapshots beside aside
+    assert records[-1]["areas"] == {"sum.ts": {"lines": 7, "fixes": 1}}
     assert task["fix_commit"] == sha
     assert task["source"] == "src"
     assert task["source_files"] == ["src/sum.ts"]
@@ -135,7 +140,10 @@ def test_a_typescript_fix_is_a_task(fixed: tuple[GitRepo, str]) -> None:
     ]
     assert task["changed_tests"] == [p + "ignores NaN"]
     assert "src/__mocks__/clock.ts" in task["protected_paths"]
-    assert {"package.json", "vitest.config.ts"} <= set(task["protected_paths"])
+    # the setup file the configuration names, and the configuration; package.json holds
+    # no jest settings here
+    assert {"test/setup.ts", "vitest.config.ts"} <= set(task["protected_paths"])
+    assert "package.json" not in task["protected_paths"]
     assert "diff --git a/src/sum.ts b/src/sum.ts" in task["reference_patch"]
     assert "src/sum.test.ts" in task["test_patch"] and "src/sum.ts" not in task["test_patch"]
 
@@ -174,7 +182,10 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         {"src/sum.ts": SUM + "\n\n", "src/blob.test.js": b"\x00\x01\x02 it('x')"},
         "Fix with a binary test file (#4)",
     )
-    repo.commit({"src/sum.ts": SUM + "\n\n\n"}, "Fix without a test (#5)")
+    repo.commit(
+        {"src/sum.ts": SUM + "\n\n\n", "test/fixtures/broken.js": "export default {{{\n"},
+        "Fix with a broken fixture and no test (#5)",
+    )
     skips = _by_title(_mine(repo))
     assert skips["Fix the readme (#1)"]["reason"] == "no-source-change"
     assert "no JavaScript or TypeScript module under src" in skips["Fix the readme (#1)"]["message"]
@@ -190,7 +201,8 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         binary["reason"] == "unreadable"
         and "src/blob.test.js: not a text file" in binary["message"]
     )
-    assert skips["Fix without a test (#5)"]["reason"] == "no-test-added"
+    # a fixture that does not parse in a test folder is data: the fix just adds no test
+    assert skips["Fix with a broken fixture and no test (#5)"]["reason"] == "no-test-added"
 
 
 def test_tests_in_test_folders_include_globs_and_jest_rows(
@@ -286,3 +298,42 @@ def test_no_tests_folder_is_needed(git_repo: Callable[..., GitRepo], tmp_path: P
     _start(repo)
     records = _mine(repo)
     assert records[-1]["kind"] == "summary" and records[-1]["tasks"] == 0
+
+
+def test_bugbout_tasks_explain_reads_the_language_from_bugbout_toml(
+    fixed: tuple[GitRepo, str], tmp_path: Path
+) -> None:
+    from bugbout.cli import main
+    from click.testing import CliRunner
+
+    repo, sha = fixed
+    config = tmp_path / "bugbout.toml"
+    config.write_text(
+        f'[project]\nrepository = "{repo.path}"\nsource = "src"\nlanguage = "typescript"\n'
+        'runner = "vitest"\n'
+    )
+    result = CliRunner(env={"COLUMNS": None}).invoke(
+        main, ["tasks", "--config", str(config), "--explain", sha[:8]], catch_exceptions=False
+    )
+    assert result.exit_code == 0, result.output
+    assert "src/sum.test.ts > sum > is finite" in result.stdout
+    assert "no-source-change" in result.stdout
+
+
+def test_the_cache_and_the_workers_give_the_same_records(
+    fixed: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Facts read in worker processes and replayed from the mining cache are the facts read
+    in this process."""
+    repo, _ = fixed
+    monkeypatch.setenv("BUGBOUT_HOME", str(tmp_path / "home"))
+    plain = _mine(repo)
+    workers = _mine(repo, jobs=2)
+    cached = _mine(repo, use_cache=True)
+    replayed = _mine(repo, use_cache=True)
+
+    def tasks(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in records if r["kind"] == "task"]
+
+    assert tasks(plain) == tasks(workers) == tasks(cached) == tasks(replayed)
+    assert len(tasks(plain)) == 1

@@ -4,7 +4,9 @@ An *area* is what sits directly in a package folder: a subpackage folder, or a t
 module. Mining's summary line carries, per area, the Python source lines at the walked
 branch's tip and how many of the fixes it examined (commits that read like a fix and
 whose changes it read) touched a Python module there, so the report can set the share
-of tasks an area gave against its share of the code and of the history's fixes.
+of tasks an area gave against its share of the code and of the history's fixes. A node
+project's lines are those of its JavaScript and TypeScript sources, tests and
+declaration files aside.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from bb_core.git.repo import Repo
+from bb_core.lang import is_js_source
+from bb_core.paths.node import is_declaration, is_node_test_file
 
 
 def area_of(path: str, sources: Sequence[str]) -> str | None:
@@ -33,9 +37,10 @@ def area_of(path: str, sources: Sequence[str]) -> str | None:
 class Areas:
     """Counts fixes per area as commits are examined; lines per area at the end."""
 
-    def __init__(self, sources: Sequence[str]) -> None:
+    def __init__(self, sources: Sequence[str], *, node: bool = False) -> None:
         self.sources = list(sources)
         self.fixes: Counter[str] = Counter()
+        self.counts = _is_node_source if node else _is_python
 
     def saw_fix(self, source_files: Iterable[str]) -> None:
         """A fix that changed *source_files*: one more fix in each area it touched."""
@@ -48,7 +53,7 @@ class Areas:
         for source in self.sources:
             root = "" if source.strip("/") in ("", ".") else source.strip("/")
             for path in repo.list_files(head, root):
-                if not path.endswith(".py"):
+                if not self.counts(path):
                     continue
                 area = area_of(path, [source])
                 data = repo.read_blob(head, path)
@@ -58,3 +63,11 @@ class Areas:
                     )
         areas = sorted(set(lines) | set(self.fixes))
         return {a: {"lines": lines.get(a, 0), "fixes": self.fixes.get(a, 0)} for a in areas}
+
+
+def _is_python(path: str) -> bool:
+    return path.endswith(".py")
+
+
+def _is_node_source(path: str) -> bool:
+    return is_js_source(path) and not is_declaration(path) and not is_node_test_file(path)

@@ -250,7 +250,7 @@ class Miner:
         examined = candidates = tasks = 0
         stopped = "end"
         sources: dict[str, int] = {}
-        areas = Areas(self.sources)
+        areas = Areas(self.sources, node=is_node(opts.language))
         claimed: dict[tuple[str, int], str] = {}
         history = History(self.repo, self.head, self.cache) if opts.use_cache else None
         walk = iter(history) if history is not None else self._plain_walk()

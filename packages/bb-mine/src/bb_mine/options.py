@@ -100,8 +100,8 @@ class MineSettings:
             "categories": tuple(tasks.categories),
             "exclude": tuple(tasks.exclude),
             "include": tuple(tasks.include),
-            "language": getattr(config.project, "language", "python"),
-            "runner": getattr(config.project, "runner", None),
+            "language": config.project.language,
+            "runner": config.project.runner,
         }
         flagged = {k: v for k, v in given.items() if v is not None}
         flags = frozenset(k for k in flagged if k in SETTINGS)
