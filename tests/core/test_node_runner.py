@@ -8,73 +8,14 @@ Each test runs on both runners (``tests/fixtures/node-vitest``, TypeScript on vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
 from pathlib import Path
 
 import pytest
-from bb_core.envs.node import NodeEnv
-from bb_core.sandbox import Sandbox
-from bb_core.testrun.result import TestRun
-from bb_core.testrun.runner import TestRunner, runner_named
-from support.node import checkout_of, node_env
+from support.node import Project
+from support.node import project as project  # the fixture
 
 pytestmark = pytest.mark.slow
-
-
-@dataclass
-class Project:
-    """A fresh checkout of one fixture project, and how to run it."""
-
-    runner: TestRunner
-    env: NodeEnv
-    checkout: Path
-    sandbox: Sandbox
-    tests: str  # the folder of its test files
-    suffix: str  # its test files' ending
-    logs: Path
-
-    def id(self, file: str, *names: str) -> str:
-        return " > ".join([f"{self.tests}/{file}{self.suffix}", *names])
-
-    def write_test(self, file: str, body: str) -> str:
-        """A test file of the project's kind (vitest's imported, jest's global API)."""
-        head = (
-            'import { describe, expect, it } from "vitest";\n' if self.suffix == ".test.ts" else ""
-        )
-        path = f"{self.tests}/{file}{self.suffix}"
-        (self.checkout / path).write_text(head + body)
-        return path
-
-    def run(self, targets: list[str] | None = None, **options: object) -> TestRun:
-        options.setdefault("timeout", 120)
-        options.setdefault("test_timeout", 20)
-        log = self.logs / f"run-{len(list(self.logs.iterdir()))}.log"
-        return self.runner.run(
-            self.checkout, self.env, targets or [], sandbox=self.sandbox, log_path=log,
-            **options,
-        )  # fmt: skip
-
-
-FIXTURES = {
-    "vitest": ("node-vitest", "tests", ".test.ts"),
-    "jest": ("node-jest", "__tests__", ".test.js"),
-}
-
-
-@pytest.fixture(params=sorted(FIXTURES))
-def project(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    tmp_path: Path,
-    bwrap_sandbox: Sandbox,
-) -> Project:
-    fixture, tests, suffix = FIXTURES[request.param]
-    env = node_env(tmp_path_factory, fixture)
-    (tmp_path / "logs").mkdir()
-    return Project(
-        runner_named(request.param), env, checkout_of(fixture, tmp_path / "checkout"),
-        bwrap_sandbox, tests, suffix, tmp_path / "logs",
-    )  # fmt: skip
 
 
 def test_outcomes_of_every_kind(project: Project) -> None:
@@ -104,7 +45,6 @@ def test_ids_select_tests_and_absent_ones_are_missing(project: Project) -> None:
     run = project.run([row, kept, absent, gone])
     assert run.problem is None
     assert run.outcomes == {row: "passed", kept: "passed", absent: "missing", gone: "missing"}
-    assert run.exit_code == 0
 
 
 def test_a_module_that_does_not_load_errors_its_tests(project: Project) -> None:
@@ -243,6 +183,75 @@ def test_a_run_without_canaries_is_not_collected_twice(project: Project) -> None
     run = project.run(canaries=False)
     assert run.problem is None and not run.tampered
     assert not list(project.logs.glob("*.collection.log"))
+
+
+def test_a_test_past_its_time_limit_fails(project: Project) -> None:
+    """An async test that never settles is failed by the runner's own --testTimeout."""
+    project.write_test("waits", 'it("never settles", () => new Promise(() => {}));\n')
+    waits = project.id("waits", "never settles")
+    run = project.run([project.tests + "/waits" + project.suffix], test_timeout=1)
+    assert run.problem is None
+    assert run.outcomes == {waits: "failed"}
+    assert run.timeouts == [waits]
+
+
+def test_a_test_that_cannot_be_interrupted_is_stopped_and_the_run_goes_on(
+    project: Project,
+) -> None:
+    """A synchronous loop: its process is killed, the test failed for its time limit, and
+    the tests around it run in a new process."""
+    project.write_test(
+        "loops",
+        'it("before", () => {});\n'
+        'it("spins", () => { while (true) {} });\n'
+        'it("after", () => {});\n',
+    )
+    run = project.run(test_timeout=3)
+    spins = project.id("loops", "spins")
+    assert run.problem is None and not run.timed_out, run.problem
+    assert run.outcomes[spins] == "failed" and run.timeouts == [spins]
+    assert run.outcomes[project.id("loops", "before")] == "passed"
+    assert run.outcomes[project.id("loops", "after")] == "passed"
+    assert run.outcomes[project.id("math", "add", "adds two numbers")] == "passed"
+    assert run.attempts >= 2
+
+
+def test_the_whole_run_is_killed_at_its_deadline(project: Project) -> None:
+    """No per-test limit and a loop: the run is killed at its deadline; what was reported
+    keeps its outcome, everything else is an error."""
+    project.write_test("loops", 'it("spins", () => { while (true) {} });\n')
+    wanted = [project.id("loops", "spins"), *(project.id("math", *names) for names in ALL[:3])]
+    run = project.run(nodeids=wanted, timeout=40, test_timeout=None, canaries=False)
+    assert run.timed_out and run.exit_code is None
+    assert run.outcomes[project.id("loops", "spins")] == "error"
+    expected = {project.id("math", *names): "passed" for names in ALL[:3]}
+    for test_id, outcome in expected.items():
+        assert run.outcomes[test_id] in (outcome, "error")
+
+
+def test_a_runner_that_does_not_exit_after_its_run_is_ended(project: Project) -> None:
+    """jest in one process keeps running for a timer a test left behind: it is ended
+    once it reported the end of its run, and the outcomes stand."""
+    if project.runner.name != "jest":
+        pytest.skip("vitest ends its workers, and itself, at the end of a run")
+    project.write_test("timer", 'it("leaves a timer", () => { setInterval(() => {}, 1000); });\n')
+    run = project.run(extra_args=["--runInBand"], canaries=False)
+    assert run.lingered and run.problem is None
+    assert run.outcomes[project.id("timer", "leaves a timer")] == "passed"
+
+
+def test_coverage_gives_the_lines_executed_in_the_checkouts_sources(project: Project) -> None:
+    """V8's coverage through the runner's provider, as lines of the checkout's own source
+    (TypeScript's mapped back by vitest): what ran is there, what did not is not."""
+    out = project.logs.parent / "coverage.json"
+    run = project.run(coverage=out)
+    assert run.problem is None and not run.tampered
+    source = "src/math.ts" if project.runner.name == "vitest" else "src/math.js"
+    lines = json.loads(out.read_text())
+    assert list(lines) == [source]
+    assert {2, 6, 7, 9, 12} <= set(lines[source])  # add's return, clamp's checks and return
+    assert not {10, 16} & set(lines[source])  # clamp's `return high`, unused's body
+    assert not (project.logs.parent / "coverage.json.d").exists()
 
 
 def test_two_tests_of_one_name_are_one_id_whose_failure_stands(project: Project) -> None:

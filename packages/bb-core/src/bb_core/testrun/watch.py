@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -76,7 +77,7 @@ def watch(
     deadline: float,
     test_timeout: float | None,
     collection: ReportReader | None = None,
-    fold: type[ProcessReport] = ProcessReport,
+    fold: Callable[[], ProcessReport] = ProcessReport,
 ) -> Ended:
     """Watch one pytest process until it ends, its deadline, or a test that hangs.
 

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+from bb_core.testrun.node import config
 from bb_core.testrun.node.run import NodeCommand, run_node
 from bb_core.testrun.result import TestRun
 
@@ -34,6 +35,11 @@ class NodeRunner(NodeCommand):
         runs (neither vitest nor jest lists the tests of a file without loading it)."""
         options.pop("canaries", None)
         return run_node(self, checkout, env, targets, canaries=False, collect=True, **options)
+
+    def protected(self, checkout: Path) -> tuple[str, ...]:
+        """The runner's config files, the setup files they name, package.json, tsconfig,
+        babel's configuration and .nvmrc (:mod:`bb_core.testrun.node.config`)."""
+        return config.protected(Path(checkout))
 
     def test_command(self, env: Any) -> str:
         args = " ".join(getattr(env, "runner_args", ()))

@@ -3,9 +3,9 @@
 The reporters bugbout injects (``js/vitest-reporter.mjs``, ``js/jest-reporter.cjs``)
 write authenticated lines (:class:`bb_core.testrun.report.ReportReader` reads them, as it
 reads pytest's): ``session``; ``start`` (a test begins); ``test`` (its outcome);
-``module`` (a test file that did not load); ``unhandled`` (an error the runner caught
-outside every test); ``collected`` (every test id of the run); ``finish`` (the exit
-status the run must end with). :class:`NodeReport` folds them into the shape the pytest
+``module`` (a test file that did not load); ``file`` (a test file is done);
+``unhandled`` (an error the runner caught outside every test); ``collected`` (every test
+id of the run); ``finish`` (the exit status the run must end with). :class:`NodeReport` folds them into the shape the pytest
 runner's assembly reads: a test's outcome as pytest's phases, a file that did not load as
 a failed collector.
 """
@@ -48,8 +48,18 @@ class NodeReport(ProcessReport):
     unhandled: list[str] = field(default_factory=list)
     #: Tests the runner reported skipped by a ``.todo`` mark.
     todo: list[str] = field(default_factory=list)
+    #: Test files the runner is done with.
+    files: list[str] = field(default_factory=list)
+    #: Test files loaded and not done, with their tests' ids (vitest's reporter says).
+    pending: dict[str, list[str]] = field(default_factory=dict)
+    #: When bugbout saw the report's last line.
+    last: float = 0.0
+    #: Tests whose outcome the run already has (from an earlier process): never guessed.
+    known: frozenset[str] = frozenset()
 
     def feed(self, events: list[kinds.JSONObject], now: float) -> None:
+        if events:
+            self.last = now
         for event in events:
             kind = event["event"]
             test_id = event.get("id")
@@ -72,6 +82,12 @@ class NodeReport(ProcessReport):
                     "outcome": "failed",
                     "message": _summed_up(str(event.get("message") or "")),
                 }
+            elif kind == "file-start" and isinstance(event.get("path"), str):
+                ids = event.get("ids")
+                self.pending[str(event["path"])] = [str(i) for i in ids or ()]
+            elif kind == "file" and isinstance(event.get("path"), str):
+                self.files.append(str(event["path"]))
+                self.pending.pop(str(event["path"]), None)
             elif kind == "collected":
                 ids = event.get("ids")
                 self.collected = [str(i) for i in ids] if isinstance(ids, list) else []
@@ -80,12 +96,26 @@ class NodeReport(ProcessReport):
             elif kind == "finish":
                 status = event.get("status")
                 self.finish = status if isinstance(status, int) else -1
-        # The test running longest is the one a time limit is held against.
+        self.current, self.since = self._held()
+
+    def _held(self) -> tuple[str | None, float]:
+        """The test a time limit is held against, and since when: the one running longest;
+        when the runner said of none that it started (a worker that loops never sends the
+        news), the first unreported test of a file being run, since the report's last line
+        (see :attr:`guessed`)."""
         if self.running:
-            self.current = min(self.running, key=self.running.__getitem__)
-            self.since = self.running[self.current]
-        else:
-            self.current = None
+            first = min(self.running, key=self.running.__getitem__)
+            return first, self.running[first]
+        for ids in self.pending.values():
+            for test_id in ids:
+                if test_id not in self.tests and test_id not in self.known:
+                    return test_id, self.last
+        return None, 0.0
+
+    @property
+    def guessed(self) -> bool:
+        """Whether the test held against a time limit is a guess (not seen starting)."""
+        return self.current is not None and self.current not in self.running
 
 
 def _failed(test: ReportedTest) -> bool:

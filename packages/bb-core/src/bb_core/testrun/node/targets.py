@@ -35,27 +35,62 @@ def split_id(test_id: str) -> tuple[str, str]:
     return path, names
 
 
+def _names(names: Sequence[str]) -> str:
+    """A group matching a full name that ends with one of *names*, word by word."""
+    return "(?:.* )?(?:" + "|".join(js_escape(name) for name in dict.fromkeys(names)) + ")$"
+
+
 @dataclass
 class Plan:
     """``files``: the checkout paths handed to the runner. ``select``: the ids and
-    paths the outcomes are kept to (None: whatever ran). ``pattern``: the test-name
-    pattern, or None. ``absent``: targets whose file or folder is not in the checkout."""
+    paths the outcomes are kept to (None: whatever ran). ``names``: the full names of the
+    tests to run (None: every test of the files). ``absent``: targets whose file or folder
+    is not in the checkout. ``skip_names`` and ``skip_files``: tests and files a run after
+    a test that hung leaves out (their outcomes are known). ``nothing``: list the tests,
+    run none."""
 
     files: list[str] = field(default_factory=list)
     select: list[str] | None = None
-    pattern: str | None = None
+    names: list[str] | None = None
     absent: list[str] = field(default_factory=list)
     #: A target named the whole checkout (``.``): the runner's own discovery, no file.
     everything: bool = False
+    skip_names: list[str] = field(default_factory=list)
+    skip_files: list[str] = field(default_factory=list)
+    nothing: bool = False
 
     @property
     def empty(self) -> bool:
         """Nothing of the targets is in the checkout: nothing to run."""
         return not self.files and not self.everything
 
+    @property
+    def pattern(self) -> str | None:
+        """The test-name pattern handed to the runner, or None."""
+        if self.nothing:
+            return NOTHING
+        if self.names is not None and not self.skip_names:
+            return "(?:^| )(?:" + "|".join(js_escape(n) for n in dict.fromkeys(self.names)) + ")$"
+        if not self.skip_names:
+            return None
+        keep = f"(?={_names(self.names)})" if self.names is not None else ""
+        return f"^{keep}(?!{_names(self.skip_names)})"
+
     def listing(self) -> Plan:
         """The same files, every test listed and none run (:data:`NOTHING` as pattern)."""
-        return replace(self, pattern=NOTHING)
+        return replace(self, nothing=True)
+
+    def without(self, ids: Sequence[str], files: Sequence[str]) -> Plan:
+        """The same run, leaving out the tests *ids* and the test files *files*."""
+        names = [split_id(test_id)[1].replace(SEP, " ") for test_id in ids]
+        return replace(
+            self, skip_names=[*self.skip_names, *names], skip_files=[*self.skip_files, *files]
+        )
+
+    def alone(self, test_id: str) -> Plan:
+        """A run of test *test_id* alone."""
+        path, name = split_id(test_id)
+        return Plan(files=[path], select=[test_id], names=[name.replace(SEP, " ")])
 
     def selected(self, test_id: str) -> bool:
         if self.select is None:
@@ -74,7 +109,7 @@ def plan_targets(checkout: Path, targets: Sequence[str]) -> Plan:
     for target in targets:
         path, rest = split_id(target)
         path = os.path.normpath(path).replace(os.sep, "/")
-        if path.startswith("../") or os.path.isabs(path) or not (checkout / path).exists():
+        if path.startswith(("../", "-")) or os.path.isabs(path) or not (checkout / path).exists():
             plan.absent.append(target)
             continue
         if path == ".":
@@ -86,9 +121,10 @@ def plan_targets(checkout: Path, targets: Sequence[str]) -> Plan:
             names.append(rest.replace(SEP, " "))
         else:
             whole = True
+    if plan.everything:
+        plan.files = []
     if names:
         plan.select = select
         if not whole:
-            alternatives = "|".join(js_escape(name) for name in dict.fromkeys(names))
-            plan.pattern = f"(?:^| )(?:{alternatives})$"
+            plan.names = names
     return plan

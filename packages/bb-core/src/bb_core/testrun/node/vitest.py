@@ -55,4 +55,5 @@ class VitestRunner(NodeRunner):
             line.append(f"--testTimeout={ms(test_timeout)}")
         if plan.pattern is not None:
             line.append(f"--testNamePattern={plan.pattern}")
+        line += [f"--exclude={path}" for path in plan.skip_files]
         return [*line, *args, *plan.files]

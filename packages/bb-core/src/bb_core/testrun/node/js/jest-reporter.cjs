@@ -1,7 +1,7 @@
 'use strict';
 // bugbout's jest reporter: one authenticated report line per test, on bugbout's channel
 // (channel.cjs), with the same lines as the vitest reporter: `session`, `start`, `test`,
-// `module`, `collected`, `finish`.
+// `module`, `file`, `collected`, `finish`.
 const { emit, text, testId } = require('./channel.cjs');
 
 const TIMEOUT = /Exceeded timeout of \d+ ?ms/;
@@ -46,6 +46,7 @@ class BugboutJestReporter {
   }
 
   onTestResult(test, testResult) {
+    emit({ event: 'file', path: testId(cwd, test.path, []) });
     // The tests a file reported one by one are not reported again at its end (skipped
     // ones come only here); two tests of one name (ts-pattern has them) are two results
     // of one id, so results are counted, not set aside by id.

@@ -1,6 +1,7 @@
 // bugbout's vitest reporter: one authenticated report line per test, on bugbout's channel
 // (channel.cjs). Lines: `session`; `start` (a test begins); `test` (its outcome);
-// `module` (a test file that did not load or whose hooks failed); `unhandled` (an error
+// `module` (a test file that did not load or whose hooks failed); `file-start` (a test file
+// is loaded, with its tests' ids); `file` (a test file is done); `unhandled` (an error
 // vitest caught outside every test); `collected` (every test id of the run); `finish`
 // (the exit status the run should end with). vitest 3 and later call the hooks of its
 // reporter API (onTestCaseResult, onTestRunEnd); vitest 2 knows only onFinished, where the
@@ -22,7 +23,11 @@ function idOf(testCase) {
 }
 
 function errorText(errors) {
-  const shown = (error) => String(error?.stack || `${error?.name ?? 'Error'}: ${error?.message ?? error}`);
+  const shown = (error) => {
+    const head = `${error?.name ?? 'Error'}: ${error?.message ?? error}`;
+    const stack = String(error?.stack ?? '');
+    return stack.includes(String(error?.message ?? '')) && stack ? stack : `${head}\n${stack}`;
+  };
   return text((errors ?? []).map(shown).join('\n\n'));
 }
 
@@ -74,6 +79,12 @@ export default class BugboutReporter {
     if (this.legacy) legacyLines(files, errors);
   }
 
+  onTestModuleCollected(testModule) {
+    const ids = [];
+    for (const testCase of testModule.children.allTests()) ids.push(idOf(testCase));
+    emit({ event: 'file-start', path: testId(cwd, testModule.moduleId, []), ids });
+  }
+
   onTestCaseReady(testCase) {
     emit({ event: 'start', id: idOf(testCase) });
   }
@@ -93,6 +104,7 @@ export default class BugboutReporter {
   }
 
   onTestModuleEnd(testModule) {
+    emit({ event: 'file', path: testId(cwd, testModule.moduleId, []) });
     const errors = testModule.errors();
     if (errors.length) {
       emit({ event: 'module', path: testId(cwd, testModule.moduleId, []), outcome: 'failed',
