@@ -136,6 +136,8 @@ def outcomes(report: dict[str, Any], folder: Path) -> dict[str, str]:
         for case in suite.get("assertionResults", []):
             test_id = " > ".join([path, *case.get("ancestorTitles", []), case["title"]])
             status = case.get("status")
+            if found.get(test_id) == FAILED:
+                continue  # two tests of one name: a failure of either stands
             found[test_id] = (
                 PASSED if status == "passed" else FAILED if status == "failed" else SKIPPED
             )
@@ -239,7 +241,9 @@ def compare(records: list[dict[str, Any]], grounded: Path) -> None:
         hand = set(record["fail_to_pass"])
         task = tasks.get(record["commit"])
         if task is None:
-            oracle_text, agree = f"not a task ({skips.get(record['commit'], 'not mined')})", "-"
+            reason = skips.get(record["commit"], "not mined")
+            oracle_text = f"not a task ({reason})"
+            agree = "yes" if not hand and reason == "no-fail-to-pass" else "no"
         else:
             oracle = set((task.get("oracle") or {}).get("fail_to_pass") or [])
             oracle_text = str(len(oracle))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 from support.node import Project
@@ -289,3 +290,41 @@ def test_two_tests_of_one_name_count_as_one_id_with_the_worse_outcome(project: P
     run = project.run([f"{project.tests}/twice{project.suffix}"])
     assert run.problem is None
     assert run.outcomes == {project.id("twice", "same name"): "failed"}
+
+
+def test_two_tests_of_one_name_are_one_id_whose_failure_stands(project: Project) -> None:
+    """ts-pattern has two ``it('boolean literals')`` in one describe: one id, both run."""
+    body = (
+        'describe("twice", () => {\n'
+        '  it("same", () => { expect(1).toBe(2); });\n'
+        '  it("same", () => { expect(1).toBe(1); });\n'
+        '  it("other", () => { expect(1).toBe(1); });\n'
+        "});\n"
+    )
+    path = project.write_test("twice", body)
+    run = project.run([path])
+    assert run.problem is None and not run.tampered
+    assert run.outcomes == {
+        project.id("twice", "twice", "same"): "failed",
+        project.id("twice", "twice", "other"): "passed",
+    }
+
+
+def test_config_loader_only_for_the_vitest_versions_that_take_it() -> None:
+    # vitest before 3.1 stops at --configLoader as an unknown option (remeda's vitest 2
+    # and 3.0 history), so no run of such a project would ever report.
+    from bb_core.testrun.node.targets import plan_targets
+    from bb_core.testrun.node.vitest import VitestRunner
+
+    def line(version: str | None) -> list[str]:
+        versions = None if version is None else {"vitest": version}
+        plan = plan_targets(Path("/c"), ["src/a.test.ts"])
+        return VitestRunner().argv(Path("/n"), Path("/c"), plan, None, (), versions)
+
+    assert "--configLoader=runner" in line("4.1.12")
+    assert "--configLoader=runner" in line("3.1.0")
+    assert "--configLoader=runner" in line(None)
+    assert "--configLoader=runner" not in line("3.0.5")
+    assert "--configLoader=runner" not in line("2.1.9")
+    # vitest 2 and 3 fail a run whose results cache cannot go into node_modules/.vite.
+    assert all("--no-cache" in line(v) for v in ("2.1.9", "4.1.12"))

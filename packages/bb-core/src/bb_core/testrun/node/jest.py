@@ -10,7 +10,7 @@ in the process that holds the report channel, whenever the run has two test file
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bb_core.testrun.node.base import NodeRunner, ms
@@ -47,6 +47,7 @@ class JestRunner(NodeRunner):
         plan: Plan,
         test_timeout: float | None,
         args: Sequence[str],
+        versions: Mapping[str, str] | None = None,
     ) -> list[str]:
         line = [
             str(node), str(checkout / "node_modules" / "jest" / "bin" / "jest.js"), "--ci",

@@ -122,6 +122,10 @@ class NodeReport(ProcessReport):
         return self.current is not None and self.current not in self.running
 
 
+def _failed(test: ReportedTest) -> bool:
+    return test.outcome() in ("failed", "error")
+
+
 def _summed_up(message: str) -> str:
     """*message* ending with its first line (the error itself, before the stack), which
     is what :attr:`~bb_core.testrun.result.CollectionError.summary` shows."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ class NodeCommand:
         plan: Plan,
         test_timeout: float | None,
         args: Sequence[str],
+        versions: Mapping[str, str] | None = None,
     ) -> list[str]:
         raise NotImplementedError
 
@@ -140,7 +141,7 @@ def run_node(
         where=launch.confinement(checkout, Path(env.node_modules), writable, readable),
         env=launch.environment(Path(env.node), getattr(env, "env", {})), args=args,
         log_path=log_path, deadline=started + timeout, test_timeout=test_timeout,
-        measured=measured,
+        measured=measured, versions=getattr(env, "versions", None),
     )  # fmt: skip
     planted = Canaries()
     if canaries and not collect:
@@ -196,6 +197,7 @@ class _Runs:
     deadline: float
     test_timeout: float | None
     measured: Path | None = None  # where each process writes its coverage, if measured
+    versions: Mapping[str, str] | None = None  # node's and the runner's, as installed
     final: dict[str, ReportedTest] = field(default_factory=dict)
     collected: dict[str, None] = field(default_factory=dict)
     collectors: dict[str, kinds.JSONObject] = field(default_factory=dict)
@@ -263,7 +265,9 @@ class _Runs:
                 return
 
     def argv(self, plan: Plan) -> list[str]:
-        return self.runner.argv(self.node, self.checkout, plan, self.test_timeout, self.args)
+        return self.runner.argv(
+            self.node, self.checkout, plan, self.test_timeout, self.args, self.versions
+        )
 
     def _start(self, plan: Plan) -> Ended | None:
         """One process, watched to its end; None when it could not start."""

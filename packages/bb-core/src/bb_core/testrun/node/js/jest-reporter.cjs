@@ -49,6 +49,10 @@ class BugboutJestReporter {
 
   onTestResult(test, testResult) {
     emit({ event: 'file', path: testId(cwd, test.path, []) });
+    // The tests a file reported one by one are not reported again at its end (skipped
+    // ones come only here); two tests of one name (ts-pattern has them) are two results
+    // of one id, so results are counted, not set aside by id.
+    const seen = new Map();
     for (const result of testResult.testResults ?? []) {
       const id = testId(cwd, test.path, [...result.ancestorTitles, result.title]);
       this.ids.push(id);
