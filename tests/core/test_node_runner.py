@@ -8,73 +8,14 @@ Each test runs on both runners (``tests/fixtures/node-vitest``, TypeScript on vi
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import dataclasses
+import json
 
 import pytest
-from bb_core.envs.node import NodeEnv
-from bb_core.sandbox import Sandbox
-from bb_core.testrun.result import TestRun
-from bb_core.testrun.runner import TestRunner, runner_named
-from support.node import checkout_of, node_env
+from support.node import Project
+from support.node import project as project  # the fixture
 
 pytestmark = pytest.mark.slow
-
-
-@dataclass
-class Project:
-    """A fresh checkout of one fixture project, and how to run it."""
-
-    runner: TestRunner
-    env: NodeEnv
-    checkout: Path
-    sandbox: Sandbox
-    tests: str  # the folder of its test files
-    suffix: str  # its test files' ending
-    logs: Path
-
-    def id(self, file: str, *names: str) -> str:
-        return " > ".join([f"{self.tests}/{file}{self.suffix}", *names])
-
-    def write_test(self, file: str, body: str) -> str:
-        """A test file of the project's kind (vitest's imported, jest's global API)."""
-        head = (
-            'import { describe, expect, it } from "vitest";\n' if self.suffix == ".test.ts" else ""
-        )
-        path = f"{self.tests}/{file}{self.suffix}"
-        (self.checkout / path).write_text(head + body)
-        return path
-
-    def run(self, targets: list[str] | None = None, **options: object) -> TestRun:
-        options.setdefault("timeout", 120)
-        options.setdefault("test_timeout", 20)
-        log = self.logs / f"run-{len(list(self.logs.iterdir()))}.log"
-        return self.runner.run(
-            self.checkout, self.env, targets or [], sandbox=self.sandbox, log_path=log,
-            **options,
-        )  # fmt: skip
-
-
-FIXTURES = {
-    "vitest": ("node-vitest", "tests", ".test.ts"),
-    "jest": ("node-jest", "__tests__", ".test.js"),
-}
-
-
-@pytest.fixture(params=sorted(FIXTURES))
-def project(
-    request: pytest.FixtureRequest,
-    tmp_path_factory: pytest.TempPathFactory,
-    tmp_path: Path,
-    bwrap_sandbox: Sandbox,
-) -> Project:
-    fixture, tests, suffix = FIXTURES[request.param]
-    env = node_env(tmp_path_factory, fixture)
-    (tmp_path / "logs").mkdir()
-    return Project(
-        runner_named(request.param), env, checkout_of(fixture, tmp_path / "checkout"),
-        bwrap_sandbox, tests, suffix, tmp_path / "logs",
-    )  # fmt: skip
 
 
 def test_outcomes_of_every_kind(project: Project) -> None:
@@ -104,7 +45,6 @@ def test_ids_select_tests_and_absent_ones_are_missing(project: Project) -> None:
     run = project.run([row, kept, absent, gone])
     assert run.problem is None
     assert run.outcomes == {row: "passed", kept: "passed", absent: "missing", gone: "missing"}
-    assert run.exit_code == 0
 
 
 def test_a_module_that_does_not_load_errors_its_tests(project: Project) -> None:
@@ -298,3 +238,54 @@ def test_a_runner_that_does_not_exit_after_its_run_is_ended(project: Project) ->
     run = project.run(extra_args=["--runInBand"], canaries=False)
     assert run.lingered and run.problem is None
     assert run.outcomes[project.id("timer", "leaves a timer")] == "passed"
+
+
+def test_coverage_gives_the_lines_executed_in_the_checkouts_sources(project: Project) -> None:
+    """V8's coverage through the runner's provider, as lines of the checkout's own source
+    (TypeScript's mapped back by vitest): what ran is there, what did not is not."""
+    out = project.logs.parent / "coverage.json"
+    run = project.run(coverage=out)
+    assert run.problem is None and not run.tampered
+    source = "src/math.ts" if project.runner.name == "vitest" else "src/math.js"
+    lines = json.loads(out.read_text())
+    assert list(lines) == [source]
+    assert {2, 6, 7, 9, 12} <= set(lines[source])  # add's return, clamp's checks and return
+    assert not {10, 16} & set(lines[source])  # clamp's `return high`, unused's body
+    assert not (project.logs.parent / "coverage.json.d").exists()
+
+
+def test_setup_commands_run_first_and_a_failing_one_is_an_error_run(project: Project) -> None:
+    """``[project] setup`` runs confined in the checkout before the tests, node_modules in
+    place; a command that fails stops the run as ``setup-failed``."""
+    load = (
+        'import fs from "node:fs";\n'
+        if project.suffix == ".test.ts"
+        else 'const fs = require("fs");\n'
+    )
+    project.write_test(
+        "generated",
+        load + 'it("reads what setup wrote", () => {\n'
+        '  expect(fs.readFileSync("generated.txt", "utf8").trim()).toBe("made");\n'
+        "});\n",
+    )
+    reads = project.id("generated", "reads what setup wrote")
+    made = ("echo made > generated.txt", f"test -d node_modules/{project.runner.name}")
+    project.env = dataclasses.replace(project.env, setup=made)
+    run = project.run([reads])
+    assert run.problem is None and run.outcomes == {reads: "passed"}
+    project.env = dataclasses.replace(project.env, setup=("exit 3",))
+    failed = project.run([reads], nodeids=[reads])
+    assert failed.reason == "setup-failed" and failed.outcomes == {reads: "error"}
+    assert "exit 3" in (failed.problem or "")
+
+
+def test_two_tests_of_one_name_count_as_one_id_with_the_worse_outcome(project: Project) -> None:
+    """A passing test cannot hide a failing one by taking its name."""
+    project.write_test(
+        "twice",
+        'it("same name", () => { expect(1).toBe(2); });\n'
+        'it("same name", () => { expect(1).toBe(1); });\n',
+    )
+    run = project.run([f"{project.tests}/twice{project.suffix}"])
+    assert run.problem is None
+    assert run.outcomes == {project.id("twice", "same name"): "failed"}

@@ -4,5 +4,6 @@
   expected value changed, which must fail;
 - :mod:`~bb_core.tamper.canaries`: a must-fail and a must-pass test planted in a run's
   modules, and the twins written beside them;
-- :mod:`~bb_core.tamper.planting`: writing a test into a module's text.
+- :mod:`~bb_core.tamper.planting`: writing a test into a module's text;
+- :mod:`~bb_core.tamper.node`: the canaries of a vitest or jest run, in their syntax.
 """

@@ -82,6 +82,7 @@ def run_setup(
             readable=readable,
             temp=confinement.temp,
             home=confinement.home,
+            mounts=confinement.mounts,
         )
         try:
             done = run_confined(

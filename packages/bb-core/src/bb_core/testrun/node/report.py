@@ -26,6 +26,10 @@ _PHASES: dict[str, dict[str, kinds.JSONObject]] = {
 }
 
 
+#: Which outcome stands when two tests share an id.
+_WORSE = {"skipped": 0, "missing": 0, "passed": 1, "error": 2, "failed": 3}
+
+
 def reported(outcome: str, message: str = "", timeout: bool = False) -> ReportedTest:
     """A node test's outcome as a complete :class:`ReportedTest`."""
     phases = {when: dict(phase) for when, phase in _PHASES.get(outcome, _PHASES["error"]).items()}
@@ -71,7 +75,10 @@ class NodeReport(ProcessReport):
                 self.running.pop(test_id, None)
                 outcome = str(event.get("outcome"))
                 message = str(event.get("message") or "")
-                self.tests[test_id] = reported(outcome, message, bool(event.get("timeout")))
+                test = reported(outcome, message, bool(event.get("timeout")))
+                earlier = self.tests.get(test_id)
+                if earlier is None or _WORSE[test.outcome()] > _WORSE[earlier.outcome()]:
+                    self.tests[test_id] = test  # two tests of one name: the worse outcome
                 if event.get("mark") == "todo":
                     self.todo.append(test_id)
             elif kind == "module" and isinstance(event.get("path"), str):

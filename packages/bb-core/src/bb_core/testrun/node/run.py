@@ -18,22 +18,31 @@ the deadline passes - as pytest's runs do.
 
 from __future__ import annotations
 
+import shutil
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from bb_core.records import kinds
 from bb_core.sandbox import Confinement, Sandbox, cap_file
-from bb_core.testrun.assemble import assemble
+from bb_core.store import atomic_write
+from bb_core.tamper import node as node_canaries
+from bb_core.tamper.canaries import Canaries
+from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.node import launch
+from bb_core.testrun.node.coverage import executed_lines
+from bb_core.testrun.node.coverage import options as coverage_options
 from bb_core.testrun.node.crosscheck import Collection, compare, stops_early
 from bb_core.testrun.node.report import NodeReport, inconsistency, tampering
 from bb_core.testrun.node.targets import Plan, plan_targets
 from bb_core.testrun.report import ReportedTest, ReportReader
 from bb_core.testrun.result import TestRun
 from bb_core.testrun.run import LOG_LIMIT
+from bb_core.testrun.setup import run_setup
 from bb_core.testrun.watch import LINGER_GRACE, Ended, last_line, report_path, watch
 
 
@@ -74,6 +83,7 @@ def run_node(
     readable: Sequence[Path] = (),
     canaries: bool = True,
     collect: bool = False,
+    coverage: Path | None = None,
     **ignored: Any,
 ) -> TestRun:
     """Run *targets* of *checkout* with *runner* in *env* (a :class:`bb_core.envs.node.NodeEnv`).
@@ -91,6 +101,10 @@ def run_node(
     ``canaries``: collect the targets in a second process beside the run and check the
     report against it (:mod:`bb_core.testrun.node.crosscheck`). ``collect``: list the
     tests without running any (every id ``missing``; see the runners' ``collect``).
+    ``env.setup`` (``[project] setup``) runs first, confined like the run
+    (:mod:`bb_core.testrun.setup`); a command that fails makes an error run with reason
+    ``setup-failed``. ``coverage``: write the lines the run executed there, as ``{"<checkout path>":
+    [line, ...]}`` JSON (:mod:`bb_core.testrun.node.coverage`).
 
     An error run (every requested test ``error``, why in ``problem``): the report is
     missing, garbled or unfinished, it disagrees with the exit status, or the runner
@@ -115,15 +129,51 @@ def run_node(
             dict.fromkeys(wanted, "missing"), time.monotonic() - started, None, False,
             log_path, attempts=0,
         )  # fmt: skip
+    measured = None
+    if coverage is not None and not collect:
+        measured = Path(coverage).with_name(Path(coverage).name + ".d")
+        shutil.rmtree(measured, ignore_errors=True)
+        measured.mkdir(parents=True)
+        writable = [*writable, measured]
     runs = _Runs(
         runner=runner, node=Path(env.node), checkout=checkout, sandbox=sandbox,
         where=launch.confinement(checkout, Path(env.node_modules), writable, readable),
         env=launch.environment(Path(env.node), getattr(env, "env", {})), args=args,
         log_path=log_path, deadline=started + timeout, test_timeout=test_timeout,
+        measured=measured,
     )  # fmt: skip
-    with launch.node_modules_in(checkout, Path(env.node_modules), sandbox):
-        runs.run(plan, canaries and not collect)
+    planted = Canaries()
+    if canaries and not collect:
+        planted = node_canaries.place(checkout, plan.files, runner.name)
+        if plan.names is not None:
+            plan.names = [*plan.names, *node_canaries.names(planted)]
+    failed = None
+    try:
+        with launch.node_modules_in(checkout, Path(env.node_modules), sandbox):
+            if getattr(env, "setup", ()):
+                failed = run_setup(
+                    env.setup, checkout, python=Path(env.node), sandbox=sandbox,
+                    confinement=runs.where, env=runs.env, log_path=log_path,
+                    deadline=runs.deadline,
+                )  # fmt: skip
+            if failed is None:
+                runs.run(plan, canaries and not collect)
+    finally:
+        planted.remove()
+    if failed is not None:
+        wanted = list(nodeids or ())
+        return TestRun(
+            dict.fromkeys(wanted, "error"), time.monotonic() - started, None, False, log_path,
+            messages=dict.fromkeys(wanted, f"bugbout: {failed.message}"),
+            problem=failed.message, reason="setup-failed", attempts=0,
+        )  # fmt: skip
     cap_file(log_path, LOG_LIMIT)
+    if coverage is not None and measured is not None:
+        folders = [measured / str(attempt) for attempt in range(1, runs.attempts + 1)]
+        atomic_write(Path(coverage), orjson.dumps(executed_lines(folders, checkout)))
+        shutil.rmtree(measured, ignore_errors=True)
+    if planted.targets:
+        runs.judge(planted)
     run = runs.assemble(plan, nodeids, started, timeout)
     if collect:
         run.outcomes = {test_id: "missing" for test_id in run.outcomes}
@@ -145,6 +195,7 @@ class _Runs:
     log_path: Path
     deadline: float
     test_timeout: float | None
+    measured: Path | None = None  # where each process writes its coverage, if measured
     final: dict[str, ReportedTest] = field(default_factory=dict)
     collected: dict[str, None] = field(default_factory=dict)
     collectors: dict[str, kinds.JSONObject] = field(default_factory=dict)
@@ -217,6 +268,8 @@ class _Runs:
     def _start(self, plan: Plan) -> Ended | None:
         """One process, watched to its end; None when it could not start."""
         argv = self.argv(plan)
+        if self.measured is not None:
+            argv += coverage_options(self.runner.name, self.measured / str(self.attempts))
         _log(self.log_path, " ".join(argv))
         channel = launch.Channel(report_path(self.log_path, self.attempts))
         try:
@@ -284,6 +337,20 @@ class _Runs:
         elif self.problem is not None and attempt.finish is None:
             last = last_line(self.log_path)
             self.problem += f"; the log ends with: {last}" if last else ""
+
+    def judge(self, planted: Canaries) -> None:
+        """The canaries' verdict into the run's evidence; their outcomes out of the run."""
+        sound = self.problem is None and not self.timed_out
+        reached = {test_id.split(" > ", 1)[0] for test_id in self.final}
+        held = Canaries(
+            must_fail=[i for i in planted.must_fail if i.split(" > ", 1)[0] in reached],
+            must_pass=[i for i in planted.must_pass if i.split(" > ", 1)[0] in reached],
+        )
+        outcomes = {i: seen(i, self.final, self.collectors, self.timed_out) for i in planted.ids}
+        self.evidence += held.verdict(outcomes, sound)
+        for test_id in planted.ids:
+            self.final.pop(test_id, None)
+            self.collected.pop(test_id, None)
 
     def assemble(
         self, plan: Plan, nodeids: Sequence[str] | None, started: float, timeout: float

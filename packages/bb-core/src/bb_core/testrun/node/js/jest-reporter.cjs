@@ -16,7 +16,8 @@ function outcomeOf(status) {
 class BugboutJestReporter {
   constructor(globalConfig) {
     this.failureStatus = globalConfig?.testFailureExitCode ?? 1;
-    this.reported = new Set();
+    // Tests onTestCaseResult reported, by id, counted: two tests may share a name.
+    this.reported = new Map();
     this.ids = [];
   }
 
@@ -29,13 +30,12 @@ class BugboutJestReporter {
   }
 
   onTestCaseResult(test, result) {
-    this.report(test.path, result);
+    const id = this.report(test.path, result);
+    this.reported.set(id, (this.reported.get(id) ?? 0) + 1);
   }
 
   report(file, result) {
     const id = testId(cwd, file, [...result.ancestorTitles, result.title]);
-    if (this.reported.has(id)) return;
-    this.reported.add(id);
     const outcome = outcomeOf(result.status);
     if (outcome === 'failed') {
       const message = text((result.failureMessages ?? []).join('\n\n'));
@@ -44,13 +44,17 @@ class BugboutJestReporter {
       const mark = result.status === 'todo' ? 'todo' : 'skip';
       emit(outcome === 'skipped' ? { event: 'test', id, outcome, mark } : { event: 'test', id, outcome });
     }
+    return id;
   }
 
   onTestResult(test, testResult) {
     emit({ event: 'file', path: testId(cwd, test.path, []) });
     for (const result of testResult.testResults ?? []) {
-      this.ids.push(testId(cwd, test.path, [...result.ancestorTitles, result.title]));
-      this.report(test.path, result);
+      const id = testId(cwd, test.path, [...result.ancestorTitles, result.title]);
+      this.ids.push(id);
+      const left = this.reported.get(id) ?? 0;
+      if (left > 0) this.reported.set(id, left - 1);
+      else this.report(test.path, result); // skipped and todo tests never start
     }
     if (testResult.testExecError || testResult.failureMessage && !testResult.testResults?.length) {
       const error = testResult.testExecError;
