@@ -9,6 +9,8 @@ from bb_core.paths.node import (
     is_node_test_file,
     is_node_test_source,
     read_includes,
+    read_setup_files,
+    runs_as_test,
 )
 
 
@@ -100,3 +102,20 @@ def test_coverage_include_names_no_tests() -> None:
     assert read_includes({"vitest.config.ts": config}.get) == ()
     both = config.replace(b"globals: true,", b'include: ["src/**/*.test.ts"],')
     assert read_includes({"vitest.config.ts": both}.get) == ("src/**/*.test.ts",)
+
+
+def test_setup_files_named_by_the_configuration() -> None:
+    files = {
+        "package.json": b'{"jest": {"setupFilesAfterEnv": ["<rootDir>/jest.setup.ts",'
+        b' "jest-extended/all"], "globalSetup": "./test/global.js"}}',
+        "vitest.config.mts": b'export default { test: { setupFiles: "./test/setup.ts" } }',
+    }
+    assert read_setup_files(files.get) == ("jest.setup.ts", "test/global.js", "test/setup.ts")
+
+
+def test_what_the_runner_runs_as_tests() -> None:
+    assert runs_as_test("src/a.test.ts") and runs_as_test("lib/__tests__/a.js")
+    assert not runs_as_test("test/helpers.js")
+    assert runs_as_test("test/helpers.js", ["test/**/*.js"])
+    assert not runs_as_test("src/__mocks__/a.test.ts")
+    assert not runs_as_test("src/a.test.ts.snap")

@@ -18,7 +18,8 @@ PACKAGE = (
 )
 CONFIG = (
     'import { defineConfig } from "vitest/config";\n'
-    'export default defineConfig({ test: { include: ["src/**/*.test.ts", "checks/**/*.ts"] } });\n'
+    "export default defineConfig({ test: {\n"
+    '  include: ["src/**/*.test.ts", "checks/**/*.ts"], setupFiles: ["./test/setup.ts"] } });\n'
 )
 SUM = "export function sum(xs: number[]): number {\n  return xs.reduce((a, b) => a + b, 0);\n}\n"
 FIXED = (
@@ -75,6 +76,7 @@ def _start(repo: GitRepo) -> None:
         {
             "package.json": PACKAGE,
             "vitest.config.ts": CONFIG,
+            "test/setup.ts": "export {};\n",
             "src/sum.ts": SUM,
             "src/sum.test.ts": TESTS,
             "README.md": "sums\n",
@@ -138,7 +140,10 @@ def test_a_typescript_fix_is_a_task(fixed: tuple[GitRepo, str]) -> None:
     ]
     assert task["changed_tests"] == [p + "ignores NaN"]
     assert "src/__mocks__/clock.ts" in task["protected_paths"]
-    assert {"package.json", "vitest.config.ts"} <= set(task["protected_paths"])
+    # the setup file the configuration names, and the configuration; package.json holds
+    # no jest settings here
+    assert {"test/setup.ts", "vitest.config.ts"} <= set(task["protected_paths"])
+    assert "package.json" not in task["protected_paths"]
     assert "diff --git a/src/sum.ts b/src/sum.ts" in task["reference_patch"]
     assert "src/sum.test.ts" in task["test_patch"] and "src/sum.ts" not in task["test_patch"]
 
@@ -177,7 +182,10 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         {"src/sum.ts": SUM + "\n\n", "src/blob.test.js": b"\x00\x01\x02 it('x')"},
         "Fix with a binary test file (#4)",
     )
-    repo.commit({"src/sum.ts": SUM + "\n\n\n"}, "Fix without a test (#5)")
+    repo.commit(
+        {"src/sum.ts": SUM + "\n\n\n", "test/fixtures/broken.js": "export default {{{\n"},
+        "Fix with a broken fixture and no test (#5)",
+    )
     skips = _by_title(_mine(repo))
     assert skips["Fix the readme (#1)"]["reason"] == "no-source-change"
     assert "no JavaScript or TypeScript module under src" in skips["Fix the readme (#1)"]["message"]
@@ -193,7 +201,8 @@ def test_what_is_not_a_task_and_why(git_repo: Callable[..., GitRepo]) -> None:
         binary["reason"] == "unreadable"
         and "src/blob.test.js: not a text file" in binary["message"]
     )
-    assert skips["Fix without a test (#5)"]["reason"] == "no-test-added"
+    # a fixture that does not parse in a test folder is data: the fix just adds no test
+    assert skips["Fix with a broken fixture and no test (#5)"]["reason"] == "no-test-added"
 
 
 def test_tests_in_test_folders_include_globs_and_jest_rows(
@@ -309,3 +318,22 @@ def test_bugbout_tasks_explain_reads_the_language_from_bugbout_toml(
     assert result.exit_code == 0, result.output
     assert "src/sum.test.ts > sum > is finite" in result.stdout
     assert "no-source-change" in result.stdout
+
+
+def test_the_cache_and_the_workers_give_the_same_records(
+    fixed: tuple[GitRepo, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Facts read in worker processes and replayed from the mining cache are the facts read
+    in this process."""
+    repo, _ = fixed
+    monkeypatch.setenv("BUGBOUT_HOME", str(tmp_path / "home"))
+    plain = _mine(repo)
+    workers = _mine(repo, jobs=2)
+    cached = _mine(repo, use_cache=True)
+    replayed = _mine(repo, use_cache=True)
+
+    def tasks(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in records if r["kind"] == "task"]
+
+    assert tasks(plain) == tasks(workers) == tasks(cached) == tasks(replayed)
+    assert len(tasks(plain)) == 1

@@ -22,7 +22,7 @@ from bb_mine.folders import common as _common
 from bb_mine.folders import in_folder as _in
 from bb_mine.folders import places as _places
 from bb_mine.names import source_names
-from bb_mine.node_facts import is_node, node_tree_facts
+from bb_mine.node_facts import NODE_RULES_VERSION, is_node, node_tree_facts
 from bb_mine.rules import (
     change_text,
     fix_signals,
@@ -65,7 +65,9 @@ class Layout:
 
     def key(self) -> tuple[Any, ...]:
         key = (self.sources, self.tests, self.test_files, self.require_fix_signal, self.labels)
-        return key if self.language == "python" else (*key, self.language, self.runner)
+        if self.language == "python":
+            return key
+        return (*key, self.language, self.runner, NODE_RULES_VERSION)
 
 
 class FactFinder:

@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from bb_core.lang.js import Node, parse, text
+from bb_core.lang.js import Condensed, Node, parse, text
 
 from bb_mine.jseach import row_title, string_value, table_rows
 
@@ -98,7 +98,8 @@ def collect_tests(path: str, data: bytes, runner: str = "vitest") -> dict[str, J
         line = _first_error(tree.root_node)
         raise Unparseable(f"{path}:{line}: does not parse as {_language(path)}")
     found: dict[str, JsTest] = {}
-    for test in _walk(tree.root_node, path, _Block((path,), frozenset(), False), runner):
+    spans = Condensed(tree, data)
+    for test in _walk(tree.root_node, path, _Block((path,), frozenset(), False), runner, spans):
         kept = found.get(test.id)
         if kept is not None:  # the same title twice: one id, both bodies
             test = replace(kept, body=kept.body + "\n" + test.body, marks=kept.marks & test.marks)
@@ -120,7 +121,7 @@ def _first_error(root: Node) -> int:
     return root.start_point[0] + 1
 
 
-def _walk(root: Node, path: str, outer: _Block, runner: str) -> Iterator[JsTest]:
+def _walk(root: Node, path: str, outer: _Block, runner: str, spans: Condensed) -> Iterator[JsTest]:
     """Every test under *root*, in source order, inside block *outer*."""
     stack: list[tuple[Node, _Block]] = [(root, outer)]
     while stack:
@@ -135,7 +136,7 @@ def _walk(root: Node, path: str, outer: _Block, runner: str) -> Iterator[JsTest]
                     if callback is not None:
                         stack.extend((callback, b) for b in reversed(inner))
                 else:
-                    yield from _tests(node, base, modifiers, args, block, runner)
+                    yield from _tests(node, base, modifiers, args, block, runner, spans)
                 continue
         stack.extend((child, block) for child in reversed(node.named_children))
 
@@ -257,10 +258,11 @@ def _tests(
     args: Node,
     block: _Block,
     runner: str,
+    spans: Condensed,
 ) -> Iterator[JsTest]:
     titles, template, raw, table_text = _titles(args, modifiers, runner)
     callback = _callback(args)
-    body = fingerprint(callback) if callback is not None else ""
+    body = spans.text(callback) if callback is not None else ""
     marks = block.marks | _marks(base, modifiers)
     line = node.start_point[0] + 1
     each = _table(modifiers) is not False
@@ -270,21 +272,6 @@ def _tests(
         body += "\n" + table_text  # a new row of a table only the run reads changes the test
     for title in titles:
         yield JsTest(SEPARATOR.join((*block.titles, title)), line, body, marks, group, template)
-
-
-def fingerprint(node: Node) -> str:
-    """The tokens of *node*, comments and layout left out."""
-    tokens: list[str] = []
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "comment":
-            continue
-        if current.child_count == 0 or current.type in ("string", "template_string"):
-            tokens.append(text(current))
-            continue
-        stack.extend(reversed(current.children))
-    return " ".join(tokens)
 
 
 def compare(
@@ -341,6 +328,5 @@ __all__ = [
     "Unparseable",
     "collect_tests",
     "compare",
-    "fingerprint",
     "template_pattern",
 ]

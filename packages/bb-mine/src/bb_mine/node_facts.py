@@ -15,16 +15,21 @@ The facts are the ones a Python commit gives, read the node way:
   (:mod:`bb_mine.jstests`): new test ids are added tests, new rows of a ``.each``
   table that was there are added cases, tests whose body changed or that lost a ``skip``,
   ``todo``, ``skipIf``/``runIf`` or ``fails`` mark are changed tests, and so are the tests
-  whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A test source that
-  does not parse on either side makes the commit ``unreadable``, named by file and line; a
-  file under a test folder that defines no tests is a helper and is only listed. A fix
-  with a file whose name is not UTF-8 is ``unreadable`` too: no record can name it.
-- Protected paths are the fix's test files and the runner's configuration files present
-  at the root (``package.json`` holds jest's settings and the test script).
+  whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A file the
+  runner runs as tests (:func:`bb_core.paths.node.runs_as_test`) that does not parse on
+  either side makes the commit ``unreadable``, named by file and line; any other file of a
+  test folder (a helper, a fixture) need not parse, and one that defines no tests is only
+  listed. A fix with a file whose name is not UTF-8 is ``unreadable`` too: no record can
+  name it.
+- Protected paths are the fix's test files, the setup files the runner's configuration
+  names (``setupFiles``: they run before every test, as a ``conftest.py`` does), and the
+  runners' and transpilers' configuration present at the root (``package.json`` when it
+  holds jest's settings, as ``pyproject.toml`` counts when it holds pytest's).
 """
 
 from __future__ import annotations
 
+import json
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +43,8 @@ from bb_core.paths.node import (
     is_declaration,
     is_node_test_file,
     is_node_test_source,
+    runs_as_test,
+    setup_files_at,
 )
 
 from bb_mine.folders import common, in_folder, places
@@ -48,25 +55,26 @@ from bb_mine.snapshots import changed_keys, test_file_of, tests_with
 if TYPE_CHECKING:
     from bb_mine.facts import FactFinder
 
+#: Bumped whenever what a node commit's facts hold changes: the mining cache keeps facts
+#: under it, so a cache of older facts is not read (Python's facts are kept apart).
+NODE_RULES_VERSION = 1
+
 #: The languages mined the node way.
 NODE_LANGUAGES = ("javascript", "typescript")
 
-#: Setup and configuration files of the runners, besides :data:`INCLUDE_SOURCES`, that a
-#: fix's tests depend on when they sit at the root.
+#: The runners' and transpilers' configuration a fix's tests depend on when it sits at the
+#: root (package.json only when it holds jest's settings, as pyproject.toml counts only
+#: when it holds pytest's).
 _ROOT_CONFIG = (
-    *INCLUDE_SOURCES,
-    "vitest.workspace.ts",
-    "vitest.workspace.js",
-    "vitest.setup.ts",
-    "vitest.setup.js",
-    "jest.setup.js",
-    "jest.setup.ts",
-    "setupTests.ts",
-    "setupTests.js",
-    "babel.config.js",
-    "babel.config.json",
+    *(name for name in INCLUDE_SOURCES if name != "package.json"),
+    *(f"vitest.workspace.{e}" for e in ("ts", "js", "mts", "mjs", "json")),
+    *(f"{n}.{e}" for n in ("vitest.setup", "jest.setup", "setupTests") for e in ("ts", "js")),
+    *(f"jest.preset.{e}" for e in ("js", "json")),
+    *(f"babel.config.{e}" for e in ("js", "json", "cjs", "mjs")),
     ".babelrc",
-    "tsconfig.json",
+    ".babelrc.js",
+    ".babelrc.json",
+    ".swcrc",
 )
 
 _PARSED: OrderedDict[tuple[str, str, str], dict[str, JsTest]] = OrderedDict()
@@ -125,6 +133,8 @@ def node_tree_facts(finder: FactFinder, sha: str, parent: str) -> dict[str, Any]
             )
             after = _collect(finder, change.new_sha, change.path, runner, "after")
         except Unparseable as exc:
+            if not runs_as_test(change.path, include):
+                continue  # a helper or a fixture in a test folder: data that need not parse
             facts["unreadable"] = str(exc)
             return facts
         new_tests, new_rows, edited = compare(before, after)
@@ -192,8 +202,21 @@ def _snapshot_changes(
 
 
 def _protected(repo: Any, sha: str, test_changes: list[Change]) -> list[str]:
-    """The fix's test files and the runner's configuration present at the root."""
+    """The fix's test files, the setup files the runner's configuration names, and that
+    configuration where it sits at the root."""
     paths = {c.path for c in test_changes if c.type != DELETE}
     blobs = repo.root_blob_ids(sha, _ROOT_CONFIG)
     paths.update(name for name, blob in zip(_ROOT_CONFIG, blobs, strict=True) if blob)
+    paths.update(p for p in setup_files_at(repo, sha) if repo.blob_id(sha, p) is not None)
+    manifest = repo.read_blob(sha, "package.json")
+    if manifest is not None and _holds_jest(manifest):
+        paths.add("package.json")
     return sorted(paths)
+
+
+def _holds_jest(manifest: bytes) -> bool:
+    try:
+        data = json.loads(manifest)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(data, dict) and "jest" in data

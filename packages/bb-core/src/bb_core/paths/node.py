@@ -13,6 +13,8 @@ folders, or in a ``test``/``tests`` folder; vitest and jest find them by *includ
 - :func:`is_node_test_source`: of those, the files whose tests the runner runs and that
   are read for ``it``/``test``/``describe`` calls: JavaScript or TypeScript sources, never
   a mock or a snapshot.
+- :func:`runs_as_test`: of those, the files the runner runs by its conventions or globs
+  (a file in a ``test`` folder may be a helper or a fixture instead).
 - :func:`glob_match`: the globs' own rule (``**``, ``*``, ``?``, ``[...]``, ``{a,b}`` and
   the extglobs ``?(...)``, ``+(...)``, ``*(...)``, ``@(...)`` jest's defaults use), against
   repository paths; a leading ``<rootDir>/`` or ``./`` is dropped.
@@ -21,6 +23,9 @@ folders, or in a ``test``/``tests`` folder; vitest and jest find them by *includ
   ``test`` block of ``vitest.config.*`` (else ``vite.config.*``), read as literals from the
   file's syntax tree; a configuration computed at run time gives none, and the conventions
   stand alone.
+- :func:`read_setup_files` / :func:`setup_files_at`: the setup files the same
+  configuration names (``setupFiles`` and the like): they run before every test, so a
+  fix's tests depend on them as a Python test depends on its ``conftest.py``.
 """
 
 from __future__ import annotations
@@ -83,6 +88,18 @@ def is_node_test_source(path: str) -> bool:
         and not is_declaration(path)
         and not NODE_TEST_DATA_FOLDERS.intersection(parts[:-1])
     )
+
+
+def runs_as_test(path: str, include: Iterable[str] = ()) -> bool:
+    """Whether the runner runs *path* as a test file: a JavaScript or TypeScript source,
+    not a mock, a snapshot or a declaration, that is a ``*.test.*``/``*.spec.*`` file, sits
+    in a ``__tests__`` folder, or matches one of the *include* globs. A file that is a test
+    file only by its folder (``test/helpers.js``) may be a helper or a fixture."""
+    if not is_node_test_source(path):
+        return False
+    if path.endswith(_TEST_INFIXES) or "__tests__" in path.split("/")[:-1]:
+        return True
+    return any(glob_match(path, pattern) for pattern in include)
 
 
 def glob_match(path: str, pattern: str) -> bool:
@@ -202,25 +219,59 @@ def _closing(pattern: str, opening: int) -> int | None:
 def read_includes(read: Callable[[str], bytes | None]) -> tuple[str, ...]:
     """The include globs of the tree *read* opens (``read("package.json")`` -> bytes or
     None): jest's ``testMatch`` and vitest's ``test.include``, those that are literals."""
+    found = _read(read, ("testMatch",), ("include",))
+    return tuple(dict.fromkeys(g for g in found if not g.startswith("!")))
+
+
+#: The keys that name setup files: jest's, and vitest's (in its ``test`` block).
+JEST_SETUP_KEYS = ("setupFiles", "setupFilesAfterEnv", "globalSetup", "globalTeardown")
+VITEST_SETUP_KEYS = ("setupFiles", "globalSetup")
+
+
+def read_setup_files(read: Callable[[str], bytes | None]) -> tuple[str, ...]:
+    """The setup files the runner's configuration names (jest's ``setupFiles``,
+    ``setupFilesAfterEnv``, ``globalSetup``, ``globalTeardown``; vitest's
+    ``test.setupFiles`` and ``test.globalSetup``), as repository paths, those written as
+    literals; a package's name (``jest-extended/all``) is not a file and is left out."""
+    found = _read(read, JEST_SETUP_KEYS, VITEST_SETUP_KEYS)
+    paths = (_relative(p) for p in found)
+    return tuple(dict.fromkeys(p for p in paths if p is not None))
+
+
+def _relative(path: str) -> str | None:
+    for prefix in ("<rootDir>/", "./"):
+        if path.startswith(prefix):
+            return path[len(prefix) :]
+    if path.startswith(("/", "<", "@")) or "." not in path.rsplit("/", 1)[-1]:
+        return None
+    return path
+
+
+def _read(
+    read: Callable[[str], bytes | None], jest_keys: Sequence[str], vitest_keys: Sequence[str]
+) -> list[str]:
     found: list[str] = []
     manifest = read("package.json")
     if manifest is not None:
-        found += _json_globs(manifest, ("jest", "testMatch"))
+        for key in jest_keys:
+            found += _json_globs(manifest, ("jest", key))
     for name in JEST_CONFIGS:
         content = read(name)
         if content is None:
             continue
-        if name.endswith(".json"):
-            found += _json_globs(content, ("testMatch",))
-        else:
-            found += _literal_globs(name, content, "testMatch", None)
+        for key in jest_keys:
+            if name.endswith(".json"):
+                found += _json_globs(content, (key,))
+            else:
+                found += _literal_globs(name, content, key, None)
         break
     for name in VITEST_CONFIGS:
         content = read(name)
         if content is not None:
-            found += _literal_globs(name, content, "include", "test")
+            for key in vitest_keys:
+                found += _literal_globs(name, content, key, "test")
             break
-    return tuple(dict.fromkeys(g for g in found if not g.startswith("!")))
+    return found
 
 
 def _json_globs(content: bytes, keys: Sequence[str]) -> list[str]:
@@ -230,14 +281,16 @@ def _json_globs(content: bytes, keys: Sequence[str]) -> list[str]:
         return []
     for key in keys:
         value = value.get(key) if isinstance(value, dict) else None
+    if isinstance(value, str):
+        return [value]
     if isinstance(value, list) and all(isinstance(v, str) for v in value):
         return list(value)
     return []
 
 
 def _literal_globs(name: str, content: bytes, key: str, inside: str | None) -> list[str]:
-    """The string literals of the array under *key* (in an object under *inside*, when
-    given) of a JavaScript or TypeScript configuration file."""
+    """The string literals of the array (or the one string) under *key* (in an object
+    under *inside*, when given) of a JavaScript or TypeScript configuration file."""
     from bb_core.lang.js import parse, text
 
     found: list[str] = []
@@ -250,6 +303,8 @@ def _literal_globs(name: str, content: bytes, key: str, inside: str | None) -> l
         if inside is not None and not _within(node, inside):
             continue
         value = node.child_by_field_name("value")
+        if value is not None and value.type == "string":
+            found.append(text(value)[1:-1])
         if value is None or value.type != "array":
             continue
         items = value.named_children
@@ -277,17 +332,30 @@ def _within(node: Any, key: str) -> bool:
     return False
 
 
-_AT: dict[tuple[str | None, ...], tuple[str, ...]] = {}
+_AT: dict[tuple[str | None, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
 _AT_KEPT = 256
 
 
 def includes_at(repo: Any, sha: str) -> tuple[str, ...]:
     """The include globs at commit *sha* of a :class:`bb_core.git.Repo`, each version of
     the configuration files read once."""
+    return _config_at(repo, sha)[0]
+
+
+def setup_files_at(repo: Any, sha: str) -> tuple[str, ...]:
+    """The setup files the configuration at commit *sha* names (:func:`read_setup_files`)."""
+    return _config_at(repo, sha)[1]
+
+
+def _config_at(repo: Any, sha: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     key = repo.root_blob_ids(sha, INCLUDE_SOURCES)
     found = _AT.get(key)
     if found is None:
-        found = read_includes(lambda name: repo.read_blob(sha, name))
+
+        def read(name: str) -> bytes | None:
+            return repo.read_blob(sha, name)  # type: ignore[no-any-return]
+
+        found = (read_includes(read), read_setup_files(read))
         if len(_AT) >= _AT_KEPT:
             _AT.clear()
         _AT[key] = found
@@ -304,4 +372,7 @@ __all__ = [
     "is_node_test_file",
     "is_node_test_source",
     "read_includes",
+    "read_setup_files",
+    "runs_as_test",
+    "setup_files_at",
 ]
