@@ -164,6 +164,9 @@ def test_python_tasks_keep_python_rules() -> None:
         assert keep(path) == plain(path)
     assert keep("pkg/a.test.ts")  # a Python project's JavaScript is its source
     assert is_node_task({"source_files": ["src/a.ts"], "test_files": ["src/a.test.ts"]})
+    # Any Python file keeps a record without a language Python's: a Python project's fix
+    # that also touched its JavaScript is never read by node's rules.
+    assert not is_node_task({"source_files": ["pkg/a.py", "pkg/static/a.js", "pkg/b.js"]})
     assert is_node_task({"language": "typescript", "source_files": []})
     assert not is_node_task({"language": "python", "source_files": ["src/a.ts"]})
 
@@ -215,7 +218,8 @@ def test_the_runners_protected_configuration_is_never_applied(
 ) -> None:
     """What the runner's protected() names in the base tree (a setup file its
     configuration names, by pattern) is kept out, beside the conventions."""
-    edit = {"src/helpers/env.ts": "globalThis.x = 1;\n", **FIX}
+    bump = manifest(dependencies={"left-pad": "1.3.0"})
+    edit = {"src/helpers/env.ts": "globalThis.x = 1;\n", "package.json": bump, **FIX}
     node_repo.commit({"src/helpers/env.ts": "export {};\n"}, "A setup helper")
     patch = diff(node_repo, edit)
     seen: list[Path] = []
@@ -223,11 +227,12 @@ def test_the_runners_protected_configuration_is_never_applied(
     def protected(tree: Path) -> list[str]:
         seen.append(tree)
         assert (tree / "vitest.config.ts").is_file()  # read from the base tree
-        return ["vitest.config.ts", "src/helpers/*.ts"]
+        return ["vitest.config.ts", "src/helpers/*.ts", "package.json"]
 
     with open_repo(node_repo.path) as opened:
         outcome = prepare(opened, task(node_repo), patch, tmp_path / "t", protected)  # type: ignore[arg-type]
-    assert outcome.applied == ["src/sum.ts"]
+    # The manifest it names is the manifest rule's: a dependency bump is applied.
+    assert sorted(outcome.applied) == ["package.json", "src/sum.ts"]
     assert seen == [tmp_path / "t"]
     python = {**task(node_repo), "source_files": ["src/a.py"]}
     with open_repo(node_repo.path) as opened:

@@ -78,11 +78,12 @@ def test_hostile_configuration_never_reaches_the_hidden_run(
                    "test_modules": ["tests/clamp.test.ts"]},
     }  # fmt: skip
     dest = tmp_path / "scored"
+    runner = runner_named("vitest")
     with open_repo(repo.path) as opened:
-        outcome = prepare(opened, task, wrong, dest)  # type: ignore[arg-type]
+        outcome = prepare(opened, task, wrong, dest, runner.protected)  # type: ignore[arg-type]
     assert outcome.applied == ["src/math.ts"]
     assert outcome.dropped == [attack]
-    run = runner_named("vitest").run(
+    run = runner.run(
         dest, env, hidden_modules(task), nodeids=[F2P], sandbox=sandbox, timeout=120,  # type: ignore[arg-type]
         test_timeout=20, log_path=tmp_path / "hidden.log",
     )  # fmt: skip

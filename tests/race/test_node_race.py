@@ -65,7 +65,7 @@ def bench_with(env: Any) -> Any:
 
 def test_the_prompt_names_the_runners_command(vitest: FakeVitest, tmp_path: Path) -> None:
     env = NodeEnv(node=Path("/usr/bin/node"), root=tmp_path / "install", key="k", runner="vitest")
-    tests = ProjectTests(bench_with(env))  # type: ignore[arg-type]
+    tests = ProjectTests(bench_with(env))
     command = tests.command(node_task())
     assert command == "/usr/bin/node node_modules/vitest/vitest.mjs run"
     prompt = build_prompt(node_task(), role="contestant", assignment=None, command=command)  # type: ignore[arg-type]
@@ -79,8 +79,11 @@ def test_the_prompt_names_the_runners_command(vitest: FakeVitest, tmp_path: Path
 @pytest.mark.parametrize("assignment", ["reproduce", "specify"])
 def test_examiners_write_node_test_files(assignment: str) -> None:
     prompt = build_prompt(
-        node_task(), role="examiner", assignment=assignment, command="npx vitest run"
-    )  # type: ignore[arg-type]
+        node_task(),  # type: ignore[arg-type]
+        role="examiner",
+        assignment=assignment,
+        command="npx vitest run",
+    )
     assert "pytest" not in prompt
     assert "in a new test file under `test/` (named like `*.test.ts`" in prompt
 
@@ -93,8 +96,11 @@ def test_a_python_tasks_prompt_is_unchanged() -> None:
         "source_files": ["src/demo/a.py"],
     }
     prompt = build_prompt(
-        task, role="examiner", assignment="reproduce", command="python -m pytest tests"
-    )  # type: ignore[arg-type]
+        task,  # type: ignore[arg-type]
+        role="examiner",
+        assignment="reproduce",
+        command="python -m pytest tests",
+    )
     assert "write pytest tests, in a new test module under `tests/`" in prompt
     assert "put a test file or node id in place of `tests`" in prompt
 
@@ -144,7 +150,7 @@ def test_edits_of_the_maintainers_node_tests_are_found() -> None:
 
 
 def test_without_an_environment_a_node_task_is_told_npm_test() -> None:
-    assert ProjectTests(bench_with(None)).command(node_task()) == "npm test"  # type: ignore[arg-type]
+    assert ProjectTests(bench_with(None)).command(node_task()) == "npm test"
 
 
 def test_an_attempts_node_test_files(tmp_path: Path) -> None:
@@ -163,7 +169,7 @@ def test_a_node_checkout_gets_the_install_linked_and_left_out(tmp_path: Path) ->
     env = NodeEnv(node=Path("/usr/bin/node"), root=tmp_path / "install", key="k", runner="vitest")
     work = tmp_path / "work"
     work.mkdir()
-    tests = ProjectTests(bench_with(env))  # type: ignore[arg-type]
+    tests = ProjectTests(bench_with(env))
     assert tests.install(node_task(), work) == ["node_modules"]
     assert (work / "node_modules").resolve() == tmp_path / "install/node_modules"
     assert tests.install(node_task(), work) == []  # already there: left alone
@@ -173,5 +179,5 @@ def test_a_node_checkout_gets_the_install_linked_and_left_out(tmp_path: Path) ->
     python = SimpleNamespace(python=Path("/usr/bin/python3"), root=None)
     plain = tmp_path / "python-work"
     plain.mkdir()
-    assert ProjectTests(bench_with(python)).install({"source_files": ["a.py"]}, plain) == []  # type: ignore[arg-type]
+    assert ProjectTests(bench_with(python)).install({"source_files": ["a.py"]}, plain) == []
     assert list(plain.iterdir()) == []

@@ -25,7 +25,7 @@ from bb_core.records.vocabulary import FLAG_BINARY_SOURCE, FLAG_SYMLINK_OUTSIDE
 from bb_core.store.scratch import remove_tree
 
 from bb_judge.grading import task_filter
-from bb_judge.manifest import allowed_manifests
+from bb_judge.manifest import MANIFEST, allowed_manifests
 
 
 @dataclass
@@ -81,12 +81,14 @@ def prepare(
     *runner_protected*: for a node task, the runner's
     :meth:`~bb_core.testrun.runner.TestRunner.protected`, read from the base tree - its
     configuration files and the setup files they name (paths or ``fnmatch`` patterns) are
-    never applied either."""
+    never applied either. The ``package.json`` it names is left to the manifest's own
+    rule (:mod:`bb_judge.manifest`): an edit of other keys than the tests' is applied."""
     protected = protected_paths(task)
     repo.materialize(task["base_commit"], dest)
     kept_out = protected
     if runner_protected is not None and is_node_task(task):
-        kept_out = sorted({*protected, *runner_protected(dest)})
+        named = [p for p in runner_protected(dest) if PurePosixPath(p).name != MANIFEST]
+        kept_out = sorted({*protected, *named})
     in_package = task_filter(task, kept_out)
     links = outside_links(patch, dest)
     manifests = (
