@@ -191,8 +191,9 @@ def test_build_layout_and_config(demo_ts_build: DemoPaths) -> None:
     for name in ("package.json", "package-lock.json", "vitest.config.ts", "tsconfig.json"):
         assert (demo_ts_build.repo / name).is_file(), name
     manifest = json.loads((demo_ts_build.repo / "package.json").read_text())
-    assert set(manifest["devDependencies"]) == {"vitest", "typescript"}
+    assert set(manifest["devDependencies"]) == {"vitest", "@vitest/coverage-v8", "typescript"}
     assert manifest["devDependencies"]["vitest"] == "4.1.12"
+    assert manifest["devDependencies"]["@vitest/coverage-v8"] == "4.1.12"
     config = tomllib.loads(demo_ts_build.config.read_text())
     assert config["project"]["language"] == expected.LANGUAGE
     assert config["project"]["runner"] == expected.RUNNER

@@ -69,13 +69,20 @@ def test_report_prints_in_the_terminal(demo_ts_run: Ran) -> None:
 
 def test_the_weak_oracle_is_flagged(demo_ts_run: Ran) -> None:
     """hyphenated-words' second hunk (longestWord's loop) is needed by no FAIL_TO_PASS test:
-    its revert survives, and bb-oracle flags the task weak-oracle; no other task is weak."""
+    its line is not covered, its revert survives, and bb-oracle flags the task weak-oracle;
+    no other task is weak, and FAIL_TO_PASS runs every line their fixes change."""
     oracled = by_key(tasks_in(Results(demo_ts_run.results).stream("oracle")))
     for key, task in oracled.items():
         strength = task["oracle"]["strength"]
         assert strength["weak"] == (key == expected.WEAK_ORACLE["task"]), key
+        if key != expected.WEAK_ORACLE["task"]:  # V8's coverage: every changed line runs
+            coverage = strength["coverage"]
+            assert coverage["covered"] == coverage["changed_lines"] > 0, (key, coverage)
     strength = oracled[expected.WEAK_ORACLE["task"]]["oracle"]["strength"]
     assert strength["flag"] == "weak-oracle"
+    coverage = strength["coverage"]
+    assert (coverage["covered"], coverage["changed_lines"]) == expected.WEAK_ORACLE["coverage"]
+    assert tuple(coverage["uncovered"]) == expected.WEAK_ORACLE["uncovered"]
     hunks = [
         f"{hunk['file']}:{hunk['lines'][0]}-{hunk['lines'][-1]}"
         for hunk in strength["hunks"]["untested"]

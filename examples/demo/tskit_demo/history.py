@@ -3,7 +3,7 @@
 The same steps as textkit's (``history.py``, whose :class:`Write`, :class:`Edit`,
 :class:`Commit`, :class:`Branch`, :class:`Switch` and :class:`Merge` these are), in
 TypeScript with a vitest suite: ``package.json`` and its committed ``package-lock.json``
-(vitest and typescript, nothing else), ``vitest.config.ts`` naming a setup file,
+(vitest, its V8 coverage provider and typescript, nothing else), ``vitest.config.ts`` naming a setup file,
 ``src/*.ts`` and ``tests/*.test.ts``. What each commit is for is written down in
 ``tskit_demo/expected.py``.
 """
