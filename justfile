@@ -66,7 +66,7 @@ smoke:
     bash scripts/smoke.sh
 
 # Every benchmark; each prints its figures.
-bench: bench-records bench-testrun bench-sandbox bench-demo bench-judge bench-race bench-oracle bench-strength bench-xexam bench-mine bench-report bench-bout bench-ray
+bench: bench-records bench-testrun bench-sandbox bench-demo bench-judge bench-race bench-oracle bench-oracle-js bench-strength bench-xexam bench-mine bench-report bench-bout bench-ray
 
 # Reading and validating 100,000 task lines.
 bench-records:
@@ -95,6 +95,11 @@ bench-race:
 # The oracle on the demo's tasks next to the same pytest commands run bare (target < 1.3x).
 bench-oracle *opts:
     uv run --frozen python benchmarks/bench_oracle.py {{opts}}
+
+# The oracle on the TypeScript demo's tasks (or --config a node project's bugbout.toml) next to
+# the same `npx vitest run` / `npx jest` commands run bare (target < 1.3x).
+bench-oracle-js *opts:
+    uv run --frozen python benchmarks/bench_oracle_js.py {{opts}}
 
 # Measuring oracle strength (coverage, mutants, reverted hunks) next to the runs it is made of,
 # on the demo and on a clone of cachetools named by BENCH_STRENGTH_REPO (skipped, saying how, without).

@@ -71,7 +71,7 @@ function legacyLines(files, errors) {
 
 export default class BugboutReporter {
   onInit(vitest) {
-    this.legacy = Number(String(vitest?.version ?? '').split('.')[0]) < 3;
+    this.legacy = !(Number(String(vitest?.version ?? '').split('.')[0]) >= 3);
     emit({ event: 'session', runner: 'vitest' });
   }
 
