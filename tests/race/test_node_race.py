@@ -181,3 +181,30 @@ def test_a_node_checkout_gets_the_install_linked_and_left_out(tmp_path: Path) ->
     plain.mkdir()
     assert ProjectTests(bench_with(python)).install({"source_files": ["a.py"]}, plain) == []
     assert list(plain.iterdir()) == []
+
+
+def test_the_laid_install_is_taken_back_unflagged_and_a_replaced_one_stays(
+    tmp_path: Path,
+) -> None:
+    """bugbout's own node_modules link is removed before the tree is read, so it raises no
+    symlink-outside flag; a link the agent pointed elsewhere is the agent's, and flagged."""
+    from bb_core.patch import compare_trees
+    from bb_race.footprint import take_back
+
+    install = tmp_path / "install/node_modules"
+    install.mkdir(parents=True)
+    base, work = tmp_path / "base", tmp_path / "work"
+    for tree in (base, work):
+        (tree / "src").mkdir(parents=True)
+        (tree / "src/sum.ts").write_text("export const sum = 1;\n")
+    (work / "node_modules").symlink_to(install, target_is_directory=True)
+    laid = [("node_modules", str(install))]
+    left_out = leave_out(base, laid=["node_modules"])
+    assert any("symlink-outside" in f for f in compare_trees(base, work, leave_out=left_out).flags)
+    take_back(work, laid)
+    assert not (work / "node_modules").exists()
+    assert compare_trees(base, work, leave_out=left_out).flags == []
+    (work / "node_modules").symlink_to("/etc", target_is_directory=True)  # the agent's own
+    take_back(work, laid)
+    flags = compare_trees(base, work, leave_out=left_out).flags
+    assert flags == ["symlink-outside:node_modules -> /etc"]

@@ -15,6 +15,7 @@ part of the patch whenever the agent changes it, whatever the rules say.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -125,3 +126,14 @@ def leave_out(
         return path in footprint or ignores.ignored(path)
 
     return left_out
+
+
+def take_back(work: Path, laid: Sequence[tuple[str, str]]) -> None:
+    """Remove from the agent's tree *work* the links bugbout laid there (a node project's
+    ``node_modules``) that still point where they were laid: bugbout's own, so no flag
+    is raised for them. A link the agent changed or replaced stays, and is read (and
+    flagged) like anything else the agent left."""
+    for rel, target in laid:
+        path = work / rel
+        if path.is_symlink() and os.readlink(path) == target:
+            path.unlink()

@@ -43,7 +43,7 @@ from bb_core.store.scratch import remove_tree
 from bb_race.caps import DISK_POLL, MAX_DISK_BYTES, MAX_PATCH_BYTES, enforce_caps, size_text
 from bb_race.checkout import AttemptDirs, Checkouts
 from bb_race.egress import EgressProxy, Upstream
-from bb_race.footprint import leave_out
+from bb_race.footprint import leave_out, take_back
 from bb_race.forensics import leak_flags, unconfined_flags
 from bb_race.outcome import collect, crashed_record, now_iso
 from bb_race.prompt import build_prompt
@@ -227,6 +227,8 @@ class _Run:
     sample: int = 1
     #: What RaceContext.install laid into the checkout: never part of the patch.
     installed: tuple[str, ...] = ()
+    #: The links among them, each with its target as laid.
+    laid: tuple[tuple[str, str], ...] = ()
 
 
 def _attempt(
@@ -253,7 +255,10 @@ def _attempt(
     prompt_file = dirs.logs / "prompt.md"
     prompt_file.write_text(prompt, encoding="utf-8")
     with ExitStack() as stack:
-        run = _Run(started, command, prompt, prompt_file, version, sample, tuple(installed))
+        laid = tuple(
+            (p, os.readlink(dirs.work / p)) for p in installed if (dirs.work / p).is_symlink()
+        )
+        run = _Run(started, command, prompt, prompt_file, version, sample, tuple(installed), laid)
         return _run(ctx, task, agent, dirs, run, stack)
 
 
@@ -331,6 +336,7 @@ def _run(
         cap_file(dirs.logs / log, LOG_CAP)
     left = disk()
     created = ctx.footprint(task, command) if ctx.footprint is not None else frozenset()
+    take_back(dirs.work, run.laid)
     left_out = leave_out(dirs.base, created, laid=run.installed)
     record = collect(task, agent, dirs, completed, stopped, left_out)
     record["tried"], unread = attempt_tried(
