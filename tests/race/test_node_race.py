@@ -153,13 +153,36 @@ def test_without_an_environment_a_node_task_is_told_npm_test() -> None:
     assert ProjectTests(bench_with(None)).command(node_task()) == "npm test"
 
 
-def test_an_attempts_node_test_files(tmp_path: Path) -> None:
-    """Its test files by the conventions that it left on disk; no snapshot, no mock."""
-    (tmp_path / "src/__snapshots__").mkdir(parents=True)
-    (tmp_path / "src/sum.test.ts").write_text("it('adds', () => {});\n")
-    (tmp_path / "src/__snapshots__/sum.test.ts.snap").write_text("x")
+BASE_TEST = "describe('sum', () => {\n  it('adds', () => { expect(sum(1, 2)).toBe(3); });\n});\n"
+
+
+@pytest.mark.parametrize(
+    ("after", "listed"),
+    [
+        (
+            "describe('sum', () => {\n  it('adds', () => { expect(sum(1, 2)).toBe(3); });\n"
+            "  it('negatives', () => { expect(sum(-1, -2)).toBe(-3); });\n});\n",
+            ["src/sum.test.ts > sum > negatives"],
+        ),
+        (
+            "describe('sum', () => {\n  it('adds', () => { expect(sum(2, 2)).toBe(4); });\n});\n",
+            ["src/sum.test.ts > sum > adds"],
+        ),
+        (BASE_TEST + "it.each([[1, 1]])('row %i', (a) => {});\n", []),
+        ("describe('sum', () => {\n", []),
+    ],
+    ids=["added", "changed", "each-row", "unparseable"],
+)
+def test_an_attempts_node_tests(tmp_path: Path, after: str, listed: list[str]) -> None:
+    for side, text in (("base", BASE_TEST), ("work", after)):
+        (tmp_path / side / "src").mkdir(parents=True)
+        (tmp_path / side / "src/sum.test.ts").write_text(text)
+    (tmp_path / "work/src/__snapshots__").mkdir()
+    (tmp_path / "work/src/__snapshots__/sum.test.ts.snap").write_text("x")
     paths = ["src/sum.test.ts", "src/__snapshots__/sum.test.ts.snap", "src/gone.test.ts"]
-    assert authored_node_tests(paths, tmp_path) == ["src/sum.test.ts"]
+    files, tests = authored_node_tests(paths, tmp_path / "work", tmp_path / "base")
+    assert files == ["src/sum.test.ts"]
+    assert tests == listed
 
 
 def test_a_node_checkout_gets_the_install_linked_and_left_out(tmp_path: Path) -> None:

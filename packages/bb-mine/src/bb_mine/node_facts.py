@@ -12,7 +12,7 @@ The facts are the ones a Python commit gives, read the node way:
   declaration files aside) under the package's source folders; anything else there is an
   other file.
 - The tests added and changed come from parsing both versions of each changed test source
-  (:mod:`bb_mine.jstests`): new test ids are added tests, new rows of a ``.each``
+  (:mod:`bb_core.lang.jstests`): new test ids are added tests, new rows of a ``.each``
   table that was there are added cases, tests whose body changed or that lost a ``skip``,
   ``todo``, ``skipIf``/``runIf`` or ``fails`` mark are changed tests, and so are the tests
   whose snapshot entries the fix adds or rewrites (:mod:`bb_mine.snapshots`). A file the
@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from bb_core.git import DELETE, Change
 from bb_core.lang import is_js_source
+from bb_core.lang.jstests import JsTest, Unparseable, collect_tests, compare
 from bb_core.patch.names import odd_name, shown_name
 from bb_core.paths import under
 from bb_core.paths.node import (
@@ -48,7 +49,6 @@ from bb_core.paths.node import (
 )
 
 from bb_mine.folders import common, in_folder, places
-from bb_mine.jstests import JsTest, Unparseable, collect_tests, compare
 from bb_mine.names import source_names
 from bb_mine.snapshots import changed_keys, test_file_of, tests_with
 

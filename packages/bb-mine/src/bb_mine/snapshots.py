@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from bb_mine.jstests import SEPARATOR, JsTest
+from bb_core.lang.jstests import SEPARATOR, JsTest
 
 _ENTRY = re.compile(rb"^exports\[`((?:[^`\\]|\\.)*)`\]\s*=", re.MULTILINE)
 _COUNT = re.compile(r" \d+$")

@@ -15,6 +15,7 @@ import ast
 from collections.abc import Iterator
 from pathlib import Path
 
+from bb_core.lang import jstests
 from bb_core.paths.discovery import DEFAULT, TestNames, names_in
 from bb_core.paths.node_protected import is_node_test_module
 
@@ -44,16 +45,38 @@ def collect_tests(path: str, source: bytes | str, names: TestNames = DEFAULT) ->
     return dict(_tests_in(tree.body, path, names))
 
 
-def authored_node_tests(test_paths: list[str], work: Path) -> list[str]:
-    """The node test files among *test_paths* that exist in *work*
-    (:func:`bb_core.paths.node_protected.is_node_test_module`). Their tests are not listed
-    by id (the parser of test definitions is bb-mine's): every test in an author's files
-    is its, as an empty ``tests`` list says."""
-    return [
-        rel
-        for rel in test_paths
-        if is_node_test_module(rel) and not (work / rel).is_symlink() and (work / rel).is_file()
-    ]
+def authored_node_tests(
+    test_paths: list[str], work: Path, base: Path
+) -> tuple[list[str], list[str]]:
+    """``(test_files, tests)`` of a node attempt: the node test files among *test_paths*
+    that exist in *work* (:func:`bb_core.paths.node_protected.is_node_test_module`), and
+    the ids of the tests in them that are new or changed against *base*
+    (:func:`bb_core.lang.jstests.collect_tests`). When a file does not parse, or a test's
+    id is known only at run time (a ``.each`` table: its rows' titles are the runner's),
+    no test is listed: every test in the files is the author's (an empty list says so).
+    """
+    files: list[str] = []
+    tests: list[str] = []
+    whole = False
+    for rel in test_paths:
+        target = work / rel
+        if not is_node_test_module(rel) or target.is_symlink() or not target.is_file():
+            continue
+        files.append(rel)
+        try:
+            found = jstests.collect_tests(rel, target.read_bytes())
+            before_path = base / rel
+            before: dict[str, jstests.JsTest] = {}
+            if before_path.is_file() and not before_path.is_symlink():
+                before = jstests.collect_tests(rel, before_path.read_bytes())
+        except jstests.Unparseable:
+            whole = True
+            continue
+        if any(t.template or t.group is not None for t in found.values()):
+            whole = True
+        old = {k: t.body for k, t in before.items()}
+        tests.extend(k for k, t in found.items() if old.get(k) != t.body)
+    return files, [] if whole else tests
 
 
 def authored_tests(

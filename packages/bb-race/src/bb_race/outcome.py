@@ -105,9 +105,8 @@ def collect(
     test_paths = [
         p for p in files_in_patch(test_patch) if in_tests(p, tests_dir) and not odd_name(p)
     ]
-    tests: list[str] = []
     if node:
-        test_files = authored_node_tests(test_paths, dirs.work)
+        test_files, tests = authored_node_tests(test_paths, dirs.work, dirs.base)
     else:
         test_files, tests = authored_tests(test_paths, dirs.work, dirs.base)
     try:

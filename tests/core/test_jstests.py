@@ -1,11 +1,11 @@
-"""bb_mine.jstests: the tests a JavaScript or TypeScript file defines, by parsing it."""
+"""bb_core.lang.jstests: the tests a JavaScript or TypeScript file defines, by parsing it."""
 
 from __future__ import annotations
 
 import pytest
 from bb_core.lang.js import parse
-from bb_mine.jseach import literal, row_title, unescape
-from bb_mine.jstests import Unparseable, collect_tests, compare, template_pattern
+from bb_core.lang.jseach import literal, row_title, unescape
+from bb_core.lang.jstests import Unparseable, collect_tests, compare, template_pattern
 
 SUITE = b"""import { describe, it, expect, test } from "vitest";
 // a comment

@@ -8,7 +8,7 @@ block whose title prefixes every test inside it), with their variants ``xit``, `
 
 Each test has a stable id, ``<path> > <describe> > ... > <test name>``, the runner's full
 title after the file's path. A ``.each`` table whose rows are literals is expanded as the
-runner titles its rows (:mod:`bb_mine.jseach`), one id per row; when a row's title is
+runner titles its rows (:mod:`bb_core.lang.jseach`), one id per row; when a row's title is
 known only at run time (a table held in a variable, a title built from a variable), the
 test is one id carrying its *template* (``<path> > adds %s``, ``template`` set), and the
 collection of the real run decides which ids it stands for (:func:`template_pattern`).
@@ -29,8 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from bb_core.lang.js import Condensed, Node, parse, text
-
-from bb_mine.jseach import row_title, string_value, table_rows
+from bb_core.lang.jseach import row_title, string_value, table_rows
 
 #: Calls that define a test, and those that define a block of tests.
 TEST_CALLS = frozenset({"it", "test", "xit", "xtest", "fit"})
