@@ -138,6 +138,20 @@ def test_typescript_by_its_sources_without_a_tsconfig(tmp_path: Path) -> None:
     assert layout_of(tmp_path / "b", only_types).node.language == "javascript"
 
 
+def test_a_javascript_project_that_checks_its_typings_stays_javascript(tmp_path: Path) -> None:
+    """commander's layout: JavaScript sources, typings and a tsconfig.json to check them."""
+    tree = {
+        "package.json": {"main": "./index.js", "devDependencies": {"jest": "29"}},
+        "tsconfig.json": "{}",
+        "lib/command.js": "",
+        "typings/index.d.ts": "",
+    }
+    assert layout_of(tmp_path, tree).node.language == "javascript"
+    assert layout_of(tmp_path / "b", {"package.json": {}, "tsconfig.json": "{}"}).node.language == (
+        "typescript"
+    )
+
+
 def test_the_entry_point_folder_is_the_source(tmp_path: Path) -> None:
     tree = {"package.json": {"exports": {".": {"import": "./pkg/index.mjs"}}}, "pkg/index.mjs": ""}
     assert layout_of(tmp_path, tree).node.source == "pkg"

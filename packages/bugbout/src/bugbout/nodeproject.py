@@ -1,7 +1,7 @@
 """What ``bugbout init`` and ``doctor`` find in a JavaScript or TypeScript repository.
 
-Read from the working tree, nothing run: the language (TypeScript with a
-``tsconfig.json`` or ``.ts`` sources), the test runner (package.json's dependencies, its
+Read from the working tree, nothing run: the language (TypeScript with ``.ts`` sources,
+or with a ``tsconfig.json`` and no JavaScript sources), the test runner (package.json's dependencies, its
 ``test`` script, ``vitest.config.*`` / ``jest.config.*``, a ``jest`` key), the source roots
 (``src/``, ``lib/``, or where ``main``/``exports`` point), the test files (vitest's
 ``include``, jest's ``testMatch``/``roots`` where a literal list gives them; else the
@@ -27,6 +27,7 @@ from bb_core.paths.node import read_includes
 #: Folders that never hold the project's own code or tests.
 SKIPPED = frozenset({"node_modules", "dist", "build", "coverage", "out", ".git", ".next"})
 TS_SUFFIXES = (".ts", ".tsx", ".mts", ".cts")
+JS_SUFFIXES = (".js", ".jsx", ".mjs", ".cjs")
 CONFIG_SUFFIXES = (".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json")
 
 
@@ -89,13 +90,18 @@ def detect_node(root: Path) -> NodeLayout:
 
 
 def find_language(root: Path, source: str) -> str:
-    """``typescript`` with a tsconfig.json or a TypeScript file under the source root."""
-    if (root / "tsconfig.json").is_file():
-        return "typescript"
+    """``typescript`` when the source root holds TypeScript files (declaration files
+    aside), ``javascript`` when it holds only JavaScript - a JavaScript project that ships
+    typings and a tsconfig.json to check them is still JavaScript; with neither, a
+    tsconfig.json says TypeScript."""
+    javascript = False
     for path in _files(root / source, limit=2000):
         if path.name.endswith(TS_SUFFIXES) and not path.name.endswith(".d.ts"):
             return "typescript"
-    return "javascript"
+        javascript = javascript or path.name.endswith(JS_SUFFIXES)
+    if javascript:
+        return "javascript"
+    return "typescript" if (root / "tsconfig.json").is_file() else "javascript"
 
 
 def _configs(root: Path, stem: str) -> list[Path]:
