@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 from bb_core.lang import js
-from bb_core.tamper.node_twins import make_node_twins
+from bb_core.tamper.canaries import Canaries
+from bb_core.tamper.node_twins import make_node_twins, plant
 from bb_core.tamper.twins import Twin, cases_of
 from support.node import Project
 from support.node import project as project  # the fixture
@@ -161,3 +162,18 @@ def test_a_value_equal_to_anything_passes_its_twin_and_voids_the_run(
     voided = project.run([test], twins=twins, twins_void=False)
     assert not voided.tampered and voided.outcomes[f"{test} > sum > adds"] == "passed"
     assert set(voided.twins.values()) == {"passed"}
+
+
+def test_a_twin_whose_id_is_taken_is_not_planted(tmp_path: Path) -> None:
+    """A twin never shares an id with a test of its file or a canary planted there."""
+    (tmp_path / "tests").mkdir()
+    path = tmp_path / "tests/f.test.ts"
+    path.write_text(SNIPPET)
+    twins = list(_twins().values())[:2]
+    planted = Canaries(must_fail=[twins[0].nodeid])
+    plant(tmp_path, twins, planted)
+    assert list(planted.twins) == [twins[1].nodeid]
+    assert twins[1].name in path.read_text() and twins[0].name not in path.read_text()
+    assert not js.has_errors(js.parse("f.test.ts", path.read_bytes()))
+    planted.remove()
+    assert path.read_text() == SNIPPET

@@ -211,9 +211,12 @@ def make_node_twins(
     return twins
 
 
-def _placed(data: bytes, path: str, twins: Sequence[Twin]) -> tuple[bytes, list[Twin]]:
+def _placed(
+    data: bytes, path: str, twins: Sequence[Twin], taken: set[str]
+) -> tuple[bytes, list[Twin]]:
     """*data* with each of *twins* written after its original's statement, and the twins
-    written (one whose original is not in the file is left out)."""
+    written (one whose original is not in the file, or whose id is in the file or among
+    *taken* - a canary's -, is left out)."""
     try:
         tree = js.parse(path, data)
     except ValueError:
@@ -223,7 +226,8 @@ def _placed(data: bytes, path: str, twins: Sequence[Twin]) -> tuple[bytes, list[
     placed = []
     for twin in twins:
         statement = ends.get(SEP.join(p for p in (twin.scope, twin.of) if p))
-        if statement is None or SEP.join(p for p in (twin.scope, twin.name) if p) in ends:
+        mine = SEP.join(p for p in (twin.scope, twin.name) if p)
+        if statement is None or mine in ends or twin.nodeid in taken:
             continue
         line_start = data.rfind(b"\n", 0, statement.start_byte) + 1
         indent = data[line_start : statement.start_byte]
@@ -251,7 +255,7 @@ def plant(checkout: Path, twins: Sequence[Twin], planted: Canaries) -> None:
             info = where.stat()
         except OSError:
             continue
-        new, placed = _placed(data, path, mine)
+        new, placed = _placed(data, path, mine, set(planted.ids))
         if not placed:
             continue
         try:
