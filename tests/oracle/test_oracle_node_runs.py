@@ -137,4 +137,9 @@ def test_a_node_oracle_from_both_sides(
     assert oracle["fail_to_pass"] == [f"{test_file} > caps at the high end"]
     assert oracle["pass_to_pass"] == [f"{test_file} > keeps a value inside"]
     assert oracle["repeat"] == 2 and oracle["test_modules"] == [test_file]
+    # a negative twin of each test, in vitest's syntax: each failed on the fix and before it
+    twins = oracle["twins"]
+    assert [t["of"] for t in twins] == ["caps at the high end", "keeps a value inside"]
+    assert all(t["module"] == test_file and t["scope"] == "" for t in twins)
+    assert all(t["source"].startswith("it(") for t in twins)
     assert oracle["strength"]["mutation"]["candidates"] == 3

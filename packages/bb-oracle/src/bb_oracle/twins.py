@@ -8,6 +8,10 @@ the oracle's own runs never hold twins). A candidate is kept when each of its ca
 in both runs on the fix (the contradiction holds there: its original passes, it fails)
 and failed or errored in the run before it (never passed, never skipped). At most ``KEPT`` a module are kept, twins of
 FAIL_TO_PASS tests first: those are the tests a patch that fakes passes must fake.
+
+A node project's test files (any module not ending in ``.py``) get theirs from
+:func:`bb_core.tamper.node_twins.make_node_twins`, of the tests its ids
+(``path > describe > title``) name; the runs and the choice are the same.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Mapping, Sequence
 
 from bb_core.git import Repo
 from bb_core.records.kinds import Oracle
+from bb_core.tamper.node_twins import make_node_twins
 from bb_core.tamper.twins import CANDIDATES, KEPT, Twin, cases_of, make_twins
 from bb_core.testrun import TestRun
 
@@ -29,6 +34,9 @@ def candidates(repo: Repo, sides: Sides, seed: str, scored: Sequence[str]) -> li
     the tests *scored* names (node ids)."""
     found: list[Twin] = []
     for module in sides.modules:
+        if not module.endswith(".py"):
+            found += _node_candidates(sides, seed, scored, module)
+            continue
         tests = {
             n.split("[", 1)[0].split("::", 1)[1] for n in scored if n.startswith(module + "::")
         }
@@ -40,6 +48,15 @@ def candidates(repo: Repo, sides: Sides, seed: str, scored: Sequence[str]) -> li
         prefer = _changed_tests(data, before)
         found += make_twins(data, module, rng=rng, tests=tests, prefer=prefer, limit=CANDIDATES)
     return found
+
+
+def _node_candidates(sides: Sides, seed: str, scored: Sequence[str], module: str) -> list[Twin]:
+    """Candidates of the tests *scored* names in the node test file *module*."""
+    tests = {n.split(" > ", 1)[1] for n in scored if n.startswith(module + " > ")}
+    if not tests:
+        return []
+    rng = random.Random(f"{seed}:{module}")
+    return make_node_twins(module, sides.overlay[module], rng=rng, tests=tests, limit=CANDIDATES)
 
 
 def _changed_tests(after: bytes, before: bytes | None) -> set[str]:
@@ -70,8 +87,9 @@ def kept(
     twins: Sequence[Twin], runs: Mapping[str, Sequence[TestRun]], oracle: Oracle
 ) -> list[Twin]:
     """The candidates the runs validate, at most ``KEPT`` a module (see the docstring)."""
-    f2p = {n.split("[", 1)[0] for n in oracle["fail_to_pass"]}
-    p2p = {n.split("[", 1)[0] for n in oracle["pass_to_pass"]}
+    # a node test's id is whole (a "[" is part of its title); a pytest case's is cut at "["
+    f2p = {*oracle["fail_to_pass"], *(n.split("[", 1)[0] for n in oracle["fail_to_pass"])}
+    p2p = {*oracle["pass_to_pass"], *(n.split("[", 1)[0] for n in oracle["pass_to_pass"])}
     good: list[Twin] = []
     for twin in twins:
         if twin.original not in f2p | p2p:

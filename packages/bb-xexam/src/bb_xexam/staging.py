@@ -26,8 +26,10 @@ from pathlib import Path
 
 from bb_core.envs import import_roots
 from bb_core.git import Repo
+from bb_core.lang import is_js_source
 from bb_core.records.kinds import Task
 from bb_core.store.scratch import area_root, remove_stale, remove_tree
+from bb_core.tamper.node_twins import make_node_twins
 from bb_core.tamper.twins import CANDIDATES, Twin, make_twins
 
 from bb_xexam.authors import authors_of
@@ -88,13 +90,17 @@ def base_twins(tree: Path, task: Task) -> list[Twin]:
     modules = 0
     for module in sorted(task.get("test_files") or []):
         path = tree / module
-        if modules >= TWIN_MODULES or not module.endswith(".py") or path.is_symlink():
+        node = is_js_source(module)
+        if modules >= TWIN_MODULES or not (node or module.endswith(".py")) or path.is_symlink():
             continue
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        made = make_twins(data, module, rng=rng, limit=CANDIDATES)
+        if node:  # a vitest or jest file: twins in its runner's syntax
+            made = make_node_twins(module, data, rng=rng, limit=CANDIDATES)
+        else:
+            made = make_twins(data, module, rng=rng, limit=CANDIDATES)
         if made:
             modules += 1
             found += made

@@ -75,12 +75,18 @@ class Twin:
     source: str
 
     @property
+    def sep(self) -> str:
+        """What joins the parts of its id: ``::`` (pytest's), `` > `` for a node test file
+        (:mod:`bb_core.tamper.node_twins`), whose scope is its ``describe`` titles."""
+        return "::" if self.module.endswith(".py") else " > "
+
+    @property
     def nodeid(self) -> str:
-        return "::".join(p for p in (self.module, self.scope, self.name) if p)
+        return self.sep.join(p for p in (self.module, self.scope, self.name) if p)
 
     @property
     def original(self) -> str:
-        return "::".join(p for p in (self.module, self.scope, self.of) if p)
+        return self.sep.join(p for p in (self.module, self.scope, self.of) if p)
 
     def to_record(self) -> kinds.OracleTwin:
         return {
@@ -102,6 +108,8 @@ class Twin:
 def cases_of(twin: Twin, outcomes: Mapping[str, str]) -> list[str]:
     """The outcomes of *twin*'s cases among *outcomes* (by node id): its parametrized
     cases, and its copies in the subclasses that inherit it."""
+    if twin.sep != "::":
+        return [outcome for nodeid, outcome in outcomes.items() if nodeid == twin.nodeid]
     module = twin.module + "::"
     found = []
     for nodeid, outcome in outcomes.items():

@@ -31,7 +31,9 @@ from bb_core.records import kinds
 from bb_core.sandbox import Confinement, Sandbox, cap_file
 from bb_core.store import atomic_write
 from bb_core.tamper import node as node_canaries
+from bb_core.tamper import node_twins
 from bb_core.tamper.canaries import Canaries
+from bb_core.tamper.twins import Twin
 from bb_core.testrun.assemble import assemble, seen
 from bb_core.testrun.node import launch
 from bb_core.testrun.node.coverage import executed_lines
@@ -85,6 +87,8 @@ def run_node(
     canaries: bool = True,
     collect: bool = False,
     coverage: Path | None = None,
+    twins: Sequence[Twin] = (),
+    twins_void: bool = True,
     **ignored: Any,
 ) -> TestRun:
     """Run *targets* of *checkout* with *runner* in *env* (a :class:`bb_core.envs.node.NodeEnv`).
@@ -105,7 +109,10 @@ def run_node(
     ``env.setup`` (``[project] setup``) runs first, confined like the run
     (:mod:`bb_core.testrun.setup`); a command that fails makes an error run with reason
     ``setup-failed``. ``coverage``: write the lines the run executed there, as ``{"<checkout path>":
-    [line, ...]}`` JSON (:mod:`bb_core.testrun.node.coverage`).
+    [line, ...]}`` JSON (:mod:`bb_core.testrun.node.coverage`). ``twins``: negative
+    twins (:mod:`bb_core.tamper.node_twins`) written after their originals for the run;
+    their outcomes go to ``TestRun.twins``, never to ``outcomes``, and with ``twins_void``
+    a twin that passes beside its passing original voids the run.
 
     An error run (every requested test ``error``, why in ``problem``): the report is
     missing, garbled or unfinished, it disagrees with the exit status, or the runner
@@ -146,8 +153,9 @@ def run_node(
     planted = Canaries()
     if canaries and not collect:
         planted = node_canaries.place(checkout, plan.files, runner.name)
+        node_twins.plant(checkout, twins, planted)
         if plan.names is not None:
-            plan.names = [*plan.names, *node_canaries.names(planted)]
+            plan.names = [*plan.names, *node_canaries.names(planted), *node_twins.names(planted)]
     failed = None
     try:
         with launch.node_modules_in(checkout, Path(env.node_modules), sandbox):
@@ -173,9 +181,11 @@ def run_node(
         folders = [measured / str(attempt) for attempt in range(1, runs.attempts + 1)]
         atomic_write(Path(coverage), orjson.dumps(executed_lines(folders, checkout)))
         shutil.rmtree(measured, ignore_errors=True)
-    if planted.targets:
-        runs.judge(planted)
+    twin_outcomes: dict[str, str] = {}
+    if planted.targets or planted.twins:
+        twin_outcomes = runs.judge(planted, twins_void)
     run = runs.assemble(plan, nodeids, started, timeout)
+    run.twins = twin_outcomes
     if collect:
         run.outcomes = {test_id: "missing" for test_id in run.outcomes}
         run.messages = {}
@@ -342,19 +352,31 @@ class _Runs:
             last = last_line(self.log_path)
             self.problem += f"; the log ends with: {last}" if last else ""
 
-    def judge(self, planted: Canaries) -> None:
-        """The canaries' verdict into the run's evidence; their outcomes out of the run."""
+    def judge(self, planted: Canaries, twins_void: bool = True) -> dict[str, str]:
+        """The canaries' (and twins') verdict into the run's evidence; their outcomes out
+        of the run. Returns the twins' outcomes, by id."""
         sound = self.problem is None and not self.timed_out
         reached = {test_id.split(" > ", 1)[0] for test_id in self.final}
         held = Canaries(
             must_fail=[i for i in planted.must_fail if i.split(" > ", 1)[0] in reached],
             must_pass=[i for i in planted.must_pass if i.split(" > ", 1)[0] in reached],
         )
-        outcomes = {i: seen(i, self.final, self.collectors, self.timed_out) for i in planted.ids}
-        self.evidence += held.verdict(outcomes, sound)
-        for test_id in planted.ids:
+
+        def outcome(test_id: str) -> str:
+            return seen(test_id, self.final, self.collectors, self.timed_out)
+
+        outcomes = {i: outcome(i) for i in planted.ids}
+        cases = {
+            twin: (outcome(twin), outcome(original))
+            for twin, original in planted.twins.items()
+            if twin.split(" > ", 1)[0] in reached
+        }
+        self.evidence += held.verdict(outcomes, sound, cases if twins_void else None)
+        for test_id in planted.planted:
             self.final.pop(test_id, None)
             self.collected.pop(test_id, None)
+            self.collectors.pop(test_id, None)
+        return {twin: mine for twin, (mine, _) in cases.items()}
 
     def assemble(
         self, plan: Plan, nodeids: Sequence[str] | None, started: float, timeout: float
