@@ -29,6 +29,17 @@ if ! command -v bwrap >/dev/null 2>&1; then
     fi
 fi
 
+# node and npm run JavaScript and TypeScript projects' tests (vitest, jest) and install the
+# pinned agent CLIs; most machines have them. Where they are missing and apt-get is there:
+if $test_tools && ! command -v npm >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing node and npm with apt-get (for node projects and the agent CLIs)" >&2
+    SUDO=""
+    [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+    { $SUDO apt-get install -y -qq nodejs npm >/dev/null 2>&1 \
+        || { $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nodejs npm >/dev/null; }; } \
+        || echo "setup: node and npm could not be installed; the node runner tests will fail" >&2
+fi
+
 # Chromium renders the HTML report in its test; without it that one test is skipped.
 if $test_tools && ! command -v chromium >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1; then
     echo "setup: installing chromium with apt-get (for the HTML report's test)" >&2
