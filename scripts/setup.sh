@@ -13,7 +13,8 @@ caller_path="${BUGBOUT_CALLER_PATH:-$PATH}"
 
 if ! command -v uv >/dev/null 2>&1; then
     echo "setup: installing uv with pip" >&2
-    python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv
+    python3 -m pip install --quiet --user uv || python3 -m pip install --quiet uv \
+        || python3 -m pip install --quiet --user --break-system-packages uv
     export PATH="$HOME/.local/bin:$PATH"
 fi
 
