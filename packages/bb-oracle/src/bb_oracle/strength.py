@@ -44,7 +44,7 @@ from bb_core.testrun import TestRun
 
 from bb_oracle.mutants import Mutant, Operator, mutants, pick
 from bb_oracle.mutants_js import mutants as js_mutants
-from bb_oracle.strength_node import node_coverage
+from bb_oracle.strength_node import node_coverage, tally
 from bb_oracle.strength_node import same_code as js_same_code
 
 FLAG: Literal["weak-oracle"] = "weak-oracle"
@@ -343,26 +343,16 @@ class StrengthRun:
             }
         finally:
             out.unlink(missing_ok=True)
-        changed = covered = 0
-        uncovered: list[str] = []
-        for name, change in names.items():
-            entry = measured.get(name) or {}
-            statements = set(entry.get("statements", []))
-            executed = set(entry.get("executed", []))
-            for line in change.added:
-                if line not in statements:
-                    continue  # a blank line, a comment, the inside of a longer statement
-                changed += 1
-                if line in executed:
-                    covered += 1
-                else:
-                    uncovered.append(f"{change.path}:{line}")
-        return {
-            "changed_lines": changed,
-            "covered": covered,
-            "share": round(covered / changed, 3) if changed else None,
-            "uncovered": uncovered,
-        }
+        entries = {name: measured.get(name) or {} for name in names}
+        return tally(
+            (
+                change.path,
+                change.added,
+                set(entries[name].get("statements", [])),
+                set(entries[name].get("executed", [])),
+            )
+            for name, change in names.items()
+        )
 
     def _try(self, path: str, source: str, env: TestEnv, label: str) -> dict[str, bool]:
         """Run the task's modules with *path* holding *source*; put the file back after."""

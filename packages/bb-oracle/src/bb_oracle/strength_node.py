@@ -17,7 +17,7 @@ A run that gives no coverage file is recorded as the coverage's ``error``, never
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -115,15 +115,26 @@ def node_coverage(
         out.unlink(missing_ok=True)
     if not isinstance(measured, dict):
         measured = {}
-    changed = covered = 0
-    uncovered: list[str] = []
+    rows = []
     for path, added in targets:
         try:
             source = (folder / path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        code = code_lines(path, source)
         executed = _executed(measured, folder, path) or set()
+        rows.append((path, added, code_lines(path, source), executed))
+    return tally(rows)
+
+
+def tally(
+    rows: Iterable[tuple[str, Iterable[int], Collection[int], Collection[int]]],
+) -> kinds.OracleStrengthCoverage:
+    """Coverage of changed lines from ``(path, added lines, code lines, executed lines)``
+    per file, for either language: an added line that holds no code (a blank line, a
+    comment, a brace, the inside of a longer statement) does not count."""
+    changed = covered = 0
+    uncovered: list[str] = []
+    for path, added, code, executed in rows:
         for line in added:
             if line not in code:
                 continue
@@ -140,4 +151,4 @@ def node_coverage(
     }
 
 
-__all__ = ["TYPE_ONLY", "code_lines", "node_coverage", "same_code"]
+__all__ = ["TYPE_ONLY", "code_lines", "node_coverage", "same_code", "tally"]
